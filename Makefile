@@ -1,0 +1,39 @@
+# SimLab. `make run` opens the app on the bundled demo (headless demo without a display); `make test` runs the suite.
+# Every target bootstraps .venv when it is missing and is safe to run again.
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+# Parallel test workers: two cores here; override with `make test WORKERS=1`.
+WORKERS ?= 2
+
+.PHONY: run test bench lint venv test-deps clean
+
+venv: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[test,dev]"
+	@touch $(STAMP)
+
+run: $(STAMP)
+	$(PY) main.py
+
+test: $(STAMP) test-deps
+	$(PY) -m pytest -n $(WORKERS) tests
+
+# What the tests need beyond pip: today nothing outside Python; the GUI tests will need Xvfb and Mesa.
+test-deps:
+	@sh tools/ensure_test_deps.sh
+
+bench: $(STAMP)
+	$(PY) -m benchmarks
+
+lint: $(STAMP)
+	$(PY) -m ruff check simlab tests benchmarks plugins main.py
+	$(PY) -m ruff format --check simlab tests benchmarks plugins main.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

@@ -1,0 +1,316 @@
+"""Reports over a run's episode summaries: per-episode rows and aggregates with SEM and bootstrap CIs.
+
+``build_report(run.summaries)`` works for any world: metric names are read from the summaries, never
+assumed. Episodes are ordered by id (naturally, so ``ep_2`` comes before ``ep_10``) and the bootstrap is
+seeded, so the same summaries always give the same report, whatever order the episodes finished in.
+
+Output forms: ``to_json()`` (a dict, strict-JSON safe), ``to_csv()`` (one row per episode),
+``aggregates_csv()`` (one row per group and metric) and ``to_table()`` (fixed-width text for a terminal).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from simlab.analysis.stats import Summary, finite_or_none, mean_sem_ci
+
+REPORT_FORMAT = "simlab.report"
+REPORT_VERSION = 1
+SCORE = "score"
+STANDARD_OUTCOMES = ("success", "failure", "abort")
+ALL_GROUP = "(all)"
+NO_EPISODES = "no finished episodes"
+MISSING_GROUP = "(none)"
+HEADLINE_DEFAULT_COUNT = 4
+EPISODE_FIELDS = ("episode_id", "task_id", "outcome", "turns", "errors")
+# Flat (CSV) column names a metric may not take; a clashing metric is written as "metric:NAME" there.
+RESERVED_COLUMNS = (*EPISODE_FIELDS, SCORE, "group")
+
+
+@dataclass(frozen=True)
+class EpisodeRow:
+    """One finished episode: its identifying fields, headline score and every metric (``None`` if absent)."""
+
+    episode_id: str
+    task_id: str | None
+    outcome: str | None
+    turns: int | None
+    errors: int | None
+    score: float | None
+    metrics: dict[str, float | None]
+    group: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-safe dict; ``group`` appears only when the report is grouped."""
+        out: dict[str, Any] = {
+            "episode_id": self.episode_id,
+            "task_id": self.task_id,
+            "outcome": self.outcome,
+            "turns": self.turns,
+            "errors": self.errors,
+            "score": finite_or_none(self.score),
+            "metrics": {k: finite_or_none(v) for k, v in self.metrics.items()},
+        }
+        if self.group is not None:
+            out["group"] = self.group
+        return out
+
+
+@dataclass(frozen=True)
+class Aggregate:
+    """Figures over a set of episodes: count, outcome counts, success rate and a Summary per metric.
+
+    ``metrics`` holds ``"score"`` first, then every metric name in sorted order.
+    """
+
+    n: int
+    outcomes: dict[str, int]
+    success_rate: float | None
+    metrics: dict[str, Summary]
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"n", "outcomes", "success_rate", "metrics": {name: {"mean", "sem", "ci_low", "ci_high", "n"}}}``."""
+        return {
+            "n": self.n,
+            "outcomes": dict(self.outcomes),
+            "success_rate": finite_or_none(self.success_rate),
+            "metrics": {name: s.to_json() for name, s in self.metrics.items()},
+        }
+
+
+@dataclass(frozen=True)
+class Report:
+    """Episode rows plus aggregates over all episodes and, when ``group_by`` is set, per group."""
+
+    episodes: list[EpisodeRow]
+    metric_names: list[str]
+    aggregate: Aggregate
+    group_by: str | None = None
+    groups: dict[str, Aggregate] = field(default_factory=dict)
+    level: float = 0.95
+
+    def to_json(self) -> dict[str, Any]:
+        """A strict-JSON dict; see the module docstring of ``simlab.analysis.report`` for the shape."""
+        return {
+            "format": REPORT_FORMAT,
+            "version": REPORT_VERSION,
+            "group_by": self.group_by,
+            "level": self.level,
+            "episodes": [row.to_json() for row in self.episodes],
+            "aggregate": self.aggregate.to_json(),
+            "groups": {name: agg.to_json() for name, agg in self.groups.items()},
+        }
+
+    def csv_columns(self) -> list[str]:
+        """Header of ``to_csv``: the episode fields, ``group`` when grouped, score, then every metric."""
+        group = ["group"] if self.group_by is not None else []
+        return [*EPISODE_FIELDS, *group, SCORE, *(csv_metric_column(m) for m in self.metric_names)]
+
+    def to_csv(self) -> str:
+        """One row per episode (no aggregate rows); missing values are empty cells, floats keep full precision."""
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(self.csv_columns())
+        for row in self.episodes:
+            group = [row.group] if self.group_by is not None else []
+            fields = [row.episode_id, row.task_id, row.outcome, row.turns, row.errors]
+            metrics = [row.metrics.get(m) for m in self.metric_names]
+            writer.writerow([csv_cell(v) for v in [*fields, *group, row.score, *metrics]])
+        return out.getvalue()
+
+    def aggregates_csv(self) -> str:
+        """One row per (group, metric): group (``(all)`` for every episode), metric, n, mean, sem, ci_low, ci_high."""
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(["group", "metric", "n", "mean", "sem", "ci_low", "ci_high"])
+        for group, agg in [(ALL_GROUP, self.aggregate), *self.groups.items()]:
+            for name, s in agg.metrics.items():
+                writer.writerow([csv_cell(v) for v in (group, name, s.n, s.mean, s.sem, s.ci_low, s.ci_high)])
+        return out.getvalue()
+
+    def headline_metrics(self, headline: Sequence[str] | None = None) -> list[str]:
+        """Metric columns for the episodes table: ``headline`` (minus score, always shown) or the first 4 sorted."""
+        if headline is None:
+            return self.metric_names[:HEADLINE_DEFAULT_COUNT]
+        return [m for m in dict.fromkeys(headline) if m != SCORE]
+
+    def to_table(self, headline: Sequence[str] | None = None) -> str:
+        """Fixed-width text: the episodes table, then the aggregate table overall and per group (3 decimals).
+
+        ``headline`` names the metric columns of the episodes table (score is always shown); a name no
+        episode has shows as ``-``. The aggregate tables list every metric.
+        """
+        if not self.episodes:
+            return f"{NO_EPISODES}\n"
+        parts = [self._episodes_table(self.headline_metrics(headline))]
+        parts.append(self._aggregate_block("all episodes", self.aggregate))
+        for name, agg in self.groups.items():
+            parts.append(self._aggregate_block(f"{self.group_by} = {name}", agg))
+        return "\n".join(parts)
+
+    def _episodes_table(self, metrics: list[str]) -> str:
+        header = ["episode", "task", "outcome", "turns", "errors", SCORE, *metrics]
+        rows = [
+            [r.episode_id, text_cell(r.task_id), text_cell(r.outcome), text_cell(r.turns), text_cell(r.errors)]
+            + [num_cell(r.score)]
+            + [num_cell(r.metrics.get(m)) for m in metrics]
+            for r in self.episodes
+        ]
+        return f"episodes ({len(rows)})\n" + format_table(header, rows, left_columns=3)
+
+    def _aggregate_block(self, title: str, agg: Aggregate) -> str:
+        ci_label = f"{round(self.level * 100, 1):g}% CI"
+        header = ["metric", "n", "mean", "SEM", ci_label]
+        rows = [[name, str(s.n), num_cell(s.mean), num_cell(s.sem), ci_cell(s)] for name, s in agg.metrics.items()]
+        return f"{title}: {outcome_line(agg)}\n" + format_table(header, rows, left_columns=1)
+
+
+def build_report(
+    summaries: Sequence[Mapping[str, Any]],
+    group_by: str | None = None,
+    seed: int = 0,
+    resamples: int = 1000,
+    level: float = 0.95,
+) -> Report:
+    """Build a Report from episode summaries (e.g. ``load_run(path).summaries``).
+
+    ``group_by`` names a summary field (``"group"``, ``"task_id"``, ``"agents"``, ``"repeat"``...); its
+    value is turned into a group name (a mapping such as ``agents`` becomes ``"role=spec, ..."``, a missing
+    value ``"(none)"``). Every aggregate uses the same ``seed``, ``resamples`` and ``level``.
+    """
+    rows = sorted(
+        (episode_row(s, group_by) for s in summaries),
+        key=lambda r: natural_key(r.episode_id),
+    )
+    metric_names = sorted({name for r in rows for name in r.metrics})
+    agg = aggregate(rows, metric_names, seed, resamples, level)
+    groups: dict[str, Aggregate] = {}
+    if group_by is not None:
+        names = sorted({r.group for r in rows if r.group is not None}, key=natural_key)
+        for name in names:
+            members = [r for r in rows if r.group == name]
+            groups[name] = aggregate(members, metric_names, seed, resamples, level)
+    return Report(rows, metric_names, agg, group_by, groups, level)
+
+
+def episode_row(summary: Mapping[str, Any], group_by: str | None = None) -> EpisodeRow:
+    """The row of one summary; numbers that are missing or not numeric become ``None``."""
+    raw_metrics = summary.get("metrics")
+    metrics = raw_metrics if isinstance(raw_metrics, Mapping) else {}
+    return EpisodeRow(
+        episode_id=str(summary.get("episode_id", "")),
+        task_id=optional_str(summary.get("task_id")),
+        outcome=optional_str(summary.get("outcome")),
+        turns=as_int(summary.get("turns")),
+        errors=as_int(summary.get("errors")),
+        score=as_float(summary.get(SCORE)),
+        metrics={str(k): as_float(v) for k, v in sorted(metrics.items(), key=lambda kv: str(kv[0]))},
+        group=group_name(summary.get(group_by)) if group_by is not None else None,
+    )
+
+
+def aggregate(
+    rows: Sequence[EpisodeRow], metric_names: Sequence[str], seed: int, resamples: int, level: float
+) -> Aggregate:
+    """Count, outcome counts, success rate and a Summary for score and each metric over ``rows``."""
+    counts = Counter(r.outcome if r.outcome is not None else "unknown" for r in rows)
+    extra = sorted(o for o in counts if o not in STANDARD_OUTCOMES)
+    outcomes = {o: counts.get(o, 0) for o in (*STANDARD_OUTCOMES, *extra)}
+    success_rate = outcomes["success"] / len(rows) if rows else None
+    metrics = {SCORE: mean_sem_ci([r.score for r in rows], resamples, seed, level)}
+    for name in metric_names:
+        key = name if name != SCORE else f"metric:{name}"
+        metrics[key] = mean_sem_ci([r.metrics.get(name) for r in rows], resamples, seed, level)
+    return Aggregate(len(rows), outcomes, success_rate, metrics)
+
+
+def group_name(value: Any) -> str:
+    """A readable, stable group name for any summary field value."""
+    if value is None:
+        return MISSING_GROUP
+    if isinstance(value, Mapping):
+        return ", ".join(f"{k}={group_name(v)}" for k, v in sorted(value.items(), key=lambda kv: str(kv[0])))
+    if isinstance(value, list | tuple):
+        return ", ".join(group_name(v) for v in value)
+    return str(value)
+
+
+def natural_key(text: str) -> tuple[tuple[int, int | str], ...]:
+    """Sort key that orders digit runs by value: ``ep_2`` < ``ep_10``."""
+    parts = re.split(r"(\d+)", text)
+    return tuple((0, int(p)) if p.isdigit() else (1, p) for p in parts if p)
+
+
+def optional_str(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def as_float(value: Any) -> float | None:
+    """A number as float; ``None``, NaN and non-numbers (strings, lists...) become ``None``."""
+    if isinstance(value, bool | int | float) and not (isinstance(value, float) and math.isnan(value)):
+        return float(value)
+    return None
+
+
+def as_int(value: Any) -> int | None:
+    number = as_float(value)
+    return int(number) if number is not None and math.isfinite(number) else None
+
+
+def csv_metric_column(name: str) -> str:
+    """A metric's CSV column: its name, or ``metric:NAME`` when that would clash with a fixed column."""
+    return f"metric:{name}" if name in RESERVED_COLUMNS else name
+
+
+def csv_cell(value: Any) -> str:
+    """Empty for missing, ``repr`` for floats (so they parse back exactly), ``str`` otherwise."""
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+def text_cell(value: Any) -> str:
+    return "-" if value is None else str(value)
+
+
+def num_cell(value: float | None) -> str:
+    return "-" if value is None or math.isnan(value) else f"{value:.3f}"
+
+
+def ci_cell(s: Summary) -> str:
+    if s.ci_low is None or s.ci_high is None:
+        return "-"
+    return f"[{num_cell(s.ci_low)}, {num_cell(s.ci_high)}]"
+
+
+def outcome_line(agg: Aggregate) -> str:
+    """E.g. ``12 episodes, success 8 (66.7%), failure 3, abort 1``."""
+    if agg.n == 0:
+        return NO_EPISODES
+    counts = ", ".join(
+        f"{o} {c}" + (f" ({agg.success_rate:.1%})" if o == "success" else "") for o, c in agg.outcomes.items()
+    )
+    return f"{agg.n} episode{'s' if agg.n != 1 else ''}, {counts}"
+
+
+def format_table(header: Sequence[str], rows: Sequence[Sequence[str]], left_columns: int) -> str:
+    """Fixed-width text: the first ``left_columns`` columns left-aligned, the rest right-aligned."""
+    widths = [max(len(cell) for cell in column) for column in zip(header, *rows, strict=True)]
+
+    def line(cells: Sequence[str]) -> str:
+        padded = [
+            c.ljust(w) if i < left_columns else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+        ]
+        return "  ".join(padded).rstrip()
+
+    rule = "  ".join("-" * w for w in widths)
+    return "\n".join([line(header), rule, *(line(r) for r in rows)]) + "\n"

@@ -1,0 +1,94 @@
+"""Typed events: everything an episode did, in order.
+
+An episode is an ordered list of :class:`Event`. Each has a kind, the game turn it belongs to, the role
+it concerns (``None`` for the engine itself) and a JSON ``data`` payload whose keys depend on the kind:
+
+=================  =================================================================================
+kind               data
+=================  =================================================================================
+``observation``    ``text``, ``images`` (names of images rendered from the recorded state), ``data``
+``reasoning``      ``text``: private reasoning, never shown to other roles
+``message``        ``text``: a public message every role with access to the history sees
+``action``         ``action``: the world's action object (a blocks move, an answer letter...)
+``result``         ``ok``, ``message``, ``error`` (a stable code when not ok), world-specific extras
+``state``          ``state``: the full world state after a change (small worlds snapshot it whole)
+``score``          ``metrics``: name -> number after this turn
+``protocol_error`` ``code``, ``message``: a reply the protocol could not use
+=================  =================================================================================
+
+Model requests and responses are not events: they go to the episode's separate raw stream.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+EVENT_KINDS: tuple[str, ...] = (
+    "observation",
+    "reasoning",
+    "message",
+    "action",
+    "result",
+    "state",
+    "score",
+    "protocol_error",
+)
+
+
+@dataclass(frozen=True)
+class Event:
+    """One thing that happened. ``turn`` counts game turns from 1 (0 is set-up before the first turn)."""
+
+    kind: str
+    turn: int
+    role: str | None = None
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.kind not in EVENT_KINDS:
+            raise ValueError(f"unknown event kind {self.kind!r}; expected one of {', '.join(EVENT_KINDS)}")
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": self.kind, "turn": self.turn}
+        if self.role is not None:
+            out["role"] = self.role
+        out["data"] = dict(self.data)
+        return out
+
+    @classmethod
+    def from_json(cls, obj: Any) -> Event:
+        """Inverse of :meth:`to_json`; raises ValueError saying which field is wrong."""
+        if not isinstance(obj, Mapping):
+            raise ValueError(f"expected an event object, got {type(obj).__name__}")
+        turn = obj.get("turn")
+        if not isinstance(turn, int) or isinstance(turn, bool) or turn < 0:
+            raise ValueError(f"field 'turn': expected a non-negative integer, got {turn!r}")
+        role = obj.get("role")
+        if role is not None and not isinstance(role, str):
+            raise ValueError(f"field 'role': expected a string, got {role!r}")
+        data = obj.get("data", {})
+        if not isinstance(data, Mapping):
+            raise ValueError(f"field 'data': expected an object, got {type(data).__name__}")
+        return cls(str(obj.get("kind")), turn, role, dict(data))
+
+
+def message(turn: int, role: str, text: str) -> Event:
+    return Event("message", turn, role, {"text": text})
+
+
+def reasoning(turn: int, role: str, text: str) -> Event:
+    return Event("reasoning", turn, role, {"text": text})
+
+
+def state(turn: int, snapshot: Mapping[str, Any]) -> Event:
+    return Event("state", turn, None, {"state": dict(snapshot)})
+
+
+def score(turn: int, metrics: Mapping[str, float]) -> Event:
+    return Event("score", turn, None, {"metrics": dict(metrics)})
+
+
+def protocol_error(turn: int, role: str | None, code: str, text: str) -> Event:
+    return Event("protocol_error", turn, role, {"code": code, "message": text})

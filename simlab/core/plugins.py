@@ -1,0 +1,155 @@
+"""The plugin registry: what can be plugged in, found without importing any plugin code.
+
+Plugins come from two places:
+
+* installed packages exposing an entry point in the group ``simlab.plugins`` whose value names a
+  module-level :class:`Plugin` manifest (``myplugin = "my_pkg.simlab_plugin:PLUGIN"``);
+* folders under the repository's ``plugins/`` directory holding a ``plugin.toml`` manifest::
+
+      name = "echo"
+      description = "Repeats the last message it saw"
+      [agents]
+      echo = "echo_agent:make_agent"     # module inside the plugin folder : factory
+
+Discovery reads only names and manifests. A contribution's code is imported the first time it is used,
+and a plugin that fails to load is reported with its reason instead of stopping the program.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import sys
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from simlab.core.errors import ConfigError
+
+ENTRY_POINT_GROUP = "simlab.plugins"
+REPO_PLUGINS_DIR = Path(__file__).resolve().parents[2] / "plugins"
+
+
+@dataclass(frozen=True)
+class Plugin:
+    """A plugin's manifest: its name and, per kind of contribution, contribution name -> "module:attr"."""
+
+    name: str
+    description: str = ""
+    agents: Mapping[str, str] = field(default_factory=dict)
+    source: str = ""
+    path: str | None = None  # folder added to sys.path when a repo plugin is loaded
+
+
+@dataclass
+class Registry:
+    """Every discovered plugin, plus the problems met while discovering or loading them."""
+
+    plugins: dict[str, Plugin] = field(default_factory=dict)
+    problems: dict[str, str] = field(default_factory=dict)
+    _loaded: dict[tuple[str, str], Any] = field(default_factory=dict)
+
+    def agent_names(self) -> dict[str, str]:
+        """Agent type name -> plugin name."""
+        return {agent: p.name for p in self.plugins.values() for agent in p.agents}
+
+    def load_agent_factory(self, name: str) -> Callable[..., Any]:
+        """Import the factory of agent type ``name`` (once). Raises ConfigError with the reason."""
+        owner = self.agent_names().get(name)
+        if owner is None:
+            known = ", ".join(sorted(self.agent_names())) or "none"
+            raise ConfigError(f"no plugin provides an agent called {name!r} (plugin agents: {known})")
+        key = ("agent", name)
+        if key not in self._loaded:
+            plugin = self.plugins[owner]
+            try:
+                self._loaded[key] = load_target(plugin.agents[name], plugin.path)
+            except Exception as exc:  # a broken plugin must not take the program down
+                self.problems[owner] = f"{type(exc).__name__}: {exc}"
+                raise ConfigError(f"plugin {owner!r} failed to load agent {name!r}: {exc}") from exc
+        return self._loaded[key]
+
+
+def load_target(target: str, path: str | None = None) -> Any:
+    """Import ``"package.module:attribute"``; ``path`` is put on sys.path first (repo plugin folders)."""
+    module_name, sep, attr = target.partition(":")
+    if not sep or not module_name or not attr:
+        raise ValueError(f"expected 'module:attribute', got {target!r}")
+    if path and path not in sys.path:
+        sys.path.insert(0, path)
+    obj: Any = importlib.import_module(module_name)
+    for part in attr.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def discover(plugins_dir: Path | None = REPO_PLUGINS_DIR, entry_points: bool = True) -> Registry:
+    """Find plugins without importing their code (entry points load only their small manifest object)."""
+    registry = Registry()
+    if plugins_dir is not None and plugins_dir.is_dir():
+        for folder in sorted(plugins_dir.iterdir()):
+            manifest = folder / "plugin.toml"
+            if manifest.is_file():
+                _add(registry, lambda m=manifest: _read_manifest(m), str(manifest))
+    if entry_points:
+        for ep in sorted(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+            _add(registry, lambda ep=ep: _from_entry_point(ep), f"entry point {ep.name} ({ep.value})")
+    return registry
+
+
+def _add(registry: Registry, read: Callable[[], Plugin], where: str) -> None:
+    try:
+        plugin = read()
+    except Exception as exc:  # report and go on: one broken plugin must not hide the others
+        registry.problems[where] = f"{type(exc).__name__}: {exc}"
+        return
+    if plugin.name in registry.plugins:
+        registry.problems[where] = (
+            f"plugin name {plugin.name!r} already taken by {registry.plugins[plugin.name].source}"
+        )
+        return
+    registry.plugins[plugin.name] = plugin
+
+
+def _read_manifest(manifest: Path) -> Plugin:
+    try:
+        data = tomllib.loads(manifest.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"{manifest}: expected TOML ({exc})") from None
+    name = data.get("name")
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"{manifest}: field 'name': expected a non-empty string")
+    agents = data.get("agents", {})
+    if not isinstance(agents, dict) or not all(isinstance(v, str) for v in agents.values()):
+        raise ValueError(f"{manifest}: table 'agents': expected name = \"module:factory\" entries")
+    return Plugin(name, str(data.get("description", "")), agents, str(manifest), str(manifest.parent))
+
+
+def _from_entry_point(ep: importlib.metadata.EntryPoint) -> Plugin:
+    plugin = ep.load()
+    if not isinstance(plugin, Plugin):
+        raise TypeError(f"{ep.value} is a {type(plugin).__name__}, expected a simlab.core.plugins.Plugin")
+    return Plugin(plugin.name, plugin.description, dict(plugin.agents), f"entry point {ep.name}", plugin.path)
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """``ROLE=NAME[:ARG]`` from the command line, e.g. ``builder=scripted`` or ``D1=openai:gpt-4o-mini``."""
+
+    role: str
+    name: str
+    arg: str | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> AgentSpec:
+        role, sep, rest = text.partition("=")
+        name, _, arg = rest.partition(":")
+        if not sep or not role.strip() or not name.strip():
+            raise ConfigError(f"agent spec {text!r}: expected ROLE=NAME[:ARG], e.g. builder=scripted")
+        return cls(role.strip(), name.strip(), arg.strip() or None)
+
+    def spec(self) -> str:
+        """The NAME[:ARG] part, as recorded in episodes."""
+        return self.name + (f":{self.arg}" if self.arg else "")

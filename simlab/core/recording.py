@@ -1,0 +1,214 @@
+"""Run folders on disk: crash-safe writes, the summary index, version checks.
+
+A run folder holds::
+
+    run.json         the config that reproduces the run (format simlab.run)
+    index.jsonl      one line per finished episode: its summary (format simlab.index), appended last
+    episodes/ID.json one file per episode (format simlab.episode)
+
+An episode is written to a temporary file, fsynced and renamed into place before its index line is
+appended and fsynced, so the index never names a file that is not complete. A run killed at any moment
+resumes by re-running the episodes the index does not list; their half-written files are replaced.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from simlab.core.episode import EPISODE_FORMAT, EPISODE_VERSION, Episode
+from simlab.core.errors import FormatError
+
+RUN_FORMAT = "simlab.run"
+RUN_VERSION = 1
+INDEX_FORMAT = "simlab.index"
+INDEX_VERSION = 1
+RUN_FILE = "run.json"
+INDEX_FILE = "index.jsonl"
+EPISODES_DIR = "episodes"
+
+
+def dumps(obj: Any) -> str:
+    """Strict JSON (no NaN or Infinity) that any other tool can read."""
+    return json.dumps(obj, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
+def write_json_atomic(path: Path, obj: Any, indent: int | None = None) -> None:
+    """Write JSON to ``path`` so a reader sees the old file or the whole new one, never a part."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(obj, ensure_ascii=False, allow_nan=False, indent=indent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:  # some filesystems refuse to open directories; the rename is still atomic there
+        return
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def check_version(obj: Any, fmt: str, supported: int, path: Path | str, where: str = "") -> None:
+    """Raise FormatError unless ``obj`` is a ``fmt`` object of a version this SimLab reads."""
+    prefix = f"{where} " if where else ""
+    if not isinstance(obj, Mapping):
+        raise FormatError(path, where, f"expected a JSON object of format {fmt!r}, got {type(obj).__name__}")
+    if obj.get("format") != fmt:
+        raise FormatError(path, f"{prefix}field 'format'".strip(), f"expected {fmt!r}, got {obj.get('format')!r}")
+    version = obj.get("version")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise FormatError(path, f"{prefix}field 'version'".strip(), f"expected an integer, got {version!r}")
+    if version > supported:
+        raise FormatError(
+            path,
+            f"{prefix}field 'version'".strip(),
+            f"{fmt} version {version} is newer than this SimLab reads (up to {supported}); upgrade SimLab",
+        )
+    if version < 1:
+        raise FormatError(path, f"{prefix}field 'version'".strip(), f"{fmt} version {version} does not exist")
+
+
+def read_json(path: Path) -> Any:
+    """Load a JSON file; a syntax error becomes a FormatError naming the line and column."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise FormatError(path, "", "file not found") from None
+    except UnicodeDecodeError as exc:
+        raise FormatError(path, f"byte {exc.start}", "expected UTF-8 text") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise FormatError(path, f"line {exc.lineno} column {exc.colno}", f"expected JSON ({exc.msg})") from None
+
+
+def load_episode(path: str | Path) -> Episode:
+    """Read one episode file, checking its format and version."""
+    path = Path(path)
+    obj = read_json(path)
+    check_version(obj, EPISODE_FORMAT, EPISODE_VERSION, path)
+    try:
+        return Episode.from_json(obj)
+    except ValueError as exc:
+        raise FormatError(path, "", str(exc)) from None
+
+
+def save_episode(path: str | Path, episode: Episode) -> None:
+    write_json_atomic(Path(path), episode.to_json())
+
+
+@dataclass
+class Run:
+    """A loaded run: its config, the summaries from the index, and any index lines that were unreadable."""
+
+    path: Path
+    config: dict[str, Any]
+    summaries: list[dict[str, Any]] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    def episode_path(self, summary: Mapping[str, Any]) -> Path:
+        return self.path / str(summary["file"])
+
+    def load_episode(self, episode_id: str) -> Episode:
+        for s in self.summaries:
+            if s.get("episode_id") == episode_id:
+                return load_episode(self.episode_path(s))
+        raise KeyError(f"{self.path}: no episode {episode_id!r} in {INDEX_FILE}")
+
+    def episodes(self) -> list[Episode]:
+        return [load_episode(self.episode_path(s)) for s in self.summaries]
+
+
+def load_run(path: str | Path) -> Run:
+    """Read ``run.json`` and the index. Bad index lines are reported in ``problems``, not raised, so the rest
+    of the run still opens; a missing or unreadable ``run.json`` raises FormatError."""
+    path = Path(path)
+    if not path.is_dir():
+        raise FormatError(path, "", "expected a run folder (with run.json and index.jsonl)")
+    config_obj = read_json(path / RUN_FILE)
+    check_version(config_obj, RUN_FORMAT, RUN_VERSION, path / RUN_FILE)
+    run = Run(path, dict(config_obj.get("config") or {}))
+    index = path / INDEX_FILE
+    if not index.exists():
+        return run
+    seen: dict[str, int] = {}
+    with index.open(encoding="utf-8") as f:
+        for lineno, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+                check_version(obj, INDEX_FORMAT, INDEX_VERSION, index, f"line {lineno}")
+                if not isinstance(obj.get("episode_id"), str) or not isinstance(obj.get("file"), str):
+                    raise FormatError(index, f"line {lineno}", "expected 'episode_id' and 'file' strings")
+            except json.JSONDecodeError as exc:
+                run.problems.append(f"{index}, line {lineno}: expected a JSON summary ({exc.msg})")
+                continue
+            except FormatError as exc:
+                run.problems.append(str(exc))
+                continue
+            if obj["episode_id"] in seen:  # a re-run after a crash: the later line wins
+                run.summaries[seen[obj["episode_id"]]] = obj
+            else:
+                seen[obj["episode_id"]] = len(run.summaries)
+                run.summaries.append(obj)
+    return run
+
+
+class RunWriter:
+    """Writes a run folder: the config once, then each finished episode file and its index line."""
+
+    def __init__(self, path: str | Path, config: Mapping[str, Any], resume: bool = False) -> None:
+        self.path = Path(path)
+        config_path = self.path / RUN_FILE
+        if config_path.exists() and not resume:
+            raise FormatError(self.path, "", "already holds a run; choose a new folder or pass --resume")
+        if resume and config_path.exists():
+            existing = load_run(self.path)
+            self.config = existing.config
+            self.done = {s["episode_id"] for s in existing.summaries}
+        else:
+            self.config = dict(config)
+            self.done = set()
+            write_json_atomic(config_path, {"format": RUN_FORMAT, "version": RUN_VERSION, "config": self.config}, 2)
+        (self.path / EPISODES_DIR).mkdir(parents=True, exist_ok=True)
+
+    def add(self, episode: Episode) -> dict[str, Any]:
+        """Write the episode file, then append its summary line (fsynced). Returns the index entry."""
+        rel = f"{EPISODES_DIR}/{episode.episode_id}.json"
+        save_episode(self.path / rel, episode)
+        entry = {"format": INDEX_FORMAT, "version": INDEX_VERSION, "episode_id": episode.episode_id, "file": rel}
+        entry.update(episode.summary)
+        with (self.path / INDEX_FILE).open("ab+") as f:
+            f.write(_line_start(f) + (dumps(entry) + "\n").encode("utf-8"))
+            f.flush()
+            os.fsync(f.fileno())
+        self.done.add(episode.episode_id)
+        return entry
+
+
+def _line_start(f: Any) -> bytes:
+    """A newline when the index ends in a line cut short by a crash, so the new entry starts clean."""
+    end = f.seek(0, os.SEEK_END)
+    if end == 0:
+        return b""
+    f.seek(end - 1)
+    return b"" if f.read(1) == b"\n" else b"\n"

@@ -1,0 +1,148 @@
+"""The protocol every world follows, shaped like PettingZoo's AEC loop, and what agents exchange with it.
+
+A driver runs a world like this (see :func:`simlab.runner.episode.run_episode`)::
+
+    events = world.reset(seed)
+    while not world.finished:
+        role = world.agent_selection
+        observation = world.observe(role)
+        events += world.step(agents[role].act(observation))
+
+``step`` returns the typed events the move caused (messages, the action, the engine's result, the new
+state, scores), so a recording is just the concatenation, and replay never re-runs the world.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Protocol
+
+from simlab.core.events import Event
+
+OUTCOMES: tuple[str, ...] = ("success", "failure", "abort")
+
+
+class LazyImages(Mapping[str, Any]):
+    """Images rendered only when someone looks: scripted agents never pay for pictures they ignore."""
+
+    def __init__(self, makers: Mapping[str, Callable[[], Any]]) -> None:
+        self._makers = dict(makers)
+        self._made: dict[str, Any] = {}
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self._made:
+            self._made[name] = self._makers[name]()
+        return self._made[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._makers)
+
+    def __len__(self) -> int:
+        return len(self._makers)
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What one role is given before it acts.
+
+    ``text`` is the full prompt-ready description; ``images`` maps a name to an image (a PIL image) for
+    multimodal agents; ``data`` is the same information as JSON for scripted agents and analysis.
+    """
+
+    role: str
+    turn: int
+    text: str
+    images: Mapping[str, Any] = field(default_factory=dict)
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_event(self) -> Event:
+        """The recorded form: images by name (they are re-rendered from the recorded state)."""
+        return Event(
+            "observation",
+            self.turn,
+            self.role,
+            {"text": self.text, "images": sorted(self.images), "data": dict(self.data)},
+        )
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What a role returns: any of a public message, private reasoning and an action.
+
+    ``raw`` holds model request/response records for the episode's raw stream (never API keys).
+    """
+
+    message: str | None = None
+    reasoning: str | None = None
+    action: Mapping[str, Any] | None = None
+    raw: tuple[Mapping[str, Any], ...] = ()
+
+
+class Agent(Protocol):
+    """Anything that can play a role: scripted baselines, live models, a person."""
+
+    def reset(self, seed: int, role: str, task: Mapping[str, Any]) -> None:
+        """Start a new episode in ``role``; all randomness must come from ``seed``.
+
+        ``task`` is the episode's task JSON. It may hold privileged information (a blocks target): only
+        oracle baselines read it; agents that stand for a participant must ignore it."""
+
+    def act(self, observation: Observation) -> Reply:
+        """Answer one observation."""
+
+
+class World(ABC):
+    """A world with state, roles with private observations, a protocol and metrics.
+
+    Subclasses set ``family`` and ``roles`` and are built from a ``task`` (the world-specific JSON that
+    defines one instance, e.g. a target structure) and ``settings`` (protocol options).
+    """
+
+    family: ClassVar[str]
+    roles: tuple[str, ...]
+
+    def __init__(self, task: Mapping[str, Any], settings: Mapping[str, Any] | None = None) -> None:
+        self.task = dict(task)
+        self.settings = dict(settings or {})
+        self.turn = 0
+
+    @abstractmethod
+    def reset(self, seed: int) -> list[Event]:
+        """Start an episode; returns the set-up events of turn 0 (initial state and scores)."""
+
+    @property
+    @abstractmethod
+    def agent_selection(self) -> str | None:
+        """The role that acts next, or None when the episode is over."""
+
+    @abstractmethod
+    def observe(self, role: str) -> Observation:
+        """What ``role`` is given now. Only the role in ``agent_selection`` may be asked to act."""
+
+    @abstractmethod
+    def step(self, reply: Reply) -> list[Event]:
+        """Apply the reply of the role in ``agent_selection``; returns the events it caused."""
+
+    @property
+    @abstractmethod
+    def done(self) -> bool:
+        """True when the episode ended by the task's own rule (success, or an abort rule)."""
+
+    @property
+    @abstractmethod
+    def truncated(self) -> bool:
+        """True when the episode ended because its budget (turns) ran out."""
+
+    @property
+    def finished(self) -> bool:
+        return self.done or self.truncated
+
+    @abstractmethod
+    def summary(self) -> dict[str, Any]:
+        """Per-episode results: ``outcome`` (one of OUTCOMES), ``score`` (the headline number),
+        ``metrics`` (name -> number) and ``errors`` (count of engine and protocol errors)."""
+
+    def task_id(self) -> str:
+        return str(self.task.get("id", ""))

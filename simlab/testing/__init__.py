@@ -1,0 +1,188 @@
+"""The conformance suite every world (and world plugin) must pass, like PettingZoo's api_test and seed_test.
+
+Use it from a test::
+
+    from simlab.testing import check_world
+    def test_my_world():
+        check_world("blocks")
+
+Each check raises AssertionError with a message saying what the world did wrong.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from simlab.agents.resolve import make_agents, role_specs
+from simlab.core.episode import Episode
+from simlab.core.events import EVENT_KINDS
+from simlab.core.plugins import AgentSpec
+from simlab.core.recording import load_episode, save_episode
+from simlab.core.world import OUTCOMES, Observation, World
+from simlab.runner.episode import run_episode
+from simlab.worlds import WorldFamily, get_family
+
+__all__ = [
+    "api_test",
+    "check_world",
+    "cross_process_test",
+    "episode_digest",
+    "recording_round_trip_test",
+    "seed_test",
+]
+
+
+def check_world(
+    family: str | WorldFamily,
+    agents: Sequence[str] = (),
+    n_tasks: int = 2,
+    seeds: Sequence[int] = (0, 1),
+    settings: Mapping[str, Any] | None = None,
+) -> None:
+    """Run every check on ``n_tasks`` generated tasks with the given agent specs (defaults otherwise)."""
+    fam = get_family(family) if isinstance(family, str) else family
+    tasks = fam.generate(n_tasks, seeds[0])
+    assert tasks, f"{fam.name}: generate({n_tasks}, {seeds[0]}) returned no tasks"
+    for task in tasks:
+        api_test(fam, task, agents, settings)
+        seed_test(fam, task, agents, seeds, settings)
+        recording_round_trip_test(fam, task, agents, settings)
+    cross_process_test(fam, tasks[0], agents, settings)
+
+
+def play(
+    fam: WorldFamily, task: Mapping[str, Any], agents: Sequence[str], seed: int, settings: Mapping[str, Any] | None
+) -> Episode:
+    """One full episode of ``task`` with the given agent specs and run seed."""
+    world_settings = {**fam.default_settings, **dict(settings or {})}
+    specs = role_specs(fam, [AgentSpec.parse(a) for a in agents])
+    players = make_agents(fam, specs, world_settings)
+    recorded = {role: spec.spec() for role, spec in specs.items()}
+    return run_episode(fam.world(task, world_settings), players, f"{task.get('id', 'task')}-check", seed, recorded)
+
+
+def api_test(
+    fam: WorldFamily, task: Mapping[str, Any], agents: Sequence[str] = (), settings: Mapping[str, Any] | None = None
+) -> None:
+    """Drive the AEC loop by hand and check the protocol's promises at every step."""
+    world_settings = {**fam.default_settings, **dict(settings or {})}
+    world = fam.world(task, world_settings)
+    specs = role_specs(fam, [AgentSpec.parse(a) for a in agents])
+    players = make_agents(fam, specs, world_settings)
+    events = world.reset(0)
+    for role, agent in players.items():
+        agent.reset(0, role, world.task)
+    _check_events(events, fam.name, "reset")
+    last_turn = 0
+    for _ in range(100_000):
+        if world.finished:
+            break
+        role = world.agent_selection
+        assert role in fam.roles, f"{fam.name}: agent_selection {role!r} is not one of {fam.roles}"
+        first, again = world.observe(role), world.observe(role)
+        _same_observation(first, again, fam.name)
+        assert first.role == role and first.text.strip(), f"{fam.name}: observation for {role} is empty or mislabelled"
+        new = world.step(players[role].act(first))
+        _check_events(new, fam.name, f"step of {role}")
+        turns = [e.turn for e in new]
+        assert all(t >= last_turn for t in turns), f"{fam.name}: events went back in time ({turns} after {last_turn})"
+        last_turn = max([last_turn, *turns])
+    else:
+        raise AssertionError(f"{fam.name}: the episode never finished")
+    assert world.agent_selection is None, f"{fam.name}: agent_selection must be None once finished"
+    try:
+        world.step(players[fam.roles[0]].act(world.observe(fam.roles[0])))
+    except (RuntimeError, ValueError):
+        pass
+    else:
+        raise AssertionError(f"{fam.name}: step() after the end must raise")
+    _check_summary(world, fam.name)
+
+
+def _same_observation(a: Observation, b: Observation, name: str) -> None:
+    assert (a.text, dict(a.data), sorted(a.images)) == (b.text, dict(b.data), sorted(b.images)), (
+        f"{name}: observe() is not a pure query (two calls differ)"
+    )
+
+
+def _check_events(events: Sequence[Any], name: str, where: str) -> None:
+    for e in events:
+        assert e.kind in EVENT_KINDS, f"{name}: {where} produced unknown event kind {e.kind!r}"
+        json.dumps(e.to_json(), allow_nan=False)  # events must be strict JSON
+
+
+def _check_summary(world: World, name: str) -> None:
+    summary = world.summary()
+    assert summary.get("outcome") in OUTCOMES, f"{name}: summary outcome {summary.get('outcome')!r} not in {OUTCOMES}"
+    assert isinstance(summary.get("score"), (int, float)), f"{name}: summary score must be a number"
+    assert isinstance(summary.get("metrics"), dict), f"{name}: summary metrics must be a dict"
+    json.dumps(summary, allow_nan=False)
+
+
+def episode_digest(episode: Episode) -> str:
+    """A hash of everything an episode recorded, to compare runs across processes."""
+    text = json.dumps(episode.to_json(), sort_keys=True, allow_nan=False)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def seed_test(
+    fam: WorldFamily,
+    task: Mapping[str, Any],
+    agents: Sequence[str] = (),
+    seeds: Sequence[int] = (0, 1),
+    settings: Mapping[str, Any] | None = None,
+) -> None:
+    """The same seed gives the same episode; the world's randomness really follows the seed."""
+    a, b = (play(fam, task, agents, seeds[0], settings) for _ in range(2))
+    assert episode_digest(a) == episode_digest(b), f"{fam.name}: two runs with seed {seeds[0]} differ"
+    digests = {episode_digest(play(fam, task, agents, s, settings)) for s in seeds}
+    assert len(digests) == len(set(seeds)), f"{fam.name}: different seeds {list(seeds)} gave identical episodes"
+
+
+def recording_round_trip_test(
+    fam: WorldFamily, task: Mapping[str, Any], agents: Sequence[str] = (), settings: Mapping[str, Any] | None = None
+) -> None:
+    """Write an episode, read it back: identical; playback queries agree with the recorded events."""
+    episode = play(fam, task, agents, 0, settings)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "episode.json"
+        save_episode(path, episode)
+        loaded = load_episode(path)
+    assert loaded.to_json() == episode.to_json(), f"{fam.name}: the episode changed through save and load"
+    by_turn = [e for t in range(episode.last_turn + 1) for e in episode.events_of_turn(t)]
+    assert len(by_turn) == len(episode.events), f"{fam.name}: events_of_turn does not partition the events"
+    states = [e for e in episode.events if e.kind == "state"]
+    if states:
+        assert loaded.state_at(episode.last_turn) == states[-1].data["state"], f"{fam.name}: state_at(last) is wrong"
+
+
+_CHILD = """
+import json, sys
+from simlab.testing import episode_digest, play
+from simlab.worlds import get_family
+fam = get_family(sys.argv[1])
+task, agents, settings = json.loads(sys.argv[2]), json.loads(sys.argv[3]), json.loads(sys.argv[4])
+print(episode_digest(play(fam, task, agents, 0, settings)))
+"""
+
+
+def cross_process_test(
+    fam: WorldFamily, task: Mapping[str, Any], agents: Sequence[str] = (), settings: Mapping[str, Any] | None = None
+) -> None:
+    """Two fresh interpreters with different PYTHONHASHSEED record byte-identical episodes."""
+    digests = set()
+    for hash_seed in ("1", "4242"):
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+        args = [sys.executable, "-c", _CHILD, fam.name, json.dumps(task), json.dumps(list(agents))]
+        out = subprocess.run([*args, json.dumps(dict(settings or {}))], env=env, capture_output=True, text=True)
+        assert out.returncode == 0, f"{fam.name}: child process failed:\n{out.stderr[-2000:]}"
+        digests.add(out.stdout.strip())
+    assert len(digests) == 1, f"{fam.name}: episodes differ between processes with different PYTHONHASHSEED"

@@ -1,0 +1,304 @@
+"""The CRAFT game master: who speaks when, what each role sees, the builder's move, the scores.
+
+One game turn (paper 4.1-4.3, 5.1): 1-3 distinct directors, chosen and ordered from the seed, each give
+private reasoning and a public message; then the builder makes one move (place, remove or clarify), the
+engine runs it, and its result joins the shared history ("placed ...", "FAILED: ..."). Directors see that
+history (the last ``history_keep`` entries once it exceeds ``history_limit``) and what was already said this
+turn; the builder sees only this turn's messages, the board and, when ``oracle_candidates`` is on, up to
+``oracle_n`` verified candidate moves sampled from (structure, turn).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from simlab.core import events as ev
+from simlab.core.events import Event
+from simlab.core.seeding import rng, stable_seed
+from simlab.core.world import LazyImages, Observation, Reply, World
+from simlab.worlds.blocks import metrics, oracle, views
+from simlab.worlds.blocks.model import Action, Board, Move, MoveError, MoveResult
+
+DIRECTORS: tuple[str, ...] = ("D1", "D2", "D3")
+BUILDER = "builder"
+ARCHETYPES: dict[str, str] = {  # paper table 3
+    "assertive": "Confident and direct; forms hypotheses quickly and shares them, updates when others provide "
+    "compelling evidence.",
+    "cautious": "Methodical and verification-focused; synthesizes others' observations before adding interpretation.",
+    "observant": "Notices patterns and anomalies; flags inconsistencies and connects information across directors.",
+    "skeptical": "Questions assumptions including its own; probes claims to ensure group correctness, comfortable "
+    "with uncertainty.",
+    "synthesizer": "Integrates all directors' observations into a coherent picture; reconciles contradictions and "
+    "drives shared understanding.",
+}
+DEFAULT_SETTINGS: dict[str, Any] = {
+    "turns": 20,
+    "interior": "paper",  # "paper": D2 sees the tops of (1,1) and (2,1); "reference": nobody sees the interior
+    "oracle_candidates": True,
+    "oracle_n": 5,
+    "speakers": [1, 3],  # min and max directors per turn, drawn uniformly (mean 2, as in the paper)
+    "history_limit": 50,
+    "history_keep": 40,
+    "repeat": 0,  # the paper's "run": personas are hashed from (structure, run, director)
+    "start_board": None,  # a Board JSON to start from instead of the empty board
+}
+
+
+def persona(structure_id: str, repeat: int, director: str) -> str:
+    """The archetype of a director, from a stable hash of (structure, run, director) as in the paper."""
+    names = sorted(ARCHETYPES)
+    return names[stable_seed("persona", structure_id, repeat, director) % len(names)]
+
+
+class BlocksWorld(World):
+    """Three directors and a builder rebuild a target structure on a 3x3 grid."""
+
+    family = "blocks"
+    roles = (*DIRECTORS, BUILDER)
+
+    def __init__(self, task: Mapping[str, Any], settings: Mapping[str, Any] | None = None) -> None:
+        merged = {**DEFAULT_SETTINGS, **dict(settings or {})}
+        super().__init__(task, merged)
+        self.target = Board.from_json(task["board"])
+        self.board = Board()
+        self.reachable = views.reachable_board(self.target, self.settings["interior"])
+        self.history: list[dict[str, Any]] = []
+        self.turn_log: list[dict[str, Any]] = []
+        self._queue: list[str] = []
+        self._said: list[dict[str, Any]] = []
+        self._candidates: list[Move] = []
+        self._seed = 0
+
+    # ---- AEC protocol --------------------------------------------------------------------------------
+    def reset(self, seed: int) -> list[Event]:
+        self._seed = seed
+        start = self.settings.get("start_board")
+        self.board = Board.from_json(start) if start else Board()
+        self.history, self.turn_log, self._said = [], [], []
+        self.turn = 0
+        out = [ev.state(0, {"board": self.board.to_json()}), ev.score(0, self._scores())]
+        if not self.finished:
+            self._begin_turn()
+        return out
+
+    @property
+    def agent_selection(self) -> str | None:
+        return None if self.finished else self._queue[0]
+
+    @property
+    def done(self) -> bool:
+        return oracle.is_complete(self.board, self.target)
+
+    @property
+    def truncated(self) -> bool:
+        return not self.done and self.turn > int(self.settings["turns"])
+
+    def observe(self, role: str) -> Observation:
+        if role == BUILDER:
+            return self._observe_builder()
+        if role in DIRECTORS:
+            return self._observe_director(role)
+        raise ValueError(f"blocks has no role {role!r}")
+
+    def step(self, reply: Reply) -> list[Event]:
+        role = self.agent_selection
+        if role is None:
+            raise RuntimeError("the episode is over; nothing may act")
+        self._queue.pop(0)
+        out = self._director_step(role, reply) if role in DIRECTORS else self._builder_step(reply)
+        if role == BUILDER:
+            self.turn += 1
+            if not self.finished:
+                self._begin_turn()
+        return out
+
+    # ---- turns ----------------------------------------------------------------------------------------
+    def _begin_turn(self) -> None:
+        if self.turn == 0:
+            self.turn = 1
+        low, high = self.settings["speakers"]
+        r = rng(self._seed, "speakers", self.turn)
+        self._queue = [*r.sample(DIRECTORS, r.randint(int(low), int(high))), BUILDER]
+        self._said = []
+        self._oracle = oracle.oracle_moves(self.board, self.target)
+        n = int(self.settings["oracle_n"])
+        self._candidates = oracle.sample_candidates(self.board, self.target, n, self.task_id(), self.turn)
+
+    def _director_step(self, role: str, reply: Reply) -> list[Event]:
+        out: list[Event] = []
+        if reply.reasoning:
+            out.append(ev.reasoning(self.turn, role, reply.reasoning))
+        if reply.message is None or not reply.message.strip():
+            out.append(ev.protocol_error(self.turn, role, "no_message", "the director gave no public message"))
+            return out
+        entry = {"turn": self.turn, "role": role, "text": reply.message}
+        self._said.append(entry)
+        self.history.append(entry)
+        out.append(ev.message(self.turn, role, reply.message))
+        return out
+
+    def _builder_step(self, reply: Reply) -> list[Event]:
+        out: list[Event] = []
+        move, problem = _read_move(reply.action)
+        if problem is not None:
+            out.append(ev.protocol_error(self.turn, BUILDER, "bad_move", problem))
+            result = MoveResult(False, f"not a move: {problem}", MoveError.NOT_A_MOVE)
+        elif move is not None and move.action is Action.CLARIFY:
+            question = reply.message or move.text or "Could you clarify?"
+            self.history.append({"turn": self.turn, "role": BUILDER, "text": question})
+            out.append(Event("action", self.turn, BUILDER, {"action": move.to_json(), "text": move.describe()}))
+            out.append(ev.message(self.turn, BUILDER, question))
+            result = MoveResult(True, "asked for clarification")
+        else:
+            assert move is not None
+            out.append(Event("action", self.turn, BUILDER, {"action": move.to_json(), "text": move.describe()}))
+            result = self.board.apply(move)
+        out.extend(self._after_move(move, result))
+        return out
+
+    def _after_move(self, move: Move | None, result: MoveResult) -> list[Event]:
+        is_move = move is not None and move.action is not Action.CLARIFY
+        if is_move or result.error is MoveError.NOT_A_MOVE:
+            text = result.message if result.ok else f"FAILED: {result.message}"
+            self.history.append({"turn": self.turn, "role": "engine", "text": text})
+        record = turn_record(self.turn, move, result.ok, result.error, self._oracle)
+        self.turn_log.append(record)
+        data = {**result.to_json(), "taxonomy": record["taxonomy"], "oracle": [m.to_json() for m in self._oracle]}
+        data["candidates"] = [m.to_json() for m in self._candidates]
+        out = [Event("result", self.turn, "engine", data)]
+        if is_move and result.ok:
+            out.append(ev.state(self.turn, {"board": self.board.to_json()}))
+        out.append(ev.score(self.turn, self._scores()))
+        return out
+
+    def _scores(self) -> dict[str, float]:
+        scores = metrics.progress(self.board, self.target)
+        scores["completion_reachable"] = _reachable_completion(self.board, self.reachable)
+        return scores
+
+    # ---- observations ---------------------------------------------------------------------------------
+    def _visible_history(self) -> list[dict[str, Any]]:
+        limit, keep = int(self.settings["history_limit"]), int(self.settings["history_keep"])
+        return self.history[-keep:] if len(self.history) > limit else list(self.history)
+
+    def _observe_director(self, role: str) -> Observation:
+        view = views.director_view(self.target, role, self.settings["interior"])
+        name = persona(self.task_id(), int(self.settings["repeat"]), role)
+        history = self._visible_history()
+        data = {
+            "director": role,
+            "view": view.to_json(),
+            "board": self.board.to_json(),
+            "history": history,
+            "this_turn": list(self._said),
+            "persona": name,
+            "interior": self.settings["interior"],
+        }
+        text = "\n\n".join(
+            [
+                f"You are director {role}, personality: {name} ({ARCHETYPES[name]})",
+                f"Your private view of the target (nobody else sees it):\n{view.to_text()}",
+                f"The current board:\n{views.board_text(self.board)}",
+                "Conversation so far:\n" + _lines(history),
+                "Said so far this turn:\n" + _lines(self._said),
+                f"Turn {self.turn} of {self.settings['turns']}. "
+                "Reply with <think>your private reasoning</think> then <message>your public message</message>.",
+            ]
+        )
+        images = LazyImages({"wall": lambda: _wall_image(view.to_json())})
+        return Observation(role, self.turn, text, images, data)
+
+    def _observe_builder(self) -> Observation:
+        data: dict[str, Any] = {"board": self.board.to_json(), "messages": list(self._said)}
+        parts = [
+            f"The current board:\n{views.board_text(self.board)}",
+            "The directors said this turn:\n" + _lines(self._said),
+        ]
+        if self.settings["oracle_candidates"]:
+            data["candidates"] = [m.to_json() for m in self._candidates]
+            listing = "\n".join(f"- {m.describe()}" for m in self._candidates) or "(none this turn)"
+            parts.append(f"Verified candidate moves:\n{listing}")
+        parts.append("Reply with one move: PLACE, REMOVE or CLARIFY.")
+        board = self.board.to_json()
+        images = LazyImages({"board": lambda: _board_image(board)})
+        return Observation(BUILDER, self.turn, "\n\n".join(parts), images, data)
+
+    # ---- results --------------------------------------------------------------------------------------
+    def summary(self) -> dict[str, Any]:
+        return summarize(self.task, self.turn_log, self._scores(), self.done)
+
+
+def summarize(
+    task: Mapping[str, Any], log: list[dict[str, Any]], final: Mapping[str, float], done: bool
+) -> dict[str, Any]:
+    """The episode summary from its per-turn log (``action``, ``ok``, ``taxonomy``, ``oracle`` moves,
+    ``communication_failure``) and the final scores. Shared by live runs and imported CRAFT logs."""
+    available = [t for t in log if t["oracle"]]
+    out: dict[str, float | None] = dict(final)
+    out["turns_used"] = len(log)
+    out["oracle_availability"] = _rate(len(available), len(log))
+    out["communication_failure_rate"] = _rate(sum(t["communication_failure"] for t in available), len(available))
+    out["remove_gap"] = metrics.remove_gap([(t["action"], t["oracle"]) for t in log])
+    for label in metrics.TAXONOMY[1:]:  # rates over oracle-available turns, so "no-oracle" is always 0 there
+        out[f"tax_{label}"] = _rate(sum(t["taxonomy"] == label for t in available), len(available))
+    return {
+        "world": "blocks",
+        "task_id": str(task.get("id", "")),
+        "group": task.get("tier"),
+        "outcome": "success" if done else "failure",
+        "score": final["overall_progress"],
+        "turns": len(log),
+        "errors": sum(not t["ok"] for t in log),
+        "metrics": out,
+    }
+
+
+def turn_record(
+    turn: int, move: Move | None, ok: bool, error: MoveError | None, oracle_set: list[Move]
+) -> dict[str, Any]:
+    """One entry of the per-turn log that :func:`summarize` reads."""
+    return {
+        "turn": turn,
+        "action": move.action.value if move is not None else None,
+        "ok": ok,
+        "taxonomy": metrics.classify_turn(move, ok, error, oracle_set),
+        "oracle": oracle_set,
+        "communication_failure": metrics.is_communication_failure(oracle_set, move, ok),
+    }
+
+
+def _read_move(action: Mapping[str, Any] | None) -> tuple[Move | None, str | None]:
+    if action is None:
+        return None, "the builder's reply held no move"
+    try:
+        return Move.from_json(action), None
+    except ValueError as exc:
+        return None, str(exc)
+
+
+def _rate(num: float, den: int) -> float | None:
+    return num / den if den else None
+
+
+def _lines(entries: list[dict[str, Any]]) -> str:
+    return "\n".join(f"[turn {e['turn']}] {e['role']}: {e['text']}" for e in entries) or "(nothing yet)"
+
+
+def _reachable_completion(board: Board, reachable: Board) -> float:
+    """Share of the blocks directors can get built (:func:`views.reachable_board`) that are right now."""
+    cells = [(c, k) for c in reachable.stacks for k in range(reachable.height(c))]
+    right = sum(1 for c, k in cells if board.at(c, k) == reachable.at(c, k))
+    return right / len(cells) if cells else 1.0
+
+
+def _wall_image(view_json: Mapping[str, Any]) -> Any:
+    from simlab.render.blocks_images import wall_image  # Pillow is only needed when someone looks
+
+    return wall_image(view_json)
+
+
+def _board_image(board_json: Mapping[str, Any]) -> Any:
+    from simlab.render.blocks_images import board_image
+
+    return board_image(board_json)
