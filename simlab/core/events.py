@@ -62,6 +62,9 @@ class Event:
         """Inverse of :meth:`to_json`; raises ValueError saying which field is wrong."""
         if not isinstance(obj, Mapping):
             raise ValueError(f"expected an event object, got {type(obj).__name__}")
+        kind = obj.get("kind")
+        if kind not in EVENT_KINDS:
+            raise ValueError(f"field 'kind': expected one of {', '.join(EVENT_KINDS)}, got {kind!r}")
         turn = obj.get("turn")
         if not isinstance(turn, int) or isinstance(turn, bool) or turn < 0:
             raise ValueError(f"field 'turn': expected a non-negative integer, got {turn!r}")
@@ -71,7 +74,7 @@ class Event:
         data = obj.get("data", {})
         if not isinstance(data, Mapping):
             raise ValueError(f"field 'data': expected an object, got {type(data).__name__}")
-        return cls(str(obj.get("kind")), turn, role, dict(data))
+        return cls(kind, turn, role, dict(data))
 
 
 def message(turn: int, role: str, text: str) -> Event:

@@ -49,6 +49,8 @@ class Observation:
 
     ``text`` is the full prompt-ready description; ``images`` maps a name to an image (a PIL image) for
     multimodal agents; ``data`` is the same information as JSON for scripted agents and analysis.
+    ``recorded_text`` is what the recording keeps instead of ``text`` when part of the prompt (a shared
+    history) is already recorded as events: it keeps episode files linear in length, not quadratic.
     """
 
     role: str
@@ -56,14 +58,13 @@ class Observation:
     text: str
     images: Mapping[str, Any] = field(default_factory=dict)
     data: Mapping[str, Any] = field(default_factory=dict)
+    recorded_text: str | None = None
 
     def to_event(self) -> Event:
         """The recorded form: images by name (they are re-rendered from the recorded state)."""
+        text = self.text if self.recorded_text is None else self.recorded_text
         return Event(
-            "observation",
-            self.turn,
-            self.role,
-            {"text": self.text, "images": sorted(self.images), "data": dict(self.data)},
+            "observation", self.turn, self.role, {"text": text, "images": sorted(self.images), "data": dict(self.data)}
         )
 
 

@@ -1,1 +1,1 @@
-"""The desktop app (PySide6). The only package allowed to import Qt; views observe models and own no experiment logic."""
+"""The desktop app (PySide6): the only package allowed to import Qt. Views observe models; no experiment logic."""

@@ -16,7 +16,7 @@ from simlab.agents.resolve import make_agents, role_specs
 from simlab.core.episode import Episode
 from simlab.core.errors import ConfigError
 from simlab.core.plugins import AgentSpec, Registry
-from simlab.core.recording import RunWriter
+from simlab.core.recording import RUN_FILE, RunWriter
 from simlab.runner.episode import run_episode
 from simlab.worlds import WorldFamily, get_family
 
@@ -63,6 +63,10 @@ def episode_ids(config: Mapping[str, Any]) -> list[tuple[str, dict[str, Any], in
     return out
 
 
+def _specs(config: Mapping[str, Any]) -> dict[str, AgentSpec]:
+    return {role: AgentSpec.parse(f"{role}={spec}") for role, spec in config["agents"].items()}
+
+
 def run(
     config: RunConfig | None,
     out_dir: str | Path,
@@ -71,13 +75,18 @@ def run(
     registry: Registry | None = None,
 ) -> RunWriter:
     """Play every episode of a run (or, with ``resume``, those not finished yet) into ``out_dir``."""
-    if config is None and not resume:
-        raise ConfigError("a run needs a config unless it resumes an existing run folder")
-    family = get_family(config.world) if config is not None else None
-    config_json = config.to_json(family) if config is not None and family is not None else {}
-    writer = RunWriter(out_dir, config_json, resume=resume)
-    family = family or get_family(writer.config["world"])
-    specs = {role: AgentSpec.parse(f"{role}={spec}") for role, spec in writer.config["agents"].items()}
+    if config is None:
+        if not (resume and (Path(out_dir) / RUN_FILE).exists()):
+            raise ConfigError(f"{out_dir}: no run to resume there (no {RUN_FILE}); start one with a config")
+        writer = RunWriter(out_dir, {}, resume=True)
+        family = get_family(writer.config["world"])
+    else:
+        family = get_family(config.world)
+        config_json = config.to_json(family)
+        family.check_settings(config.settings)
+        make_agents(family, _specs(config_json), config_json["settings"], registry)  # fail before writing
+        writer = RunWriter(out_dir, config_json, resume=resume)
+    specs = _specs(writer.config)
     todo = [item for item in episode_ids(writer.config) if item[0] not in writer.done]
     for k, (episode_id, task, repeat) in enumerate(todo, 1):
         settings = {**writer.config["settings"], "repeat": repeat}

@@ -32,6 +32,7 @@ class WorldFamily:
     load_tasks: Callable[[Path], list[dict[str, Any]]]
     agents: Mapping[str, Callable[..., Agent]]
     default_agents: Mapping[str, str]
+    check_settings: Callable[[Mapping[str, Any]], None]  # raises ConfigError naming a bad setting
     headline_metrics: Sequence[str] = ()
     default_settings: Mapping[str, Any] = field(default_factory=dict)
 

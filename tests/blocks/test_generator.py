@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from simlab.core.errors import FormatError
 from simlab.worlds.blocks.generator import (
     INDEX_FILE,
     OPTIONAL_CELLS,
@@ -89,7 +90,7 @@ def test_save_and_load(tmp_path: Path) -> None:
     index = save_structures(STRUCTURES[:4], tmp_path, seed=0)
     meta = json.loads(index.read_text())
     assert meta == {
-        "schema": "simlab.blocks.structures",
+        "format": "simlab.blocks.structures",
         "version": 1,
         "seed": 0,
         "structures": [s.id for s in STRUCTURES[:4]],
@@ -112,20 +113,24 @@ def test_save_and_load(tmp_path: Path) -> None:
 )
 def test_load_names_file_and_field(tmp_path: Path, change: dict, message: str) -> None:
     path = tmp_path / "structure_000.json"
-    path.write_text(json.dumps({**STRUCTURES[0].to_json(), **change}))
-    with pytest.raises(ValueError, match=message) as info:
+    header = {"format": "simlab.blocks.structure", "version": 1}
+    path.write_text(json.dumps({**header, **STRUCTURES[0].to_json(), **change}))
+    with pytest.raises(FormatError, match=message) as info:
         load_structures(path)
     assert "structure_000.json" in str(info.value)
 
 
 def test_load_missing_and_broken_files(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="not found"):
+    with pytest.raises(FormatError, match="not found"):
         load_structures(tmp_path / "nope.json")
     (tmp_path / "structure_000.json").write_text("{")
-    with pytest.raises(ValueError, match="not valid JSON"):
+    with pytest.raises(FormatError, match="line 1 column 2"):
         load_structures(tmp_path)
     (tmp_path / INDEX_FILE).write_text(
-        json.dumps({"schema": "simlab.blocks.structures", "version": 1, "structures": ["x"]})
+        json.dumps({"format": "simlab.blocks.structures", "version": 1, "structures": ["x"]})
     )
-    with pytest.raises(ValueError, match=r"x\.json"):
+    with pytest.raises(FormatError, match=r"x\.json"):
+        load_structures(tmp_path)
+    (tmp_path / INDEX_FILE).write_text(json.dumps({"format": "simlab.blocks.structures", "version": 9}))
+    with pytest.raises(FormatError, match="newer"):
         load_structures(tmp_path)

@@ -135,9 +135,8 @@ class _Scripted:
         return rng(self.seed, self.role, purpose, observation.turn)
 
 
-# ---- directors --------------------------------------------------------------------------------------------
-class OracleDirector(_Scripted):
-    """Privileged director: says an oracle move it can see on its wall (see the module docstring)."""
+class _Oracle(_Scripted):
+    """Base of the privileged agents: they read the target from the task and choose first or at random."""
 
     def __init__(self, role: str, choice: str = "first") -> None:
         super().__init__(role)
@@ -146,7 +145,12 @@ class OracleDirector(_Scripted):
 
     def reset(self, seed: int, role: str, task: Mapping[str, Any]) -> None:
         super().reset(seed, role, task)
-        self.target = _target(task, "the oracle director")
+        self.target = _target(task, f"the oracle {'builder' if role == BUILDER else 'director'}")
+
+
+# ---- directors --------------------------------------------------------------------------------------------
+class OracleDirector(_Oracle):
+    """Privileged director: says an oracle move it can see on its wall (see the module docstring)."""
 
     def act(self, observation: Observation) -> Reply:
         data = observation.data
@@ -233,17 +237,8 @@ class ScriptedBuilder(_Scripted):
         return play(move, f"Following {who or 'a director'}: {move.describe()}{note}.")
 
 
-class OracleBuilder(_Scripted):
+class OracleBuilder(_Oracle):
     """Privileged ceiling: plays an oracle candidate (see the module docstring)."""
-
-    def __init__(self, role: str, choice: str = "first") -> None:
-        super().__init__(role)
-        self.choice = choice
-        self.target = Board()
-
-    def reset(self, seed: int, role: str, task: Mapping[str, Any]) -> None:
-        super().reset(seed, role, task)
-        self.target = _target(task, "the oracle builder")
 
     def act(self, observation: Observation) -> Reply:
         data = observation.data

@@ -8,7 +8,7 @@ from typing import Any
 from simlab.worlds import WorldFamily
 from simlab.worlds.blocks.agents import AGENTS
 from simlab.worlds.blocks.generator import generate_structures, load_structures
-from simlab.worlds.blocks.world import BUILDER, DEFAULT_SETTINGS, DIRECTORS, BlocksWorld
+from simlab.worlds.blocks.world import BUILDER, DEFAULT_SETTINGS, DIRECTORS, BlocksWorld, check_settings
 
 
 def _generate(n: int, seed: int) -> list[dict[str, Any]]:
@@ -28,6 +28,7 @@ FAMILY = WorldFamily(
     load_tasks=_load,
     agents=AGENTS,
     default_agents={"director": "oracle", "builder": "scripted"},
+    check_settings=check_settings,
     headline_metrics=("overall_progress", "completion", "iou", "position_accuracy"),
     default_settings=DEFAULT_SETTINGS,
 )

@@ -16,13 +16,14 @@ The total block count (a large block counting in both cells) is ``21 + h(1,1) + 
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from simlab.core.errors import FormatError
+from simlab.core.recording import check_version, read_json, write_json_atomic
 from simlab.core.seeding import rng
 from simlab.worlds.blocks.model import CELLS, COLORS, MAX_HEIGHT, Board, Cell, Move, adjacent
 
@@ -32,7 +33,8 @@ DOMINO_PROBABILITY = 0.35
 REPEAT_RETRIES = 3
 TIERS: tuple[str, ...] = ("simple", "medium", "complex")
 INDEX_FILE = "structures.json"
-INDEX_SCHEMA = "simlab.blocks.structures"
+INDEX_FORMAT = "simlab.blocks.structures"
+STRUCTURE_FORMAT = "simlab.blocks.structure"
 INDEX_VERSION = 1
 
 
@@ -154,66 +156,52 @@ def build_order(structure: Structure | Board) -> list[Move]:
 def save_structures(structures: Iterable[Structure], out_dir: str | Path, seed: int | None = None) -> Path:
     """Write ``<id>.json`` per structure and the index ``structures.json``; return the index path."""
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
     ids = []
     for s in structures:
-        _write_json(out / f"{s.id}.json", s.to_json())
+        write_json_atomic(
+            out / f"{s.id}.json", {"format": STRUCTURE_FORMAT, "version": INDEX_VERSION, **s.to_json()}, 2
+        )
         ids.append(s.id)
-    index = {"schema": INDEX_SCHEMA, "version": INDEX_VERSION, "seed": seed, "structures": ids}
-    _write_json(out / INDEX_FILE, index)
+    index = {"format": INDEX_FORMAT, "version": INDEX_VERSION, "seed": seed, "structures": ids}
+    write_json_atomic(out / INDEX_FILE, index, 2)
     return out / INDEX_FILE
 
 
 def load_structures(path: str | Path) -> list[Structure]:
     """Read a directory (through its index, else every ``structure_*.json``), an index file or one structure
-    file. Raises ValueError naming the file and the bad field."""
+    file. Raises FormatError naming the file and the bad field."""
     p = Path(path)
     if p.is_dir():
         index = p / INDEX_FILE
         if index.exists():
             return _load_index(index)
         return [_load_one(f) for f in sorted(p.glob("structure_*.json"))]
-    data = _read_json(p)
-    if isinstance(data, Mapping) and data.get("schema") == INDEX_SCHEMA:
+    data = read_json(p)
+    if isinstance(data, Mapping) and data.get("format") == INDEX_FORMAT:
         return _load_index(p)
     return [_parse_structure(p, data)]
 
 
 def _load_index(index: Path) -> list[Structure]:
-    data = _read_json(index)
-    if not isinstance(data, Mapping):
-        raise ValueError(f"{index}: expected a JSON object with 'schema', 'version' and 'structures'")
-    if data.get("version") != INDEX_VERSION:
-        raise ValueError(f"{index}: field 'version': expected {INDEX_VERSION}, got {data.get('version')!r}")
+    data = read_json(index)
+    check_version(data, INDEX_FORMAT, INDEX_VERSION, index)
     ids = data.get("structures")
     if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
-        raise ValueError(f"{index}: field 'structures': expected a list of structure ids")
+        raise FormatError(index, "field 'structures'", "expected a list of structure ids")
     structures = [_load_one(index.parent / f"{sid}.json") for sid in ids]
     for sid, s in zip(ids, structures, strict=True):
         if s.id != sid:
-            raise ValueError(f"{index.parent / (sid + '.json')}: field 'id': expected {sid!r}, got {s.id!r}")
+            raise FormatError(index.parent / f"{sid}.json", "field 'id'", f"expected {sid!r}, got {s.id!r}")
     return structures
 
 
 def _load_one(path: Path) -> Structure:
-    return _parse_structure(path, _read_json(path))
+    return _parse_structure(path, read_json(path))
 
 
 def _parse_structure(path: Path, data: Any) -> Structure:
+    check_version(data, STRUCTURE_FORMAT, INDEX_VERSION, path)
     try:
         return Structure.from_json(data)
     except ValueError as exc:
-        raise ValueError(f"{path}: {exc}") from None
-
-
-def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ValueError(f"{path}: file not found") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path}: not valid JSON ({exc})") from None
-
-
-def _write_json(path: Path, data: Any) -> None:
-    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+        raise FormatError(path, "", str(exc)) from None

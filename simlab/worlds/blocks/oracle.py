@@ -124,7 +124,11 @@ def _order_key(move: Move) -> tuple[Any, ...]:
 
 def sample_candidates(board: Board, target: Board, n: int, *seed_parts: Any) -> list[Move]:
     """Up to ``n`` oracle moves drawn with ``rng(*seed_parts)`` (e.g. structure id and turn), in oracle order."""
-    moves = oracle_moves(board, target)
+    return sample_moves(oracle_moves(board, target), n, *seed_parts)
+
+
+def sample_moves(moves: list[Move], n: int, *seed_parts: Any) -> list[Move]:
+    """Up to ``n`` of already enumerated oracle ``moves``, drawn with ``rng(*seed_parts)``, in their order."""
     if len(moves) <= n:
         return moves
     picked = rng(*seed_parts).sample(range(len(moves)), max(n, 0))

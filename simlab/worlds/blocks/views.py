@@ -133,6 +133,7 @@ def hidden_cells(target: Board, interior: Interior = "paper") -> list[tuple[Cell
     seen = set().union(*(visible_cell_layers(target, d, interior) for d in DIRECTORS))
     return [(c, layer) for c in CELLS for layer in range(target.height(c)) if (c, layer) not in seen]
 
+
 def sees_move(move: Move, visible: set[tuple[Cell, int]]) -> bool:
     """True when a director with these visible cell-layers sees any part of the block a move concerns: a large
     block seen end-on on a wall is still that director's to describe (an oracle director knows its extent)."""
@@ -150,7 +151,6 @@ def reachable_board(target: Board, interior: Interior = "paper") -> Board:
         if not moves:
             return board
         board.apply(moves[0])
-
 
 
 def _view_cell(piece: Piece | None, seen: set[tuple[Cell, int]]) -> ViewCell | None:

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from simlab.core import events as ev
+from simlab.core.errors import ConfigError
 from simlab.core.events import Event
 from simlab.core.seeding import rng, stable_seed
 from simlab.core.world import LazyImages, Observation, Reply, World
@@ -43,6 +44,31 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "repeat": 0,  # the paper's "run": personas are hashed from (structure, run, director)
     "start_board": None,  # a Board JSON to start from instead of the empty board
 }
+
+
+def check_settings(settings: Mapping[str, Any]) -> None:
+    """Raise ConfigError naming the first setting that cannot work (so a run fails before it writes anything)."""
+    unknown = sorted(set(settings) - set(DEFAULT_SETTINGS))
+    if unknown:
+        raise ConfigError(f"unknown blocks setting(s) {', '.join(unknown)}; known: {', '.join(DEFAULT_SETTINGS)}")
+    s = {**DEFAULT_SETTINGS, **settings}
+    for name in ("turns", "oracle_n", "history_limit", "history_keep", "repeat"):
+        if not isinstance(s[name], int) or isinstance(s[name], bool) or s[name] < (1 if name == "turns" else 0):
+            raise ConfigError(f"setting {name!r}: expected a non-negative integer (turns at least 1), got {s[name]!r}")
+    if s["interior"] not in ("paper", "reference"):
+        raise ConfigError(f"setting 'interior': expected 'paper' or 'reference', got {s['interior']!r}")
+    if not isinstance(s["oracle_candidates"], bool):
+        raise ConfigError(f"setting 'oracle_candidates': expected true or false, got {s['oracle_candidates']!r}")
+    low_high = s["speakers"]
+    if not (isinstance(low_high, list) and len(low_high) == 2 and all(isinstance(v, int) for v in low_high)) or not (
+        1 <= low_high[0] <= low_high[1] <= len(DIRECTORS)
+    ):
+        raise ConfigError(f"setting 'speakers': expected [min, max] with 1 <= min <= max <= 3, got {low_high!r}")
+    if s["start_board"] is not None:
+        try:
+            Board.from_json(s["start_board"])
+        except (ValueError, TypeError, AttributeError) as exc:
+            raise ConfigError(f"setting 'start_board': {exc}") from None
 
 
 def persona(structure_id: str, repeat: int, director: str) -> str:
@@ -123,7 +149,7 @@ class BlocksWorld(World):
         self._said = []
         self._oracle = oracle.oracle_moves(self.board, self.target)
         n = int(self.settings["oracle_n"])
-        self._candidates = oracle.sample_candidates(self.board, self.target, n, self.task_id(), self.turn)
+        self._candidates = oracle.sample_moves(self._oracle, n, self.task_id(), self.turn)
 
     def _director_step(self, role: str, reply: Reply) -> list[Event]:
         out: list[Event] = []
@@ -190,24 +216,25 @@ class BlocksWorld(World):
             "director": role,
             "view": view.to_json(),
             "board": self.board.to_json(),
-            "history": history,
+            "history_size": len(history),  # the last N shared entries; they are recorded as events already
             "this_turn": list(self._said),
             "persona": name,
             "interior": self.settings["interior"],
         }
-        text = "\n\n".join(
-            [
-                f"You are director {role}, personality: {name} ({ARCHETYPES[name]})",
-                f"Your private view of the target (nobody else sees it):\n{view.to_text()}",
-                f"The current board:\n{views.board_text(self.board)}",
-                "Conversation so far:\n" + _lines(history),
-                "Said so far this turn:\n" + _lines(self._said),
-                f"Turn {self.turn} of {self.settings['turns']}. "
-                "Reply with <think>your private reasoning</think> then <message>your public message</message>.",
-            ]
-        )
+        head = [
+            f"You are director {role}, personality: {name} ({ARCHETYPES[name]})",
+            f"Your private view of the target (nobody else sees it):\n{view.to_text()}",
+            f"The current board:\n{views.board_text(self.board)}",
+        ]
+        tail = [
+            "Said so far this turn:\n" + _lines(self._said),
+            f"Turn {self.turn} of {self.settings['turns']}. "
+            "Reply with <think>your private reasoning</think> then <message>your public message</message>.",
+        ]
+        text = "\n\n".join([*head, "Conversation so far:\n" + _lines(history), *tail])
+        recorded = "\n\n".join([*head, f"Conversation so far: the last {len(history)} shared entries.", *tail])
         images = LazyImages({"wall": lambda: _wall_image(view.to_json())})
-        return Observation(role, self.turn, text, images, data)
+        return Observation(role, self.turn, text, images, data, recorded)
 
     def _observe_builder(self) -> Observation:
         data: dict[str, Any] = {"board": self.board.to_json(), "messages": list(self._said)}

@@ -1,0 +1,224 @@
+import csv
+import io
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from simlab.cli import main
+from simlab.core.recording import INDEX_FILE, RUN_FILE, load_run
+
+REPO = Path(__file__).resolve().parents[2]
+CRAFT_LOG = REPO / "tests" / "blocks" / "fixtures" / "craft_log_small.json"
+
+
+def _run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("cli") / "run"
+    args = ["run", "--episodes", "3", "--turns", "3", "--seed", "2", "--out", str(out)]
+    assert main([*args, "--agent", "director=oracle", "--agent", "builder=scripted"]) == 0
+    return out
+
+
+def test_main_py_help_runs_in_a_real_subprocess():
+    out = subprocess.run(
+        [sys.executable, "main.py", "--help"], cwd=REPO, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert out.returncode == 0, out.stderr
+    for command in ("demo", "generate", "run", "report", "import", "plugins"):
+        assert command in out.stdout
+
+
+def test_generate_writes_the_structures_and_prints_the_tier_counts(tmp_path, capsys):
+    code, out, _ = _run(capsys, "generate", "blocks", "--n", "6", "--seed", "1", "--out", str(tmp_path / "s"))
+    assert code == 0
+    files = [f"structure_{k:03d}.json" for k in range(6)]
+    assert sorted(p.name for p in (tmp_path / "s").iterdir()) == sorted([*files, "structures.json"])
+    tiers = [json.loads((tmp_path / "s" / f).read_text())["tier"] for f in files]
+    printed = dict((t, int(n)) for n, t in re.findall(r"(\d+) (simple|medium|complex)", out))
+    assert printed == {t: tiers.count(t) for t in ("simple", "medium", "complex")}
+    assert f"wrote 6 structures to {tmp_path / 's'}" in out
+
+
+def test_generated_structures_can_be_run(tmp_path, capsys):
+    _run(capsys, "generate", "blocks", "--n", "2", "--out", str(tmp_path / "s"))
+    code, _, _ = _run(capsys, "run", "--structures", str(tmp_path / "s"), "--turns", "2", "--out", str(tmp_path / "r"))
+    assert code == 0
+    ids = [s["task_id"] for s in load_run(tmp_path / "r").summaries]
+    assert ids == ["structure_000", "structure_001"]
+
+
+def test_run_writes_one_index_line_per_episode(run_dir):
+    lines = (run_dir / INDEX_FILE).read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 3
+    run = load_run(run_dir)
+    assert len(run.episodes()) == 3
+    assert run.config["seed"] == 2
+    assert run.config["settings"]["turns"] == 3
+    assert all(s["turns"] == 3 for s in run.summaries)
+
+
+def test_run_prints_progress_and_completion(tmp_path, capsys):
+    code, out, err = _run(capsys, "run", "--episodes", "1", "--turns", "1", "--out", str(tmp_path / "r"))
+    assert code == 0
+    assert "run complete: 1 episodes" in out
+    assert "[1/1] structure_000-r0" in err
+
+
+def test_report_table_lists_every_episode(run_dir, capsys):
+    code, out, _ = _run(capsys, "report", str(run_dir))
+    assert code == 0
+    ids = [s["episode_id"] for s in load_run(run_dir).summaries]
+    assert all(i in out for i in ids)
+    assert "overall_progress" in out
+
+
+def test_report_csv_has_one_row_per_episode(run_dir, capsys):
+    code, out, _ = _run(capsys, "report", str(run_dir), "--format", "csv")
+    assert code == 0
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert [r["episode_id"] for r in rows] == [s["episode_id"] for s in load_run(run_dir).summaries]
+    assert all(float(r["overall_progress"]) >= 0 for r in rows)
+
+
+def test_report_json_has_the_aggregate_mean(run_dir, capsys):
+    code, out, _ = _run(capsys, "report", str(run_dir), "--format", "json")
+    assert code == 0
+    report = json.loads(out)
+    scores = [s["metrics"]["overall_progress"] for s in load_run(run_dir).summaries]
+    assert report["aggregate"]["metrics"]["overall_progress"]["mean"] == pytest.approx(sum(scores) / len(scores))
+    assert len(report["episodes"]) == 3
+
+
+def test_bad_agent_spec_exits_2_naming_the_spec(tmp_path, capsys):
+    code, _, err = _run(capsys, "run", "--episodes", "1", "--agent", "builderscripted", "--out", str(tmp_path / "r"))
+    assert code == 2
+    assert err.startswith("error:")
+    assert "builderscripted" in err
+    assert "Traceback" not in err
+
+
+def test_unknown_agent_exits_2_listing_the_available_ones(tmp_path, capsys):
+    code, _, err = _run(capsys, "run", "--episodes", "1", "--agent", "builder=nosuch", "--out", str(tmp_path / "r"))
+    assert code == 2
+    assert "error: unknown agent 'nosuch'" in err
+    assert "scripted" in err
+
+
+def test_report_on_a_folder_that_is_not_a_run_exits_2_naming_it(tmp_path, capsys):
+    folder = tmp_path / "not_a_run"
+    folder.mkdir()
+    code, _, err = _run(capsys, "report", str(folder))
+    assert code == 2
+    assert err.startswith("error:")
+    assert str(folder) in err
+
+
+def test_report_warns_about_a_truncated_index_line(run_dir, tmp_path, capsys):
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    (copy / RUN_FILE).write_bytes((run_dir / RUN_FILE).read_bytes())
+    (copy / "episodes").mkdir()
+    for p in (run_dir / "episodes").iterdir():
+        (copy / "episodes" / p.name).write_bytes(p.read_bytes())
+    (copy / INDEX_FILE).write_text((run_dir / INDEX_FILE).read_text() + '{"format": "simlab.in', encoding="utf-8")
+    code, out, err = _run(capsys, "report", str(copy), "--format", "csv")
+    assert code == 0
+    assert "warning:" in err
+    assert "line 4" in err
+    assert len(out.splitlines()) == 1 + 3
+
+
+def test_import_craft_creates_a_run_that_loads_and_reports(tmp_path, capsys):
+    out_dir = tmp_path / "imported"
+    code, out, _ = _run(capsys, "import", "craft", str(CRAFT_LOG), "--out", str(out_dir))
+    assert code == 0
+    assert "imported" in out
+    run = load_run(out_dir)
+    episodes = run.episodes()
+    assert episodes
+    assert len(episodes) == len(run.summaries)
+    assert all(e.source.get("importer") == "craft" for e in episodes)
+    code, report, _ = _run(capsys, "report", str(out_dir), "--format", "json")
+    assert code == 0
+    assert json.loads(report)["aggregate"]["n"] == len(episodes)
+
+
+def test_import_into_an_existing_run_exits_2(run_dir, capsys):
+    code, _, err = _run(capsys, "import", "craft", str(CRAFT_LOG), "--out", str(run_dir))
+    assert code == 2
+    assert "already holds a run" in err
+
+
+def test_default_command_without_display_prints_the_demo(monkeypatch, capsys):
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    code, out, _ = _run(capsys)
+    assert code == 0
+    assert out.startswith("SimLab demo")
+    assert "desktop app is not built yet" not in out
+    table = [line for line in out.splitlines() if line.startswith("episode ")]
+    assert table, out
+    assert re.search(r"^\S+-r0 +\S+ +(success|failure|abort) +\d+", out, re.MULTILINE)
+
+
+def test_demo_keeps_its_run_with_out(tmp_path, capsys):
+    code, out, _ = _run(capsys, "demo", "--out", str(tmp_path / "demo"))
+    assert code == 0
+    assert "SimLab demo" in out
+    run = load_run(tmp_path / "demo")
+    assert len(run.summaries) == len(run.episodes()) > 0
+    assert f"{len(run.summaries)} episodes" in out
+
+
+def test_run_with_a_missing_structures_folder_exits_2(tmp_path, capsys):
+    missing = tmp_path / "nowhere"
+    code, _, err = _run(capsys, "run", "--structures", str(missing), "--out", str(tmp_path / "r"))
+    assert code == 2
+    assert str(missing) in err
+
+
+@pytest.mark.parametrize("setting", ["speakers=5", "turns=abc", "interior=sideways"])
+def test_run_with_a_bad_world_setting_exits_2(tmp_path, capsys, setting):
+    code, _, err = _run(capsys, "run", "--episodes", "1", "--set", setting, "--out", str(tmp_path / "r"))
+    assert code == 2
+    assert setting.split("=")[0] in err
+
+
+def test_run_resume_via_cli_finishes_the_run(tmp_path, capsys):
+    out_dir = tmp_path / "r"
+    _run(capsys, "run", "--episodes", "2", "--turns", "1", "--out", str(out_dir))
+    lines = (out_dir / INDEX_FILE).read_text(encoding="utf-8").splitlines()
+    (out_dir / INDEX_FILE).write_text(lines[0] + "\n", encoding="utf-8")
+    code, out, err = _run(capsys, "run", "--resume", "--out", str(out_dir))
+    assert code == 0
+    assert "run complete: 2 episodes" in out
+    assert "[1/1]" in err
+    assert len((out_dir / INDEX_FILE).read_text(encoding="utf-8").splitlines()) == 2
+
+
+def test_plugins_command_lists_plugins_and_broken_ones(tmp_path, monkeypatch, capsys, request):
+    dist = tmp_path / "cli_fake-0.1.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: cli-fake\nVersion: 0.1\n")
+    entry_points = "[simlab.plugins]\nclifake = cli_fake_manifest:PLUGIN\nclibroken = cli_no_such_module:PLUGIN\n"
+    (dist / "entry_points.txt").write_text(entry_points)
+    (tmp_path / "cli_fake_manifest.py").write_text(
+        "from simlab.core.plugins import Plugin\n"
+        "PLUGIN = Plugin(name='clifake', description='hello', agents={'b': 'x:y', 'a': 'x:z'})\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    request.addfinalizer(lambda: sys.modules.pop("cli_fake_manifest", None))
+    code, out, _ = _run(capsys, "plugins")
+    assert code == 0
+    assert "clifake: agents a, b  (entry point clifake) hello" in out
+    assert "broken: entry point clibroken (cli_no_such_module:PLUGIN): ModuleNotFoundError" in out

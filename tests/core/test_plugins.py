@@ -1,0 +1,258 @@
+import importlib
+import sys
+import textwrap
+
+import pytest
+
+from simlab.agents.resolve import make_agents, role_specs
+from simlab.core.errors import ConfigError
+from simlab.core.plugins import AgentSpec, discover
+from simlab.runner.episode import run_episode
+from simlab.worlds import get_family
+
+TRACKED_MODULES = ("echo_tracker", "echo_agent", "bad_agent", "fake_manifest", "fake_agent_impl")
+
+
+@pytest.fixture(autouse=True)
+def _isolate_imports(monkeypatch):
+    """load_target puts plugin folders on sys.path and imports plugin modules: undo both after each test."""
+    monkeypatch.setattr(sys, "path", [*sys.path])
+    yield
+    for name in TRACKED_MODULES:
+        sys.modules.pop(name, None)
+
+
+def _write(path, text):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+
+
+@pytest.fixture
+def plugins_dir(tmp_path):
+    root = tmp_path / "plugins"
+    _write(
+        root / "echo" / "plugin.toml",
+        """
+        name = "echo"
+        description = "Repeats the last message it saw"
+        [agents]
+        echo = "echo_agent:make_agent"
+        """,
+    )
+    _write(root / "echo" / "echo_tracker.py", "IMPORTS = []\n")
+    _write(
+        root / "echo" / "echo_agent.py",
+        """
+        import echo_tracker
+
+        echo_tracker.IMPORTS.append(__name__)
+
+
+        def make_agent(role, arg=None, settings=None):
+            return ("echo", role, arg)
+        """,
+    )
+    _write(root / "broken" / "plugin.toml", 'name = "broken\n[agents\n')
+    _write(root / "badimport" / "plugin.toml", 'name = "badimport"\n[agents]\nbad = "bad_agent:make"\n')
+    _write(root / "badimport" / "bad_agent.py", 'raise ImportError("needs the missing package frobnicate")\n')
+    (root / "not_a_plugin").mkdir()
+    (root / "stray_file.txt").write_text("x")
+    return root
+
+
+# ---- AgentSpec -------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "role", "name", "arg"),
+    [
+        ("builder=scripted", "builder", "scripted", None),
+        ("D1=openai:gpt-4o-mini", "D1", "openai", "gpt-4o-mini"),
+        (" director = oracle : random ", "director", "oracle", "random"),
+        ("D2=plug:a:b", "D2", "plug", "a:b"),
+        ("builder=scripted:", "builder", "scripted", None),
+    ],
+)
+def test_agent_spec_parse_good(text, role, name, arg):
+    spec = AgentSpec.parse(text)
+    assert (spec.role, spec.name, spec.arg) == (role, name, arg)
+
+
+def test_agent_spec_spec_is_name_and_arg():
+    assert AgentSpec.parse("D1=openai:gpt-4o").spec() == "openai:gpt-4o"
+    assert AgentSpec.parse("builder=scripted").spec() == "scripted"
+
+
+@pytest.mark.parametrize("text", ["builder", "=scripted", "builder=", "builder=:x", "  =  ", ""])
+def test_agent_spec_parse_bad_mentions_the_expected_form(text):
+    with pytest.raises(ConfigError, match="ROLE=NAME") as info:
+        AgentSpec.parse(text)
+    assert repr(text) in str(info.value)
+
+
+# ---- repo plugin folders ---------------------------------------------------------------------------------
+def test_discover_reads_manifests_without_importing_plugin_code(plugins_dir):
+    registry = discover(plugins_dir, entry_points=False)
+    assert sorted(registry.plugins) == ["badimport", "echo"]
+    echo = registry.plugins["echo"]
+    assert echo.description == "Repeats the last message it saw"
+    assert dict(echo.agents) == {"echo": "echo_agent:make_agent"}
+    assert echo.path == str(plugins_dir / "echo")
+    assert registry.agent_names() == {"echo": "echo", "bad": "badimport"}
+    assert "echo_agent" not in sys.modules
+    assert "bad_agent" not in sys.modules
+
+
+def test_load_agent_factory_imports_the_plugin_exactly_once(plugins_dir):
+    registry = discover(plugins_dir, entry_points=False)
+    factory = registry.load_agent_factory("echo")
+    assert factory("D1", "x") == ("echo", "D1", "x")
+    assert registry.load_agent_factory("echo") is factory
+    tracker = importlib.import_module("echo_tracker")
+    assert tracker.IMPORTS == ["echo_agent"]
+
+
+def test_broken_manifest_is_reported_and_does_not_stop_discovery(plugins_dir):
+    registry = discover(plugins_dir, entry_points=False)
+    where = str(plugins_dir / "broken" / "plugin.toml")
+    assert list(registry.problems) == [where]
+    assert "TOML" in registry.problems[where]
+    assert "echo" in registry.plugins
+
+
+def test_plugin_whose_module_fails_to_import_is_a_config_error_and_a_problem(plugins_dir):
+    registry = discover(plugins_dir, entry_points=False)
+    with pytest.raises(ConfigError, match=r"badimport.*frobnicate"):
+        registry.load_agent_factory("bad")
+    assert "ImportError" in registry.problems["badimport"]
+    assert "frobnicate" in registry.problems["badimport"]
+    assert registry.load_agent_factory("echo")("builder") == ("echo", "builder", None)
+
+
+def test_unknown_plugin_agent_lists_the_plugin_agents(plugins_dir):
+    registry = discover(plugins_dir, entry_points=False)
+    with pytest.raises(ConfigError, match=r"'ghost' \(plugin agents: bad, echo\)"):
+        registry.load_agent_factory("ghost")
+
+
+@pytest.mark.parametrize(
+    ("manifest", "expected"),
+    [
+        ('description = "no name"\n', "field 'name'"),
+        ('name = ""\n', "field 'name'"),
+        ('name = "n"\n[agents]\nx = 3\n', "table 'agents'"),
+        ('name = "n"\nagents = "x:y"\n', "table 'agents'"),
+    ],
+)
+def test_invalid_manifest_fields_are_reported(tmp_path, manifest, expected):
+    _write(tmp_path / "p" / "plugin.toml", manifest)
+    registry = discover(tmp_path, entry_points=False)
+    assert registry.plugins == {}
+    assert expected in registry.problems[str(tmp_path / "p" / "plugin.toml")]
+
+
+def test_duplicate_plugin_name_keeps_the_first_and_reports_the_second(tmp_path):
+    _write(tmp_path / "a" / "plugin.toml", 'name = "same"\n[agents]\none = "m:f"\n')
+    _write(tmp_path / "b" / "plugin.toml", 'name = "same"\n[agents]\ntwo = "m:f"\n')
+    registry = discover(tmp_path, entry_points=False)
+    assert dict(registry.plugins["same"].agents) == {"one": "m:f"}
+    assert "already taken" in registry.problems[str(tmp_path / "b" / "plugin.toml")]
+
+
+def test_discover_of_a_missing_folder_is_empty(tmp_path):
+    registry = discover(tmp_path / "nothing", entry_points=False)
+    assert registry.plugins == {}
+    assert registry.problems == {}
+
+
+def test_bad_plugin_target_is_a_config_error(tmp_path):
+    _write(tmp_path / "p" / "plugin.toml", 'name = "p"\n[agents]\nnocolon = "just_a_module"\n')
+    registry = discover(tmp_path, entry_points=False)
+    with pytest.raises(ConfigError, match="module:attribute"):
+        registry.load_agent_factory("nocolon")
+
+
+# ---- entry point plugins ---------------------------------------------------------------------------------
+@pytest.fixture
+def fake_distribution(tmp_path, monkeypatch):
+    dist = tmp_path / "fake_pkg-0.1.dist-info"
+    _write(dist / "METADATA", "Metadata-Version: 2.1\nName: fake-pkg\nVersion: 0.1\n")
+    _write(dist / "entry_points.txt", "[simlab.plugins]\nfake = fake_manifest:PLUGIN\n")
+    _write(
+        tmp_path / "fake_manifest.py",
+        """
+        from simlab.core.plugins import Plugin
+
+        PLUGIN = Plugin(name="fake", description="a test plugin", agents={"fakeagent": "fake_agent_impl:make"})
+        """,
+    )
+    _write(
+        tmp_path / "fake_agent_impl.py",
+        """
+        from simlab.core.world import Reply
+
+        QUESTION = "What should I do?"
+
+
+        class AlwaysClarify:
+            def reset(self, seed, role, task):
+                self.role = role
+
+            def act(self, observation):
+                return Reply(message=QUESTION, action={"action": "clarify", "text": QUESTION})
+
+
+        def make(role, arg, settings):
+            if role != "builder":
+                raise ValueError("fakeagent plays the builder only")
+            return AlwaysClarify()
+        """,
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return tmp_path
+
+
+def test_entry_point_plugin_is_discovered(fake_distribution):
+    registry = discover(plugins_dir=None)
+    plugin = registry.plugins["fake"]
+    assert plugin.source == "entry point fake"
+    assert dict(plugin.agents) == {"fakeagent": "fake_agent_impl:make"}
+    assert registry.agent_names()["fakeagent"] == "fake"
+    assert "fake_agent_impl" not in sys.modules
+
+
+def test_entry_point_plugin_agent_plays_a_blocks_episode(fake_distribution):
+    family = get_family("blocks")
+    registry = discover(plugins_dir=None)
+    specs = role_specs(family, [AgentSpec.parse("builder=fakeagent")])
+    assert specs["builder"].name == "fakeagent"
+    assert specs["D1"].name == "oracle"
+    settings = {**family.default_settings, "turns": 3}
+    agents = make_agents(family, specs, settings, registry)
+    assert type(agents["builder"]).__name__ == "AlwaysClarify"
+    world = family.world(family.generate(1, 0)[0], settings)
+    recorded = {role: spec.spec() for role, spec in specs.items()}
+    episode = run_episode(world, agents, "fake-ep", 0, recorded)
+    assert episode.agents["builder"] == "fakeagent"
+    assert episode.summary["outcome"] == "failure"
+    assert episode.summary["turns"] == 3
+    builder_actions = [e.data["action"]["action"] for e in episode.events if e.kind == "action"]
+    assert builder_actions == ["clarify"] * 3
+    assert episode.summary["metrics"]["tax_clarify"] == 1.0
+
+
+def test_entry_point_plugin_agent_in_the_wrong_role_is_a_config_error(fake_distribution):
+    family = get_family("blocks")
+    specs = role_specs(family, [AgentSpec.parse("D1=fakeagent")])
+    with pytest.raises(ConfigError, match="agent D1=fakeagent: fakeagent plays the builder only"):
+        make_agents(family, specs, family.default_settings, discover(plugins_dir=None))
+
+
+def test_entry_point_that_is_not_a_plugin_is_reported(tmp_path, monkeypatch):
+    dist = tmp_path / "bad_pkg-0.1.dist-info"
+    _write(dist / "METADATA", "Metadata-Version: 2.1\nName: bad-pkg\nVersion: 0.1\n")
+    _write(dist / "entry_points.txt", "[simlab.plugins]\nnotplugin = fake_manifest:PLUGIN\n")
+    _write(tmp_path / "fake_manifest.py", "PLUGIN = {'name': 'x'}\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    registry = discover(plugins_dir=None)
+    assert "notplugin" not in registry.plugins
+    (problem,) = [p for w, p in registry.problems.items() if "notplugin" in w]
+    assert "expected a simlab.core.plugins.Plugin" in problem
