@@ -12,8 +12,12 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from simlab.core.errors import SimlabError
+
+if TYPE_CHECKING:
+    from simlab.worlds.blocks.generator import Structure
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEMO_STRUCTURES = REPO_ROOT / "scenes" / "blocks" / "demo_structures"
@@ -122,7 +126,25 @@ def _cmd_generate(args: argparse.Namespace) -> int:
     save_structures(structures, args.out, seed=args.seed)
     tiers = {t: sum(s.tier == t for s in structures) for t in ("simple", "medium", "complex")}
     print(f"wrote {len(structures)} structures to {args.out} ({', '.join(f'{v} {k}' for k, v in tiers.items())})")
+    print(_hidden_report(structures))
     return 0
+
+
+def _hidden_report(structures: Sequence[Structure]) -> str:
+    """Which target blocks no director can see, under both interior settings (docs/BLOCKS.md)."""
+    from simlab.worlds.blocks.views import hidden_cells
+
+    lines = ["blocks no director can see (cell@layer):"]
+    for interior in ("paper", "reference"):
+        hidden = {s.id: hidden_cells(s.board, interior) for s in structures}
+        total = sum(len(h) for h in hidden.values())
+        affected = sum(bool(h) for h in hidden.values())
+        lines.append(f"  interior={interior}: {total} blocks in {affected} of {len(structures)} structures")
+        listed = [(sid, cells) for sid, cells in hidden.items() if cells] if interior == "paper" else []
+        lines.extend(f"    {sid}: " + ", ".join(f"({c[0]},{c[1]})@{k}" for c, k in cells) for sid, cells in listed[:10])
+        if len(listed) > 10:
+            lines.append(f"    ... and {len(listed) - 10} more structures")
+    return "\n".join(lines)
 
 
 def _cmd_run(args: argparse.Namespace) -> int:

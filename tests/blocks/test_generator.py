@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -134,3 +138,24 @@ def test_load_missing_and_broken_files(tmp_path: Path) -> None:
     (tmp_path / INDEX_FILE).write_text(json.dumps({"format": "simlab.blocks.structures", "version": 9}))
     with pytest.raises(FormatError, match="newer"):
         load_structures(tmp_path)
+
+
+def test_generation_is_identical_across_processes_with_different_hash_seeds() -> None:
+    code = (
+        "import hashlib, json; from simlab.worlds.blocks.generator import generate_structures; "
+        "print(hashlib.sha256(json.dumps([s.to_json() for s in generate_structures(100, 0)]).encode()).hexdigest())"
+    )
+    root = Path(__file__).resolve().parents[2]
+    digests = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            cwd=root,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        for seed in ("0", "12345")
+    }
+    here = hashlib.sha256(json.dumps([s.to_json() for s in generate_structures(100, 0)]).encode()).hexdigest()
+    assert digests == {here}

@@ -81,13 +81,14 @@ def game_episode(
     codes = start_codes
     for turn in game.turns:
         events.extend(_turn_events(turn))
-        clarify = turn.move is not None and turn.move.action is Action.CLARIFY
-        log.append(turn_record(turn.number, turn.move, turn.executed or clarify, turn.error, turn.oracle))
         if turn.codes_after is not None:
             if turn.codes_after != codes:
                 events.append(ev.state(turn.number, _state(turn.board_after, turn.codes_after)))
             codes = turn.codes_after
         scores = progress_from_codes(codes, target_codes)
+        clarify = turn.move is not None and turn.move.action is Action.CLARIFY
+        ok = turn.executed or clarify
+        log.append(turn_record(turn.number, turn.move, ok, turn.error, turn.oracle, scores["overall_progress"]))
         events.append(Event("score", turn.number, None, {"metrics": scores, "logged": turn.logged_metrics}))
     final = progress_from_codes(codes, target_codes)
     summary = summarize(_task(game), log, final, final["completion"] == 1.0 and final["iou"] == 1.0)

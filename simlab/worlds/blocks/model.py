@@ -26,6 +26,7 @@ BLOCK_CODES: tuple[str, ...] = tuple(c[0] + s for c in COLORS for s in "sl")
 
 Cell = tuple[int, int]
 CELLS: tuple[Cell, ...] = tuple((i, j) for i in range(GRID) for j in range(GRID))
+_CELL_SET = frozenset(CELLS)
 
 
 def color_of(code: str) -> str:
@@ -45,10 +46,9 @@ def is_block_code(code: object) -> bool:
 
 def in_grid(cell: object) -> bool:
     """True when ``cell`` is an ``(i, j)`` pair of ints inside the 3x3 grid."""
+    # Exact type checks: (True, 0) equals (1, 0) but is not a cell. This runs for every move checked.
     return (
-        isinstance(cell, tuple)
-        and len(cell) == 2
-        and all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v < GRID for v in cell)
+        type(cell) is tuple and len(cell) == 2 and type(cell[0]) is int and type(cell[1]) is int and cell in _CELL_SET
     )
 
 

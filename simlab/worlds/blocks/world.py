@@ -33,6 +33,7 @@ ARCHETYPES: dict[str, str] = {  # paper table 3
     "synthesizer": "Integrates all directors' observations into a coherent picture; reconciles contradictions and "
     "drives shared understanding.",
 }
+PAPER_TURNS = 20
 DEFAULT_SETTINGS: dict[str, Any] = {
     "turns": 20,
     "interior": "paper",  # "paper": D2 sees the tops of (1,1) and (2,1); "reference": nobody sees the interior
@@ -89,6 +90,7 @@ class BlocksWorld(World):
         self.target = Board.from_json(task["board"])
         self.board = Board()
         self.reachable = views.reachable_board(self.target, self.settings["interior"])
+        self._views = {d: views.director_view(self.target, d, self.settings["interior"]) for d in DIRECTORS}
         self.history: list[dict[str, Any]] = []
         self.turn_log: list[dict[str, Any]] = []
         self._queue: list[str] = []
@@ -188,14 +190,15 @@ class BlocksWorld(World):
         if is_move or result.error is MoveError.NOT_A_MOVE:
             text = result.message if result.ok else f"FAILED: {result.message}"
             self.history.append({"turn": self.turn, "role": "engine", "text": text})
-        record = turn_record(self.turn, move, result.ok, result.error, self._oracle)
+        scores = self._scores()
+        record = turn_record(self.turn, move, result.ok, result.error, self._oracle, scores["overall_progress"])
         self.turn_log.append(record)
         data = {**result.to_json(), "taxonomy": record["taxonomy"], "oracle": [m.to_json() for m in self._oracle]}
         data["candidates"] = [m.to_json() for m in self._candidates]
         out = [Event("result", self.turn, "engine", data)]
         if is_move and result.ok:
             out.append(ev.state(self.turn, {"board": self.board.to_json()}))
-        out.append(ev.score(self.turn, self._scores()))
+        out.append(ev.score(self.turn, scores))
         return out
 
     def _scores(self) -> dict[str, float]:
@@ -209,7 +212,7 @@ class BlocksWorld(World):
         return self.history[-keep:] if len(self.history) > limit else list(self.history)
 
     def _observe_director(self, role: str) -> Observation:
-        view = views.director_view(self.target, role, self.settings["interior"])
+        view = self._views[role]
         name = persona(self.task_id(), int(self.settings["repeat"]), role)
         history = self._visible_history()
         data = {
@@ -253,7 +256,9 @@ class BlocksWorld(World):
 
     # ---- results --------------------------------------------------------------------------------------
     def summary(self) -> dict[str, Any]:
-        return summarize(self.task, self.turn_log, self._scores(), self.done)
+        out = summarize(self.task, self.turn_log, self._scores(), self.done)
+        out["metrics"]["hidden_blocks"] = len(views.hidden_cells(self.target, self.settings["interior"]))
+        return out
 
 
 def summarize(
@@ -264,6 +269,11 @@ def summarize(
     available = [t for t in log if t["oracle"]]
     out: dict[str, float | None] = dict(final)
     out["turns_used"] = len(log)
+    # The paper reports progress at turn 20; with a longer budget it is read off the log, an earlier
+    # finish carries the final value.
+    out[f"overall_progress_t{PAPER_TURNS}"] = next(
+        (t["progress"] for t in log if t["turn"] == PAPER_TURNS), final["overall_progress"]
+    )
     out["oracle_availability"] = _rate(len(available), len(log))
     out["communication_failure_rate"] = _rate(sum(t["communication_failure"] for t in available), len(available))
     out["remove_gap"] = metrics.remove_gap([(t["action"], t["oracle"]) for t in log])
@@ -282,11 +292,12 @@ def summarize(
 
 
 def turn_record(
-    turn: int, move: Move | None, ok: bool, error: MoveError | None, oracle_set: list[Move]
+    turn: int, move: Move | None, ok: bool, error: MoveError | None, oracle_set: list[Move], progress: float
 ) -> dict[str, Any]:
-    """One entry of the per-turn log that :func:`summarize` reads."""
+    """One entry of the per-turn log that :func:`summarize` reads (``progress``: overall progress after it)."""
     return {
         "turn": turn,
+        "progress": progress,
         "action": move.action.value if move is not None else None,
         "ok": ok,
         "taxonomy": metrics.classify_turn(move, ok, error, oracle_set),
