@@ -32,6 +32,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SimlabError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # a path the user gave that cannot be read or written
+        print(f"error: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("interrupted; finished episodes are saved (resume with --resume)", file=sys.stderr)
         return 130

@@ -10,8 +10,10 @@ done
 [ -z "$missing" ] && exit 0
 if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
   echo "installing test dependencies:$missing"
-  apt-get update -qq >/dev/null
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
+  # Today's tests do not need a display yet, so a failed install warns instead of stopping the suite.
+  if ! { apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null; }; then
+    echo "warning: apt-get could not install:$missing" >&2
+  fi
 else
   echo "warning: missing system packages for the GUI tests:$missing" >&2
   echo "  install them with: sudo apt-get install$missing" >&2

@@ -9,8 +9,8 @@ class SimlabError(Exception):
     """Base class of every error SimLab reports to a user."""
 
 
-class FormatError(SimlabError):
-    """A file that cannot be read as what it claims to be.
+class FormatError(SimlabError, ValueError):
+    """A file that cannot be read as what it claims to be (also a ValueError, for callers parsing values).
 
     ``where`` is a line (``"line 12"``), a JSON path (``"events[3].data.move"``) or a field name.
     """

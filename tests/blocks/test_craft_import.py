@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from simlab.core.errors import FormatError
 from simlab.worlds.blocks.craft_import import import_craft_log, read_craft_log, recompute_metrics
 from simlab.worlds.blocks.metrics import classify_turn
 from simlab.worlds.blocks.model import Action, Board, Move, MoveError
@@ -106,18 +107,18 @@ def test_recomputed_metrics_equal_logged(imp) -> None:
 def test_truncated_file_names_file(tmp_path: Path, cut: int) -> None:
     bad = tmp_path / "broken.json"
     bad.write_text(FIXTURE.read_text(encoding="utf-8")[:cut], encoding="utf-8")
-    with pytest.raises(ValueError, match=r"broken\.json: malformed JSON at line \d+, column \d+"):
+    with pytest.raises(FormatError, match=r"broken\.json, line \d+, column \d+: malformed JSON"):
         import_craft_log(bad)
 
 
 def test_garbled_and_non_object_files(tmp_path: Path) -> None:
     garbled = tmp_path / "garbled.json"
     garbled.write_bytes(b'{"games": [\xff\xfe]}')
-    with pytest.raises(ValueError, match=r"garbled\.json"):
+    with pytest.raises(FormatError, match=r"garbled\.json"):
         read_craft_log(garbled)
     listing = tmp_path / "list.json"
     listing.write_text("[1, 2]", encoding="utf-8")
-    with pytest.raises(ValueError, match=r"list\.json: expected a JSON object"):
+    with pytest.raises(FormatError, match=r"list\.json, top level: expected a JSON object"):
         read_craft_log(listing)
 
 

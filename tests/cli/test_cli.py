@@ -222,3 +222,32 @@ def test_plugins_command_lists_plugins_and_broken_ones(tmp_path, monkeypatch, ca
     assert code == 0
     assert "clifake: agents a, b  (entry point clifake) hello" in out
     assert "broken: entry point clibroken (cli_no_such_module:PLUGIN): ModuleNotFoundError" in out
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (None, "file not found"),
+        ('{"games": [{"turns": [', "line 1, column 23"),
+        ('{"experiment_info": {}}', "field 'games'"),
+    ],
+)
+def test_import_of_a_bad_craft_log_exits_2_and_writes_nothing(tmp_path, capsys, content, expected):
+    log = tmp_path / "log.json"
+    if content is not None:
+        log.write_text(content)
+    code, _, err = _run(capsys, "import", "craft", str(log), "--out", str(tmp_path / "run"))
+    assert code == 2 and err.startswith("error:") and str(log) in err and expected in err
+    assert not (tmp_path / "run").exists()
+
+
+def test_imported_replay_has_the_logged_boards_and_scores(tmp_path, capsys):
+    assert _run(capsys, "import", "craft", str(CRAFT_LOG), "--out", str(tmp_path / "run"))[0] == 0
+    run = load_run(tmp_path / "run")
+    episode = run.episodes()[0]
+    scores = [e for e in episode.events if e.kind == "score" and e.data.get("logged")]
+    assert scores, "the fixture logs metrics on some turns"
+    for event in scores:
+        for name in ("iou", "completion", "position_accuracy", "overall_progress"):
+            assert abs(event.data["metrics"][name] - event.data["logged"][name]) < 1e-6
+    assert episode.state_at(episode.last_turn) is not None

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from simlab.core.errors import FormatError
 from simlab.worlds.blocks.metrics import METRIC_KEYS, move_error_from_text, progress_from_codes
 from simlab.worlds.blocks.model import CELLS, Action, Board, Cell, Move, MoveError, in_grid, parse_cell
 
@@ -107,20 +108,23 @@ class MetricCheck(NamedTuple):
 def read_craft_log(path: str | Path) -> dict[str, Any]:
     """Parse a log file, accepting bare ``Infinity``/``-Infinity``/``NaN``.
 
-    Raises ValueError naming the file (and line and column) when the text is not JSON or not an object.
+    Raises FormatError (a ValueError) naming the file (and line and column) when the text is not JSON or not
+    an object.
     """
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise FormatError(p, "", "file not found") from None
     except UnicodeDecodeError as exc:
-        raise ValueError(f"{p}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        raise FormatError(p, f"byte {exc.start}", f"not UTF-8 text ({exc.reason})") from None
     try:
         # Python's json accepts the three non-standard constants by default; make that explicit.
         data = json.loads(text, parse_constant=_constant)
     except json.JSONDecodeError as exc:
-        raise ValueError(f"{p}: malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+        raise FormatError(p, f"line {exc.lineno}, column {exc.colno}", f"malformed JSON: {exc.msg}") from None
     if not isinstance(data, dict):
-        raise ValueError(f"{p}: expected a JSON object at the top level, got {type(data).__name__}")
+        raise FormatError(p, "top level", f"expected a JSON object, got {type(data).__name__}")
     return data
 
 

@@ -8,12 +8,14 @@ reader can compare (:func:`simlab.worlds.blocks.craft_import.recompute_metrics` 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from simlab.core import events as ev
 from simlab.core.episode import Episode
+from simlab.core.errors import FormatError
 from simlab.core.events import Event
 from simlab.core.recording import RunWriter
 from simlab.worlds.blocks.craft_import import Codes, CraftGame, CraftTurn, import_craft_log, recompute_metrics
@@ -25,13 +27,16 @@ from simlab.worlds.blocks.world import BUILDER, summarize, turn_record
 def import_craft_run(log_path: str | Path, out_dir: str | Path) -> str:
     """Import every game of a CRAFT log into a new run folder; returns a report of what was done."""
     imp = import_craft_log(log_path)
+    if not imp.games:
+        raise FormatError(log_path, "field 'games'", "expected a list of games: nothing to import, nothing written")
     agents = _agents(imp.models)
     tasks = [_task(g) for g in imp.games]
-    config = {"world": "blocks", "seed": 0, "repeats": 1, "agents": agents, "settings": dict(imp.settings)}
+    settings = finite(imp.settings)
+    config = {"world": "blocks", "seed": 0, "repeats": 1, "agents": agents, "settings": settings}
     config.update({"tasks": tasks, "imported_from": {"source": "craft", "file": str(log_path)}})
     writer = RunWriter(out_dir, config)
     for k, game in enumerate(imp.games):
-        writer.add(game_episode(game, k, agents, imp.settings, str(log_path)))
+        writer.add(game_episode(game, k, agents, settings, str(log_path)))
     checks = recompute_metrics(imp)
     worst = max((c.max_abs_diff for c in checks), default=0.0)
     lines = [
@@ -42,6 +47,17 @@ def import_craft_run(log_path: str | Path, out_dir: str | Path) -> str:
         lines.append(f"skipped or missing ({len(imp.skipped)}):")
         lines.extend(f"  - {note}" for note in imp.skipped)
     return "\n".join(lines)
+
+
+def finite(value: Any) -> Any:
+    """The reference logs hold bare Infinity/NaN; recordings are strict JSON, so those become null."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, Mapping):
+        return {k: finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [finite(v) for v in value]
+    return value
 
 
 def _agents(models: Mapping[str, str]) -> dict[str, str]:
@@ -89,7 +105,7 @@ def game_episode(
         clarify = turn.move is not None and turn.move.action is Action.CLARIFY
         ok = turn.executed or clarify
         log.append(turn_record(turn.number, turn.move, ok, turn.error, turn.oracle, scores["overall_progress"]))
-        events.append(Event("score", turn.number, None, {"metrics": scores, "logged": turn.logged_metrics}))
+        events.append(Event("score", turn.number, None, {"metrics": scores, "logged": finite(turn.logged_metrics)}))
     final = progress_from_codes(codes, target_codes)
     summary = summarize(_task(game), log, final, final["completion"] == 1.0 and final["iou"] == 1.0)
     summary["agents"] = dict(agents)
