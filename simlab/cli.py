@@ -41,7 +41,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="simlab", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="simlab", description="SimLab: generate worlds, run and record multi-agent episodes, report metrics."
+    )
     sub = parser.add_subparsers(dest="command")
     parser.set_defaults(func=_cmd_default)
 
