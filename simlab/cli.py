@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from simlab.core.errors import SimlabError
 
 if TYPE_CHECKING:
+    from simlab.core.episode import Episode
     from simlab.worlds.blocks.generator import Structure
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -46,6 +47,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command")
     parser.set_defaults(func=_cmd_default)
+
+    gui = sub.add_parser("gui", help="open the desktop app (default: on the bundled demo run)")
+    gui.add_argument("path", nargs="?", type=Path, help="a run folder or an episode file")
+    gui.set_defaults(func=_cmd_gui)
 
     demo = sub.add_parser("demo", help="run the bundled scripted blocks episode headless and print a summary")
     demo.add_argument("--out", type=Path, help="keep the demo run in this folder (default: a temporary folder)")
@@ -95,15 +100,41 @@ def _parser() -> argparse.ArgumentParser:
     imp.add_argument("--out", type=Path, required=True)
     imp.set_defaults(func=_cmd_import)
 
+    rep_ = sub.add_parser("replay", help="export an episode headless: a turn sheet, an HTML transcript or an animation")
+    rep_.add_argument("source", type=Path, metavar="EPISODE_OR_RUN", help="an episode .json or a run folder")
+    rep_.add_argument("--episode", help="episode id inside a run folder (default: the first in its index)")
+    rep_.add_argument("--turn", type=int, help="turn for --export png (default: the last turn)")
+    rep_.add_argument("--export", choices=("png", "html", "gif", "mp4"), required=True)
+    rep_.add_argument("--out", type=Path, required=True, help="file to write")
+    rep_.add_argument("--first", type=int, help="first turn of an animation (default 0)")
+    rep_.add_argument("--last", type=int, help="last turn of an animation (default: the last turn)")
+    rep_.set_defaults(func=_cmd_replay)
+
     plug = sub.add_parser("plugins", help="list installed plugins and any that failed to load")
     plug.set_defaults(func=_cmd_plugins)
     return parser
 
 
 def _cmd_default(args: argparse.Namespace) -> int:
+    """With a display: the app on the bundled demo run. Without one: the headless demo and how to get the app."""
     if os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
-        print("The desktop app is not built yet (it is the next issue); running the headless demo instead.\n")
-    return _cmd_demo(argparse.Namespace(out=None))
+        return _cmd_gui(argparse.Namespace(path=None))
+    status = _cmd_demo(argparse.Namespace(out=None))
+    print(
+        "\nNo display here, so this was the headless demo. The desktop app opens with `make run` (or\n"
+        "`python main.py gui RUN_DIR`) on a machine with a display, or under Xvfb: `xvfb-run -a make run`."
+    )
+    return status
+
+
+def _cmd_gui(args: argparse.Namespace) -> int:
+    try:
+        from simlab.gui.app import run_app
+    except ImportError as exc:
+        raise SimlabError(f"the desktop app needs the GUI packages ({exc.name}): pip install -e '.[gui]'") from None
+    from simlab.runner.demo import DEMO_RUN
+
+    return run_app([args.path or DEMO_RUN])
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
@@ -220,6 +251,53 @@ def _cmd_import(args: argparse.Namespace) -> int:
 
     result = import_craft_run(args.file, args.out)
     print(result)
+    return 0
+
+
+def _load_replay_episode(source: Path, episode_id: str | None) -> Episode:
+    """The episode a ``replay`` names: an episode file, or one episode of a run folder."""
+    from simlab.core.errors import ConfigError
+    from simlab.core.recording import load_episode, load_run
+
+    if not source.exists():
+        raise ConfigError(f"{source}: no such episode file or run folder")
+    if source.is_file():
+        return load_episode(source)
+    run = load_run(source)
+    if not run.summaries:
+        raise ConfigError(f"{source}: the run holds no finished episode")
+    wanted = episode_id or str(run.summaries[0]["episode_id"])
+    try:
+        return run.load_episode(wanted)
+    except KeyError:
+        known = ", ".join(str(s["episode_id"]) for s in run.summaries[:10])
+        raise ConfigError(f"{source}: no episode {wanted!r} (episodes: {known})") from None
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    from simlab.core.errors import ConfigError
+
+    episode = _load_replay_episode(args.source, args.episode)
+    last_turn = episode.last_turn
+    if args.export == "png":
+        from simlab.render.turn_sheet import turn_sheet
+
+        turn = last_turn if args.turn is None else args.turn
+        if not 0 <= turn <= last_turn:
+            raise ConfigError(f"--turn {turn}: episode {episode.episode_id} has turns 0..{last_turn}")
+        turn_sheet(episode, turn).save(args.out, format="PNG")
+    elif args.export == "html":
+        from simlab.render.transcript import episode_html
+
+        args.out.write_text(episode_html(episode), encoding="utf-8")
+    else:
+        from simlab.render.animation import write_animation
+
+        first, last = (0 if args.first is None else args.first), (last_turn if args.last is None else args.last)
+        if args.out.suffix.lower() != f".{args.export}":
+            raise ConfigError(f"--out {args.out}: expected a .{args.export} file for --export {args.export}")
+        write_animation(episode, first, last, args.out)
+    print(f"wrote {args.out} ({episode.episode_id})")
     return 0
 
 

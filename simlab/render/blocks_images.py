@@ -11,7 +11,7 @@ view also prints each stack's codes.
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -617,3 +617,23 @@ def board_image(
     lines = [*BOARD_LEGEND, MATCH_LEGEND] if target_json is not None else list(BOARD_LEGEND)
     _legend(draw, lay.width, lay.legend_y, lines, lay.text - 1)
     return image
+
+
+OBSERVATION_IMAGE_SOURCES: dict[str, tuple[str, Callable[[Any], Image.Image]]] = {
+    "wall": ("view", wall_image),
+    "board": ("board", board_image),
+}
+"""Image name -> (key in a blocks observation's ``data``, renderer)."""
+
+
+def observation_images(observation: Mapping[str, Any]) -> dict[str, Image.Image]:
+    """Re-render the pictures a blocks observation event names (``images``) from its recorded ``data``:
+    a director's wall (``view``) and/or the builder's ``board``. Without a name list, every source present."""
+    data = observation.get("data") or {}
+    names = observation.get("images") or list(OBSERVATION_IMAGE_SOURCES)
+    out: dict[str, Image.Image] = {}
+    for name in names:
+        source = OBSERVATION_IMAGE_SOURCES.get(name)
+        if source is not None and data.get(source[0]) is not None:
+            out[name] = source[1](data[source[0]])
+    return out

@@ -312,3 +312,23 @@ def test_registry_builds_the_right_agent_per_role() -> None:
 def test_registry_rejects_specs_that_do_not_fit(name: str, role: str, arg: str | None, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         AGENTS[name](role, arg)
+
+
+def test_scripted_builder_with_slips_makes_seeded_mistakes() -> None:
+    from simlab.testing import play
+    from simlab.worlds import get_family
+
+    family = get_family("blocks")
+    task = family.generate(1, 4)[0]
+    runs = [play(family, task, ["builder=scripted:0.5"], 0, {"turns": 12}) for _ in range(2)]
+    labels = [e.data["taxonomy"] for e in runs[0].events if e.kind == "result"]
+    assert any(label.startswith(("engine-", "wrong-")) for label in labels)
+    assert runs[0].to_json() == runs[1].to_json()
+    clean = play(family, task, ["builder=scripted"], 0, {"turns": 12})
+    assert not any(e.data["taxonomy"].startswith(("engine-", "wrong-")) for e in clean.events if e.kind == "result")
+
+
+@pytest.mark.parametrize("arg", ["1.5", "-0.1", "often"])
+def test_scripted_builder_rejects_a_bad_slip_chance(arg: str) -> None:
+    with pytest.raises(ValueError, match="slip chance"):
+        AGENTS["scripted"]("builder", arg)

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from simlab.core.seeding import rng
@@ -38,6 +39,7 @@ from simlab.worlds.blocks.language import describe_move, parse_moves
 from simlab.worlds.blocks.model import (
     BLOCK_CODES,
     CELLS,
+    COLORS,
     Action,
     Board,
     Cell,
@@ -218,9 +220,25 @@ class SilentDirector(_Scripted):
 
 # ---- builders ---------------------------------------------------------------------------------------------
 class ScriptedBuilder(_Scripted):
-    """Not privileged: plays the first legal move parsed from this turn's messages (candidates preferred)."""
+    """Not privileged: plays the first legal move parsed from this turn's messages (candidates preferred).
+
+    ``slip`` is the chance per move of a listener's slip (seeded): the layer, the colour or the cell is
+    misheard, so a run shows engine errors and wrong moves the way a fallible builder makes them.
+    """
+
+    def __init__(self, role: str, slip: float = 0.0) -> None:
+        super().__init__(role)
+        self.slip = slip
 
     def act(self, observation: Observation) -> Reply:
+        reply = self._follow(observation)
+        r = self.turn_rng(observation, "slip")
+        if self.slip and reply.action and reply.action.get("action") != "clarify" and r.random() < self.slip:
+            move = _misheard(Move.from_json(reply.action), r)
+            return play(move, f"{reply.reasoning} (misheard: playing {move.describe()})")
+        return reply
+
+    def _follow(self, observation: Observation) -> Reply:
         data = observation.data
         board = Board.from_json(data["board"])
         parsed = [
@@ -235,6 +253,21 @@ class ScriptedBuilder(_Scripted):
         who, move = chosen
         note = " (it matches an oracle candidate)" if matching else ""
         return play(move, f"Following {who or 'a director'}: {move.describe()}{note}.")
+
+
+def _misheard(move: Move, r: random.Random) -> Move:
+    """The move with one thing misheard: the layer (one up), the colour, or the cell (a neighbour's)."""
+    kind = r.choice(("layer", "colour", "cell") if move.action is Action.PLACE else ("layer", "cell"))
+    assert move.cell is not None and move.layer is not None
+    if kind == "layer":
+        return replace(move, layer=move.layer + 1)
+    if kind == "colour" and move.block is not None:
+        others = [c for c in COLORS if c[0] != move.block[0]]
+        return replace(move, block=r.choice(others)[0] + move.block[1])
+    i, j = move.cell
+    cell = r.choice([(a, b) for a, b in ((i - 1, j), (i + 1, j), (i, j - 1), (i, j + 1)) if 0 <= a < 3 and 0 <= b < 3])
+    span = None if move.span_to is None else (move.span_to[0] + cell[0] - i, move.span_to[1] + cell[1] - j)
+    return replace(move, cell=cell, span_to=span)
 
 
 class OracleBuilder(_Oracle):
@@ -297,10 +330,15 @@ def make_oracle(role: str, arg: str | None = None, settings: Mapping[str, Any] |
 
 
 def make_scripted(role: str, arg: str | None = None, settings: Mapping[str, Any] | None = None) -> Agent:
-    """``scripted``: the :class:`ScriptedBuilder`."""
+    """``scripted[:SLIP]``: the :class:`ScriptedBuilder`; SLIP (0-1, default 0) is its chance of mishearing."""
     _check_role("scripted", role, "builder")
-    _check_arg("scripted", arg)
-    return ScriptedBuilder(role)
+    try:
+        slip = float(arg) if arg is not None else 0.0
+    except ValueError:
+        slip = -1.0
+    if not 0.0 <= slip <= 1.0:
+        raise ValueError(f"the scripted builder takes a slip chance between 0 and 1, got {arg!r}")
+    return ScriptedBuilder(role, slip)
 
 
 def make_random(role: str, arg: str | None = None, settings: Mapping[str, Any] | None = None) -> Agent:

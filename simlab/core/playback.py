@@ -1,0 +1,57 @@
+"""What a timeline shows about each turn of an episode: who spoke, what was done, what failed, what scored.
+
+Headless so that reports, exports and the GUI's scrubber read the same facts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from simlab.core.episode import Episode
+
+
+@dataclass(frozen=True)
+class TurnMarks:
+    """Facts about one turn for a scrubber's ticks."""
+
+    turn: int
+    speech: bool  # someone sent a public message
+    action: bool  # an action was taken
+    error: bool  # the engine rejected an action, or a reply broke the protocol
+    score_change: bool  # the headline metrics moved
+
+
+def turn_marks(episode: Episode) -> list[TurnMarks]:
+    """One entry per turn 0..last_turn."""
+    speech, action, error = set(), set(), set()
+    for e in episode.events:
+        if e.kind == "message":
+            speech.add(e.turn)
+        elif e.kind == "action":
+            action.add(e.turn)
+        elif e.kind == "protocol_error" or (e.kind == "result" and not e.data.get("ok", True)):
+            error.add(e.turn)
+    changed = _score_changes(episode)
+    return [TurnMarks(t, t in speech, t in action, t in error, t in changed) for t in range(episode.last_turn + 1)]
+
+
+def _score_changes(episode: Episode) -> set[int]:
+    out: set[int] = set()
+    previous = None
+    for e in episode.events:
+        if e.kind == "score":
+            metrics = e.data.get("metrics")
+            if previous is not None and metrics != previous:
+                out.add(e.turn)
+            previous = metrics
+    return out
+
+
+def error_turns(episode: Episode) -> list[int]:
+    """Turns holding an engine error or a protocol error, in order."""
+    return [m.turn for m in turn_marks(episode) if m.error]
+
+
+def next_error_turn(episode: Episode, after: int) -> int | None:
+    """The first error turn strictly after ``after``, or None."""
+    return next((t for t in error_turns(episode) if t > after), None)

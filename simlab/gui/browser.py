@@ -1,0 +1,518 @@
+"""The episode browser: a sortable, filterable table of a run's index lines.
+
+It reads only the summaries (``Run.summaries``) and the unreadable index lines (``Run.problems``), never an
+episode file, so a run of thousands of episodes opens at once. Choosing an episode emits
+:attr:`EpisodeBrowser.episodeActivated`; what happens next (loading it into the playback model) is the main
+window's business.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QItemSelectionModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+    Signal,
+)
+from PySide6.QtGui import QBrush, QColor, QFont, QKeyEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QTableView,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+OUTCOMES = ("success", "failure", "abort")
+# Foreground colours readable on light and dark rows, and a faint tint of the same hue for the cell.
+OUTCOME_COLOURS = {"success": "#1b7f3b", "failure": "#b45f06", "abort": "#c62828"}
+OUTCOME_TINT_ALPHA = 28
+ALL_TASKS = "All tasks"
+ModelIndex = QModelIndex | QPersistentModelIndex
+
+
+@dataclass(frozen=True)
+class Column:
+    """One table column: its header, the summary field it shows, and whether it is a number."""
+
+    title: str
+    key: str
+    numeric: bool = False
+
+
+COLUMNS = (
+    Column("Episode", "episode_id"),
+    Column("World", "world"),
+    Column("Task", "task_id"),
+    Column("Group", "group"),
+    Column("Agents", "agents"),
+    Column("Outcome", "outcome"),
+    Column("Score", "score", numeric=True),
+    Column("Turns", "turns", numeric=True),
+    Column("Errors", "errors", numeric=True),
+)
+COLUMN_INDEX = {c.key: i for i, c in enumerate(COLUMNS)}
+
+
+# ---- text helpers (pure) ------------------------------------------------------------------------------------
+def natural_key(text: str) -> str:
+    """A string that sorts ``ep-2`` before ``ep-10``: digit runs are zero-padded, letters case-folded."""
+    return re.sub(r"\d+", lambda m: m.group(0).zfill(12), text.casefold())
+
+
+def _split_role(role: str) -> tuple[str, int | None]:
+    m = re.fullmatch(r"(.*?)(\d+)", role)
+    return (m.group(1), int(m.group(2))) if m else (role, None)
+
+
+def _compact_roles(roles: Sequence[str]) -> str:
+    """``D1 D2 D3`` -> ``D1-3``; ``D1 D3`` -> ``D1/D3``; other names are joined with ``/``."""
+    parts = [_split_role(r) for r in roles]
+    prefixes = {p for p, _ in parts}
+    numbers = [n for _, n in parts]
+    if len(roles) > 1 and len(prefixes) == 1 and None not in numbers:
+        ordered = sorted(n for n in numbers if n is not None)
+        if ordered == list(range(ordered[0], ordered[-1] + 1)):
+            return f"{parts[0][0]}{ordered[0]}-{ordered[-1]}"
+    return "/".join(roles)
+
+
+def compact_agents(agents: Mapping[str, Any] | None) -> str:
+    """``{"D1": "oracle", "D2": "oracle", "D3": "oracle", "builder": "random"}`` -> ``D1-3=oracle, builder=random``."""
+    groups: dict[str, list[str]] = {}
+    for role, spec in (agents or {}).items():
+        groups.setdefault(str(spec), []).append(str(role))
+    return ", ".join(f"{_compact_roles(roles)}={spec}" for spec, roles in groups.items())
+
+
+def full_agents(agents: Mapping[str, Any] | None) -> str:
+    """One ``role = spec`` line per role, for a tooltip."""
+    return "\n".join(f"{role} = {spec}" for role, spec in (agents or {}).items()) or "no agents recorded"
+
+
+def _number(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return float("-inf")  # missing values sort first
+    return float(value)
+
+
+def _display(column: Column, value: Any) -> str:
+    if value is None:
+        return ""
+    if column.key == "agents":
+        return compact_agents(value if isinstance(value, Mapping) else {})
+    if column.key == "score" and isinstance(value, int | float) and not isinstance(value, bool):
+        return f"{value:.3f}"
+    return str(value)
+
+
+def _sort_value(column: Column, value: Any) -> float | str:
+    if column.numeric:
+        return _number(value)
+    return natural_key(_display(column, value))
+
+
+@dataclass(frozen=True)
+class _Row:
+    """What the table needs of one summary, computed once in :meth:`RunIndexModel.set_summaries`."""
+
+    episode_id: str
+    task_id: str
+    outcome: str
+    display: tuple[str, ...]
+    sort: tuple[float | str, ...]
+    agents_tooltip: str
+    haystack: str
+
+
+def _make_row(summary: Mapping[str, Any]) -> _Row:
+    values = [summary.get(c.key) for c in COLUMNS]
+    display = tuple(_display(c, v) for c, v in zip(COLUMNS, values, strict=True))
+    episode_id = str(summary.get("episode_id", ""))
+    task_id = str(summary.get("task_id", "") or "")
+    outcome = str(summary.get("outcome", "") or "")
+    agents = display[COLUMN_INDEX["agents"]]
+    return _Row(
+        episode_id=episode_id,
+        task_id=task_id,
+        outcome=outcome,
+        display=display,
+        sort=tuple(_sort_value(c, v) for c, v in zip(COLUMNS, values, strict=True)),
+        agents_tooltip=full_agents(summary.get("agents") if isinstance(summary.get("agents"), Mapping) else None),
+        haystack=" ".join((episode_id, task_id, agents, outcome)).casefold(),
+    )
+
+
+# ---- the model ---------------------------------------------------------------------------------------------
+class RunIndexModel(QAbstractTableModel):
+    """A read-only table over a run's summary dicts, one row per episode.
+
+    DisplayRole is the text shown, UserRole a sortable value (floats for numbers, a natural-sort key for
+    text), ToolTipRole the full agent list on the Agents column, and the Outcome column is coloured.
+    """
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._rows: list[_Row] = []
+        self._summaries: list[dict[str, Any]] = []
+        self._bold = QFont()
+        self._bold.setBold(True)
+        self._fg = {k: QBrush(QColor(v)) for k, v in OUTCOME_COLOURS.items()}
+        self._bg = {k: QBrush(_tint(v)) for k, v in OUTCOME_COLOURS.items()}
+
+    def set_summaries(self, summaries: Iterable[Mapping[str, Any]]) -> None:
+        """Replace every row (a model reset: views keep no stale rows)."""
+        self.beginResetModel()
+        self._summaries = [dict(s) for s in summaries]
+        self._rows = [_make_row(s) for s in self._summaries]
+        self.endResetModel()
+
+    def summary(self, row: int) -> dict[str, Any]:
+        """The summary dict behind source row ``row``."""
+        return self._summaries[row]
+
+    def episode_id(self, row: int) -> str:
+        return self._rows[row].episode_id
+
+    def row_of(self, episode_id: str) -> int | None:
+        """The source row of an episode id, or None."""
+        return next((i for i, r in enumerate(self._rows) if r.episode_id == episode_id), None)
+
+    def task_ids(self) -> list[str]:
+        """Distinct task ids in natural order."""
+        return sorted({r.task_id for r in self._rows if r.task_id}, key=natural_key)
+
+    def outcome_counts(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for r in self._rows:
+            out[r.outcome] = out.get(r.outcome, 0) + 1
+        return out
+
+    def matches(self, row: int, outcomes: set[str] | None, task: str, text: str) -> bool:
+        """Whether source row ``row`` passes a filter (``text`` already case-folded)."""
+        r = self._rows[row]
+        return (
+            (outcomes is None or r.outcome in outcomes)
+            and (not task or r.task_id == task)
+            and (not text or text in r.haystack)
+        )
+
+    # ---- QAbstractTableModel ---------------------------------------------------------------------------
+    def rowCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(COLUMNS):
+            return None
+        column = COLUMNS[section]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return column.title
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return _alignment(column)
+        return None
+
+    def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        row, col = self._rows[index.row()], index.column()
+        column = COLUMNS[col]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return row.display[col]
+        if role == Qt.ItemDataRole.UserRole:
+            return row.sort[col]
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return _alignment(column)
+        if column.key == "agents" and role == Qt.ItemDataRole.ToolTipRole:
+            return row.agents_tooltip
+        if column.key == "outcome":
+            return self._outcome_data(row.outcome, role)
+        return None
+
+    def _outcome_data(self, outcome: str, role: int) -> Any:
+        if role == Qt.ItemDataRole.ForegroundRole:
+            return self._fg.get(outcome)
+        if role == Qt.ItemDataRole.BackgroundRole:
+            return self._bg.get(outcome)
+        if role == Qt.ItemDataRole.FontRole and outcome in self._fg:
+            return self._bold
+        return None
+
+    def flags(self, index: ModelIndex) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
+
+
+def _tint(colour: str) -> QColor:
+    c = QColor(colour)
+    c.setAlpha(OUTCOME_TINT_ALPHA)
+    return c
+
+
+def _alignment(column: Column) -> int:
+    horizontal = Qt.AlignmentFlag.AlignRight if column.numeric else Qt.AlignmentFlag.AlignLeft
+    return int(horizontal | Qt.AlignmentFlag.AlignVCenter)
+
+
+# ---- the filter --------------------------------------------------------------------------------------------
+class EpisodeFilterProxy(QSortFilterProxyModel):
+    """Filters a :class:`RunIndexModel` by outcome, task and a case-insensitive text search; sorts by UserRole."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._outcomes: set[str] | None = None
+        self._task = ""
+        self._text = ""
+        self.setSortRole(Qt.ItemDataRole.UserRole)
+        self.setDynamicSortFilter(True)
+
+    def set_outcomes(self, outcomes: Iterable[str] | None) -> None:
+        """Show only these outcomes; None shows every outcome (including ones this GUI does not know)."""
+        self._change_filter(outcomes=None if outcomes is None else set(outcomes))
+
+    def set_task(self, task_id: str) -> None:
+        """Show one task (exact id), or every task for ``""``."""
+        self._change_filter(task=task_id or "")
+
+    def set_text(self, text: str) -> None:
+        """Case-insensitive substring over episode id, task, agents and outcome."""
+        self._change_filter(text=text.strip().casefold())
+
+    def _change_filter(self, **changes: Any) -> None:
+        self.beginFilterChange()
+        if "outcomes" in changes:
+            self._outcomes = changes["outcomes"]
+        self._task = changes.get("task", self._task)
+        self._text = changes.get("text", self._text)
+        self.endFilterChange()
+
+    def filterAcceptsRow(self, source_row: int, source_parent: ModelIndex) -> bool:
+        model = self.sourceModel()
+        if not isinstance(model, RunIndexModel):
+            return True
+        return model.matches(source_row, self._outcomes, self._task, self._text)
+
+
+# ---- the widget --------------------------------------------------------------------------------------------
+class _EpisodeTable(QTableView):
+    """A table view whose Enter/Return reports the current row on every platform."""
+
+    rowActivated = Signal(QModelIndex)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self.currentIndex().isValid():
+            self.rowActivated.emit(self.currentIndex())
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+
+class EpisodeBrowser(QWidget):
+    """A run's episodes as a sortable, filterable table with outcome toggles, a task menu and a search box.
+
+    Emits :attr:`episodeActivated` with an episode id on Enter/Return or a double-click.
+    """
+
+    episodeActivated = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model = RunIndexModel(self)
+        self.proxy = EpisodeFilterProxy(self)
+        self.proxy.setSourceModel(self.model)
+        self.table = self._make_table()
+        self.outcome_buttons = {name: self._make_outcome_button(name) for name in OUTCOMES}
+        self.task_combo = QComboBox(self)
+        self.task_combo.setToolTip("Show one task only")
+        self.task_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.task_combo.addItem(ALL_TASKS, "")
+        self.search_edit = QLineEdit(self)
+        self.search_edit.setPlaceholderText("Search episodes...")
+        self.search_edit.setClearButtonEnabled(True)
+        self.search_edit.setToolTip("Case-insensitive search in episode id, task, agents and outcome")
+        self.count_label = QLabel(self)
+        self.problems_label = self._make_banner()
+        self._layout()
+        self._connect()
+        self._update_count()
+
+    # ---- construction ----------------------------------------------------------------------------------
+    def _make_table(self) -> _EpisodeTable:
+        table = _EpisodeTable(self)
+        table.setModel(self.proxy)
+        table.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)  # index order at first
+        table.setSortingEnabled(True)
+        table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        table.setAlternatingRowColors(True)
+        table.setWordWrap(False)
+        table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        table.verticalHeader().setVisible(False)
+        table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 8)
+        header = table.horizontalHeader()
+        header.setResizeContentsPrecision(200)  # sample rows for widths, so 10,000 rows stay instant
+        header.setHighlightSections(False)
+        header.setStretchLastSection(False)
+        return table
+
+    def _make_outcome_button(self, name: str) -> QToolButton:
+        button = QToolButton(self)
+        button.setText(name)
+        button.setCheckable(True)
+        button.setChecked(True)
+        button.setToolTip(f"Show {name} episodes")
+        colour = OUTCOME_COLOURS[name]
+        button.setStyleSheet(
+            "QToolButton { padding: 2px 8px; border: 1px solid palette(mid); border-radius: 3px; }"
+            f"QToolButton:checked {{ color: {colour}; font-weight: bold; border-color: {colour};"
+            f" background: {_tint(colour).name(QColor.NameFormat.HexArgb)}; }}"
+            "QToolButton:!checked { color: palette(mid); }"
+        )
+        return button
+
+    def _make_banner(self) -> QLabel:
+        label = QLabel(self)
+        label.setStyleSheet(
+            "QLabel { background: #fff3cd; color: #664d03; border: 1px solid #e6c86e;"
+            " border-radius: 3px; padding: 4px 6px; }"
+        )
+        label.setWordWrap(False)
+        label.setTextFormat(Qt.TextFormat.PlainText)
+        label.hide()
+        return label
+
+    def _layout(self) -> None:
+        bar = QHBoxLayout()
+        bar.setContentsMargins(0, 0, 0, 0)
+        for button in self.outcome_buttons.values():
+            bar.addWidget(button)
+        bar.addSpacing(8)
+        bar.addWidget(self.task_combo)
+        bar.addWidget(self.search_edit, 1)
+        bar.addWidget(self.count_label)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(bar)
+        layout.addWidget(self.problems_label)
+        layout.addWidget(self.table, 1)
+
+    def _connect(self) -> None:
+        for button in self.outcome_buttons.values():
+            button.toggled.connect(self._outcomes_changed)
+        self.task_combo.currentIndexChanged.connect(self._task_changed)
+        self.search_edit.textChanged.connect(self._text_changed)
+        self.table.rowActivated.connect(self._activate)
+        self.table.doubleClicked.connect(self._activate)
+        self.proxy.rowsInserted.connect(self._update_count)
+        self.proxy.rowsRemoved.connect(self._update_count)
+        self.proxy.modelReset.connect(self._update_count)
+        self.proxy.layoutChanged.connect(self._update_count)
+
+    # ---- public API ------------------------------------------------------------------------------------
+    def set_run(self, summaries: Iterable[Mapping[str, Any]], problems: Sequence[str] = ()) -> None:
+        """Show a run's summaries and any unreadable index lines; filters stay as the user left them."""
+        self.model.set_summaries(summaries)
+        self._fill_tasks()
+        self._fill_outcome_counts()
+        self.set_problems(problems)
+        self._fit_columns()
+        self._update_count()
+
+    def set_problems(self, problems: Sequence[str]) -> None:
+        """Show a yellow banner naming unreadable index lines (hidden when there are none)."""
+        problems = list(problems)
+        if not problems:
+            self.problems_label.hide()
+            self.problems_label.clear()
+            return
+        noun = "index line" if len(problems) == 1 else "index lines"
+        first = problems[0] if len(problems[0]) <= 140 else problems[0][:139] + "…"
+        self.problems_label.setText(f"⚠ {len(problems)} {noun} could not be read: {first}")
+        self.problems_label.setToolTip("\n".join(problems))
+        self.problems_label.show()
+
+    def select_episode(self, episode_id: str) -> bool:
+        """Select an episode's row and scroll to it; False when it is not in the run or filtered out."""
+        row = self.model.row_of(episode_id)
+        if row is None:
+            return False
+        index = self.proxy.mapFromSource(self.model.index(row, 0))
+        if not index.isValid():
+            return False
+        flags = QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
+        self.table.selectionModel().setCurrentIndex(index, flags)
+        self.table.scrollTo(index, QAbstractItemView.ScrollHint.EnsureVisible)
+        return True
+
+    def visible_episode_ids(self) -> list[str]:
+        """Episode ids in the order the table shows them, after filtering and sorting."""
+        return [self.proxy.index(r, 0).data(Qt.ItemDataRole.DisplayRole) for r in range(self.proxy.rowCount())]
+
+    def count_text(self) -> str:
+        return self.count_label.text()
+
+    # ---- reactions -------------------------------------------------------------------------------------
+    def _outcomes_changed(self) -> None:
+        allowed = {name for name, b in self.outcome_buttons.items() if b.isChecked()}
+        self.proxy.set_outcomes(None if allowed == set(OUTCOMES) else allowed)
+        self._update_count()
+
+    def _task_changed(self) -> None:
+        self.proxy.set_task(self.task_combo.currentData() or "")
+        self._update_count()
+
+    def _text_changed(self, text: str) -> None:
+        self.proxy.set_text(text)
+        self._update_count()
+
+    def _activate(self, index: QModelIndex) -> None:
+        if index.isValid():
+            source = self.proxy.mapToSource(index)
+            self.episodeActivated.emit(self.model.episode_id(source.row()))
+
+    def _update_count(self) -> None:
+        self.count_label.setText(f"{self.proxy.rowCount()} of {self.model.rowCount()} episodes")
+
+    def _fill_tasks(self) -> None:
+        current = self.task_combo.currentData() or ""
+        tasks = self.model.task_ids()
+        self.task_combo.blockSignals(True)
+        self.task_combo.clear()
+        self.task_combo.addItem(ALL_TASKS, "")
+        for task in tasks:
+            self.task_combo.addItem(task, task)
+        self.task_combo.setCurrentIndex(max(0, self.task_combo.findData(current)) if current in tasks else 0)
+        self.task_combo.blockSignals(False)
+        self._task_changed()
+
+    def _fill_outcome_counts(self) -> None:
+        counts = self.model.outcome_counts()
+        for name, button in self.outcome_buttons.items():
+            button.setText(f"{name} {counts.get(name, 0)}")
+
+    def _fit_columns(self) -> None:
+        self.table.resizeColumnsToContents()
+        header = self.table.horizontalHeader()
+        agents = COLUMN_INDEX["agents"]
+        header.resizeSection(agents, min(header.sectionSize(agents), 320))
+        for col, column in enumerate(COLUMNS):
+            if not column.numeric:
+                header.resizeSection(col, header.sectionSize(col) + 12)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)

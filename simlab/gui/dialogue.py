@@ -1,0 +1,510 @@
+"""The dialogue of an episode, turn by turn, bound to the :class:`~simlab.gui.playback.PlaybackModel`.
+
+:class:`DialoguePane` has two tabs. *Dialogue* is a :class:`QTextBrowser` holding the whole episode as HTML:
+a heading per turn (``<a name="turn-N">``), public messages with the speaker in a stable colour, builder
+actions in monospace, engine results (ok in green, FAILED in red with the error code), protocol errors in red
+and, when "Show private reasoning" is on, private reasoning in grey italics. Every piece of model output is
+HTML-escaped: it is data, never markup. The HTML is rebuilt only when the episode or the reasoning toggle
+changes; a turn change only moves the highlight (an extra selection) and scrolls to the turn's heading.
+Clicking a message seeks the playback to its turn. Ctrl+F opens a search bar. *Raw* shows the episode's raw
+model stream (requests and responses) as pretty JSON, for the current turn or for all turns.
+"""
+
+from __future__ import annotations
+
+import bisect
+import html
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QColor, QFontDatabase, QKeyEvent, QKeySequence, QShortcut, QTextCursor, QTextFormat
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QTabWidget,
+    QTextBrowser,
+    QTextEdit,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from simlab.core.episode import Episode
+from simlab.core.events import Event
+from simlab.gui.playback import PlaybackModel
+
+KNOWN_SPEAKER_COLOURS: dict[str, str] = {
+    "D1": "#1f5fbf",  # blue
+    "D2": "#7b3fb5",  # purple
+    "D3": "#00897b",  # teal
+    "builder": "#d2691e",  # orange
+}
+"""Fixed colours of the blocks roles; every view that names a speaker uses the same colour."""
+
+EXTRA_SPEAKER_COLOURS: tuple[str, ...] = ("#c2185b", "#5d7a1f", "#8d5a3b", "#3949ab", "#b8860b", "#455a64")
+"""Colours of other roles, handed out in sorted role order."""
+
+OK_COLOUR = "#2e7d32"
+ERROR_COLOUR = "#c62828"
+MUTED_COLOUR = "#7a7f87"
+TEXT_COLOUR = "#20242a"
+TURN_TINT = QColor(255, 236, 179, 150)
+HIT_TINT = QColor(255, 213, 79)
+MESSAGE_SCHEME = "ev"
+
+
+def speaker_colours(roles: Iterable[str]) -> dict[str, str]:
+    """A stable colour per role: D1 blue, D2 purple, D3 teal, builder orange, others by sorted order."""
+    out: dict[str, str] = {}
+    others = sorted(r for r in set(roles) if r not in KNOWN_SPEAKER_COLOURS)
+    for role in roles:
+        if role in KNOWN_SPEAKER_COLOURS:
+            out[role] = KNOWN_SPEAKER_COLOURS[role]
+    for k, role in enumerate(others):
+        out[role] = EXTRA_SPEAKER_COLOURS[k % len(EXTRA_SPEAKER_COLOURS)]
+    return out
+
+
+# ---- HTML (pure functions of the episode) ------------------------------------------------------------------
+
+
+def _esc(text: Any) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _speaker(role: str | None, colours: dict[str, str]) -> str:
+    name = role or "engine"
+    return f'<span style="color:{colours.get(name, TEXT_COLOUR)}; font-weight:600">{_esc(name)}</span>'
+
+
+def _action_text(data: dict[str, Any]) -> str:
+    text = data.get("text")
+    if isinstance(text, str) and text:
+        return text
+    return json.dumps(data.get("action"), ensure_ascii=False, sort_keys=True)
+
+
+def _event_html(index: int, event: Event, colours: dict[str, str], show_reasoning: bool) -> str:
+    """One paragraph for an event, or "" when the event is not part of the dialogue."""
+    data = dict(event.data)
+    if event.kind == "message":
+        link = f'href="{MESSAGE_SCHEME}:{index}" name="ev-{index}"'
+        return (
+            f'<p style="margin:3px 0 3px 10px"><a {link} style="text-decoration:none">'
+            f'{_speaker(event.role, colours)}<span style="color:{TEXT_COLOUR}">&nbsp; '
+            f"{_esc(data.get('text', ''))}</span></a></p>"
+        )
+    if event.kind == "reasoning" and show_reasoning:
+        return (
+            f'<p style="margin:1px 0 1px 10px; color:{MUTED_COLOUR}"><i>{_esc(event.role)} (private): '
+            f"{_esc(data.get('text', ''))}</i></p>"
+        )
+    if event.kind == "action":
+        return (
+            f'<p style="margin:3px 0 1px 10px">{_speaker(event.role, colours)}&nbsp; '
+            f'<code style="font-family:monospace; background-color:#f1f3f5">{_esc(_action_text(data))}</code></p>'
+        )
+    if event.kind == "result":
+        return _result_html(data)
+    if event.kind == "protocol_error":
+        return (
+            f'<p style="margin:1px 0 1px 10px; color:{ERROR_COLOUR}">protocol error '
+            f"<b>{_esc(data.get('code', ''))}</b> ({_esc(event.role or 'engine')}): "
+            f"{_esc(data.get('message', ''))}</p>"
+        )
+    return ""
+
+
+def _result_html(data: dict[str, Any]) -> str:
+    if data.get("ok", True):
+        head = f'<span style="color:{OK_COLOUR}; font-weight:600">ok</span>'
+    else:
+        head = f'<span style="color:{ERROR_COLOUR}; font-weight:600">FAILED {_esc(data.get("error", ""))}</span>'
+    taxonomy = data.get("taxonomy")
+    tail = f' <span style="color:{MUTED_COLOUR}">[{_esc(taxonomy)}]</span>' if taxonomy else ""
+    return f'<p style="margin:1px 0 3px 26px">&rarr; {head} {_esc(data.get("message", ""))}{tail}</p>'
+
+
+def dialogue_html(episode: Episode | None, show_reasoning: bool = False) -> str:
+    """The whole episode as HTML: a ``turn-N`` anchor and heading per turn that has something to show."""
+    if episode is None:
+        return f'<p style="color:{MUTED_COLOUR}">No episode loaded.</p>'
+    roles = {e.role for e in episode.events if e.role} | set(episode.agents)
+    colours = speaker_colours(sorted(roles))
+    by_turn: dict[int, list[str]] = {}
+    for index, event in enumerate(episode.events):
+        part = _event_html(index, event, colours, show_reasoning)
+        if part:
+            by_turn.setdefault(event.turn, []).append(part)
+    parts = []
+    for turn in sorted(by_turn):
+        parts.append(
+            f'<h3 style="margin:12px 0 4px 0"><a name="turn-{turn}" style="color:{TEXT_COLOUR}">Turn {turn}</a></h3>'
+        )
+        parts.extend(by_turn[turn])
+    if not parts:
+        parts.append(f'<p style="color:{MUTED_COLOUR}">Nobody said or did anything in this episode.</p>')
+    return "<html><body>" + "\n".join(parts) + "</body></html>"
+
+
+def raw_text(episode: Episode | None, turn: int | None) -> str:
+    """Pretty JSON of the raw model stream, for one turn (``turn``) or all of it (``None``)."""
+    if episode is None or not episode.raw:
+        return "No model calls recorded for this episode"
+    records = [r for r in episode.raw if turn is None or r.get("turn") == turn]
+    if not records:
+        return f"No model calls in turn {turn} ({len(episode.raw)} in the episode; tick 'All turns')"
+    return json.dumps(records, indent=2, ensure_ascii=False)
+
+
+# ---- widgets ---------------------------------------------------------------------------------------------------
+
+
+class _SearchBar(QWidget):
+    """A find bar: the query, previous/next buttons and a "3 of 12" label. Enter = next, Shift+Enter = previous,
+    Escape hides it."""
+
+    nextRequested = Signal()
+    previousRequested = Signal()
+    queryChanged = Signal(str)
+    closed = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.edit = QLineEdit(self)
+        self.edit.setPlaceholderText("Find in dialogue (Enter: next, Shift+Enter: previous)")
+        self.edit.setClearButtonEnabled(True)
+        self.edit.installEventFilter(self)
+        self.edit.textChanged.connect(self.queryChanged)
+        self.label = QLabel("", self)
+        self.label.setMinimumWidth(70)
+        self.label.setStyleSheet(f"color: {MUTED_COLOUR}")
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.edit, 1)
+        layout.addWidget(self.label)
+        for text, tip, signal in (
+            ("\u25b2", "Previous match", self.previousRequested),
+            ("\u25bc", "Next match", self.nextRequested),
+        ):
+            button = QToolButton(self)
+            button.setText(text)
+            button.setToolTip(tip)
+            button.clicked.connect(signal)
+            layout.addWidget(button)
+        close = QToolButton(self)
+        close.setText("\u2715")
+        close.setToolTip("Close (Escape)")
+        close.clicked.connect(self.close_bar)
+        layout.addWidget(close)
+
+    def open_bar(self) -> None:
+        self.show()
+        self.edit.setFocus()
+        self.edit.selectAll()
+
+    def close_bar(self) -> None:
+        self.hide()
+        self.closed.emit()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.edit and event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent):
+            if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+                shift = bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier)
+                (self.previousRequested if shift else self.nextRequested).emit()
+                return True
+            if event.key() == Qt.Key.Key_Escape:
+                self.close_bar()
+                return True
+        return super().eventFilter(watched, event)
+
+
+class DialoguePane(QWidget):
+    """The dialogue and raw model stream of the playback's episode; follows and drives the playback turn."""
+
+    def __init__(self, playback: PlaybackModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._playback = playback
+        self._episode: Episode | None = None
+        self._turn_starts: list[tuple[int, int]] = []  # (document position, turn), by position
+        self._selected_turn = 0
+        self._hits: list[tuple[int, int]] = []
+        self._hit_index = -1
+        self._following_hit = False
+        self._build_ui()
+        playback.episodeChanged.connect(self._on_episode)
+        playback.turnChanged.connect(self._on_turn)
+        self._on_episode(playback.episode)
+
+    # ---- construction ------------------------------------------------------------------------------------
+    def _build_ui(self) -> None:
+        self.tabs = QTabWidget(self)
+        self.tabs.addTab(self._build_dialogue_tab(), "Dialogue")
+        self.tabs.addTab(self._build_raw_tab(), "Raw")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.tabs)
+        find = QShortcut(QKeySequence(QKeySequence.StandardKey.Find), self)
+        find.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        find.activated.connect(self.open_search)
+
+    def _build_dialogue_tab(self) -> QWidget:
+        page = QWidget(self)
+        self.reasoning_box = QCheckBox("Show private reasoning", page)
+        self.reasoning_box.setToolTip("Private reasoning is never shown to other roles; grey italics here")
+        self.reasoning_box.toggled.connect(self._rebuild)
+        self.search_bar = _SearchBar(page)
+        self.search_bar.hide()
+        self.search_bar.queryChanged.connect(self._on_query)
+        self.search_bar.nextRequested.connect(self.next_hit)
+        self.search_bar.previousRequested.connect(self.previous_hit)
+        self.search_bar.closed.connect(self._on_search_closed)
+        self.browser = QTextBrowser(page)
+        self.browser.setOpenLinks(False)
+        self.browser.setOpenExternalLinks(False)
+        self.browser.anchorClicked.connect(self._on_anchor)
+        self.browser.viewport().installEventFilter(self)
+        self.browser.document().setDefaultStyleSheet("a { text-decoration: none; }")
+        layout = QVBoxLayout(page)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.reasoning_box)
+        layout.addWidget(self.search_bar)
+        layout.addWidget(self.browser, 1)
+        return page
+
+    def _build_raw_tab(self) -> QWidget:
+        page = QWidget(self)
+        self.all_turns_box = QCheckBox("All turns", page)
+        self.all_turns_box.toggled.connect(self._refresh_raw)
+        self.raw_view = QPlainTextEdit(page)
+        self.raw_view.setReadOnly(True)
+        self.raw_view.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.raw_view.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        layout = QVBoxLayout(page)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.all_turns_box)
+        layout.addWidget(self.raw_view, 1)
+        return page
+
+    # ---- public API --------------------------------------------------------------------------------------
+    @property
+    def selected_turn(self) -> int:
+        """The turn currently highlighted (always the playback's turn)."""
+        return self._selected_turn
+
+    @property
+    def show_reasoning(self) -> bool:
+        return self.reasoning_box.isChecked()
+
+    def set_show_reasoning(self, show: bool) -> None:
+        """Show or hide private reasoning (rebuilds the document)."""
+        self.reasoning_box.setChecked(show)
+
+    def turn_position(self, turn: int) -> int | None:
+        """Document position of the heading of ``turn``, or None when the turn has no heading."""
+        for position, t in self._turn_starts:
+            if t == turn:
+                return position
+        return None
+
+    def open_search(self) -> None:
+        """Show the search bar and focus it (Ctrl+F)."""
+        self.tabs.setCurrentIndex(0)
+        self.search_bar.open_bar()
+
+    def search(self, text: str) -> int:
+        """Find every case-insensitive occurrence of ``text``; highlights them and returns the count."""
+        self._hits = self._find_all(text)
+        self._hit_index = -1
+        self._update_hit_label()
+        self._apply_selections()
+        return len(self._hits)
+
+    def next_hit(self) -> None:
+        """Go to the next match (wrapping) and seek the playback to its turn."""
+        self._go_to_hit(+1)
+
+    def previous_hit(self) -> None:
+        """Go to the previous match (wrapping) and seek the playback to its turn."""
+        self._go_to_hit(-1)
+
+    @property
+    def hit_count(self) -> int:
+        return len(self._hits)
+
+    @property
+    def current_hit(self) -> int:
+        """Index of the current match (-1 before the first next/previous)."""
+        return self._hit_index
+
+    def turn_at(self, position: int) -> int | None:
+        """The turn whose section holds document ``position``."""
+        index = bisect.bisect_right([p for p, _ in self._turn_starts], position) - 1
+        return self._turn_starts[index][1] if index >= 0 else None
+
+    # ---- model -> view -----------------------------------------------------------------------------------
+    def _on_episode(self, episode: Episode | None) -> None:
+        self._episode = episode
+        self._rebuild()
+
+    def _rebuild(self) -> None:
+        self.browser.setHtml(dialogue_html(self._episode, self.show_reasoning))
+        self._turn_starts = self._scan_turn_anchors()
+        if self.search_bar.isVisible() and self.search_bar.edit.text():
+            self.search(self.search_bar.edit.text())
+        else:
+            self._hits, self._hit_index = [], -1
+        self._show_turn(self._playback.turn)
+        self._refresh_raw()
+
+    def _scan_turn_anchors(self) -> list[tuple[int, int]]:
+        out = []
+        block = self.browser.document().begin()
+        while block.isValid():
+            it = block.begin()
+            while not it.atEnd():
+                fragment = it.fragment()
+                for name in fragment.charFormat().anchorNames():
+                    if name.startswith("turn-"):
+                        out.append((fragment.position(), int(name[5:])))
+                it += 1
+            block = block.next()
+        return sorted(set(out))
+
+    def _on_turn(self, turn: int) -> None:
+        self._show_turn(turn)
+        self._refresh_raw()
+
+    def _show_turn(self, turn: int) -> None:
+        self._selected_turn = turn
+        self._apply_selections()
+        if self._following_hit:
+            self.browser.ensureCursorVisible()
+            return
+        self._clear_text_selection()
+        if self.turn_position(turn) is not None:
+            self.browser.scrollToAnchor(f"turn-{turn}")
+        elif turn == 0:
+            self.browser.verticalScrollBar().setValue(0)
+
+    def _turn_range(self, turn: int) -> tuple[int, int] | None:
+        for k, (position, t) in enumerate(self._turn_starts):
+            if t == turn:
+                end = self._turn_starts[k + 1][0] if k + 1 < len(self._turn_starts) else None
+                last = self.browser.document().characterCount() - 1
+                return position, (end - 1 if end is not None else last)
+        return None
+
+    def _apply_selections(self) -> None:
+        """Tint the selected turn's section and mark every search hit (no HTML rebuild)."""
+        selections = []
+        span = self._turn_range(self._selected_turn)
+        if span is not None:
+            selections.append(self._selection(span[0], span[1], TURN_TINT, full_width=True))
+        for start, end in self._hits:
+            selections.append(self._selection(start, end, HIT_TINT))
+        self.browser.setExtraSelections(selections)
+
+    def _selection(self, start: int, end: int, colour: QColor, full_width: bool = False) -> QTextEdit.ExtraSelection:
+        selection = QTextEdit.ExtraSelection()
+        cursor = QTextCursor(self.browser.document())
+        cursor.setPosition(start)
+        cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+        selection.cursor = cursor
+        selection.format.setBackground(colour)
+        if full_width:
+            selection.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
+        return selection
+
+    def _refresh_raw(self) -> None:
+        turn = None if self.all_turns_box.isChecked() else self._playback.turn
+        self.raw_view.setPlainText(raw_text(self._episode, turn))
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """After the dialogue re-wraps (a resize), bring the selected turn's heading back to the top."""
+        if watched is self.browser.viewport() and event.type() == QEvent.Type.Resize:
+            QTimer.singleShot(0, self._rescroll)
+        return super().eventFilter(watched, event)
+
+    def _rescroll(self) -> None:
+        if self.browser.textCursor().hasSelection():
+            self.browser.ensureCursorVisible()  # a search hit is being shown
+        elif self.turn_position(self._selected_turn) is not None:
+            self.browser.scrollToAnchor(f"turn-{self._selected_turn}")
+
+    # ---- view -> model -----------------------------------------------------------------------------------
+    def _on_anchor(self, url: QUrl) -> None:
+        """A clicked message seeks the playback to its turn."""
+        if url.scheme() != MESSAGE_SCHEME or self._episode is None:
+            return
+        try:
+            index = int(url.path())
+        except ValueError:
+            return
+        if 0 <= index < len(self._episode.events):
+            self._playback.seek(self._episode.events[index].turn)
+
+    # ---- search ------------------------------------------------------------------------------------------
+    def _find_all(self, text: str) -> list[tuple[int, int]]:
+        if not text:
+            return []
+        document = self.browser.document()
+        hits = []
+        cursor = document.find(text, 0)
+        while not cursor.isNull():
+            hits.append((cursor.selectionStart(), cursor.selectionEnd()))
+            cursor = document.find(text, cursor)
+        return hits
+
+    def _on_query(self, text: str) -> None:
+        if self.search(text):
+            self.next_hit()
+
+    def _clear_text_selection(self) -> None:
+        cursor = self.browser.textCursor()
+        if cursor.hasSelection():
+            cursor.clearSelection()
+            self.browser.setTextCursor(cursor)
+
+    def _on_search_closed(self) -> None:
+        self._clear_text_selection()
+        self._hits, self._hit_index = [], -1
+        self._apply_selections()
+        self.browser.setFocus()
+
+    def _go_to_hit(self, step: int) -> None:
+        if not self._hits:
+            return
+        if self._hit_index < 0:
+            self._hit_index = 0 if step > 0 else len(self._hits) - 1
+        else:
+            self._hit_index = (self._hit_index + step) % len(self._hits)
+        start, end = self._hits[self._hit_index]
+        cursor = QTextCursor(self.browser.document())
+        cursor.setPosition(start)
+        cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+        self.browser.setTextCursor(cursor)
+        self._update_hit_label()
+        turn = self.turn_at(start)
+        self._following_hit = True
+        try:
+            if turn is not None:
+                self._playback.seek(turn)
+            self.browser.ensureCursorVisible()
+        finally:
+            self._following_hit = False
+
+    def _update_hit_label(self) -> None:
+        if not self.search_bar.edit.text() and not self._hits:
+            self.search_bar.label.setText("")
+        elif not self._hits:
+            self.search_bar.label.setText("no matches")
+        elif self._hit_index < 0:
+            self.search_bar.label.setText(f"{len(self._hits)} matches")
+        else:
+            self.search_bar.label.setText(f"{self._hit_index + 1} of {len(self._hits)}")

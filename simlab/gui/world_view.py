@@ -1,0 +1,132 @@
+"""The one interactive 3D view (pyvistaqt): the world at the playback's turn, drawn from the family's scene.
+
+It listens to the playback model and redraws the scene items the family's builder gives for the turn. Camera
+presets come from the registry; hovering an item that carries a tooltip (a failed move's engine reason, a
+block's code and cells) shows it after the mouse rests, so picking never runs on every mouse move.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import vtk
+from PySide6.QtCore import QTimer
+from PySide6.QtGui import QCursor
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QToolTip, QVBoxLayout, QWidget
+from pyvistaqt import QtInteractor
+
+from simlab.core.episode import Episode
+from simlab.gui.playback import PlaybackModel
+from simlab.gui.registry import WorldViews, views_for_episode
+from simlab.render.scene import SceneItem, add_items, set_camera
+
+TARGET_MODES: dict[str, tuple[bool, str]] = {  # label -> (show the target, style)
+    "Ghost": (True, "ghost"),
+    "Wireframe": (True, "wireframe"),
+    "Hidden": (False, "ghost"),
+}
+HOVER_DELAY_MS = 250
+
+
+class WorldView(QWidget):
+    """The 3D world at the current turn, with camera presets and a target toggle."""
+
+    def __init__(self, playback: PlaybackModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.playback = playback
+        self.views: WorldViews | None = None
+        self.items: list[SceneItem] = []
+        self._tooltips: dict[int, str] = {}
+        self.plotter = QtInteractor(self, auto_update=False)
+        self.plotter.set_background("white")
+        self._camera_row = QHBoxLayout()
+        self.target_mode = QComboBox()
+        self.target_mode.addItems(list(TARGET_MODES))
+        self.target_mode.setToolTip("How the target is drawn: translucent ghosts, wireframes or hidden")
+        self.target_mode.currentTextChanged.connect(lambda _text: self.redraw())
+        self.message = QLabel("")
+        self._layout(self._camera_row)
+        self._hover = QTimer(self, singleShot=True, interval=HOVER_DELAY_MS, timeout=self._show_tooltip)
+        self.plotter.iren.add_observer("MouseMoveEvent", lambda *_args: self._hover.start())
+        playback.episodeChanged.connect(self._on_episode)
+        playback.turnChanged.connect(lambda _turn: self.redraw())
+
+    def _layout(self, cameras: QHBoxLayout) -> None:
+        bar = QHBoxLayout()
+        bar.addWidget(QLabel("Camera:"))
+        bar.addLayout(cameras)
+        bar.addStretch(1)
+        bar.addWidget(self.message)
+        bar.addWidget(QLabel("Target:"))
+        bar.addWidget(self.target_mode)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(bar)
+        layout.addWidget(self.plotter.interactor, 1)
+
+    # ---- following the playback ----------------------------------------------------------------------
+    def _on_episode(self, episode: Episode | None) -> None:
+        self.views = views_for_episode(episode)
+        self._rebuild_camera_buttons()
+        if episode is not None and self.views is None:
+            self.message.setText(f"No 3D view for world {episode.world!r} yet")
+        else:
+            self.message.setText("")
+        self.redraw()
+        if self.views is not None:
+            self.set_camera(self.views.default_camera)
+
+    def _rebuild_camera_buttons(self) -> None:
+        while self._camera_row.count():
+            widget = self._camera_row.takeAt(0).widget()
+            if widget is not None:
+                widget.deleteLater()
+        for name in self.views.cameras if self.views is not None else ():
+            button = QPushButton(name)
+            button.setToolTip(f"View from {name}")
+            button.clicked.connect(lambda _checked=False, n=name: self.set_camera(n))
+            self._camera_row.addWidget(button)
+
+    def redraw(self) -> None:
+        """Draw the scene of the current turn (nothing when there is no episode or no views for it)."""
+        episode = self.playback.episode
+        self.plotter.clear_actors()
+        self._tooltips = {}
+        self.items = []
+        if episode is not None and self.views is not None:
+            show, style = TARGET_MODES[self.target_mode.currentText()]
+            self.items = self.views.scene(episode, self.playback.turn, show_target=show, target_style=style)
+            actors = add_items(self.plotter, self.items)
+            self._tooltips = {id(actors[i.key]): i.tooltip for i in self.items if i.tooltip and i.key in actors}
+        self.plotter.render()
+
+    def set_camera(self, name: str) -> None:
+        """Move the camera to a preset of the current family."""
+        if self.views is not None and name in self.views.cameras:
+            set_camera(self.plotter, self.views.cameras[name])
+            self.plotter.render()
+
+    def count(self, kind: str) -> int:
+        """How many drawn items are of ``kind`` (``block``, ``failed``, ``highlight``...)."""
+        return sum(1 for item in self.items if item.kind == kind)
+
+    # ---- hover tooltips --------------------------------------------------------------------------------
+    def tooltip_at(self, x: int, y: int) -> str:
+        """The tooltip of the item under display point (x, y) in VTK's pixel coordinates, or ''."""
+        picker = vtk.vtkPropPicker()
+        picker.Pick(x, y, 0, self.plotter.renderer)
+        actor: Any = picker.GetActor()
+        return self._tooltips.get(id(actor), "") if actor is not None else ""
+
+    def _show_tooltip(self) -> None:
+        x, y = self.plotter.iren.get_event_position()
+        text = self.tooltip_at(x, y)
+        if text:
+            QToolTip.showText(QCursor.pos(), text, self.plotter.interactor)
+        else:
+            QToolTip.hideText()
+
+    def close_view(self) -> None:
+        """Release the render window before Qt deletes the widget (pyvistaqt needs this order)."""
+        self._hover.stop()
+        self.plotter.close()

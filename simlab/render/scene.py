@@ -1,0 +1,165 @@
+"""A generic off-screen 3D scene: a list of :class:`SceneItem` drawn with pyvista, seen from a :class:`CameraPose`.
+
+Every world builds its scene as plain items (a mesh, a colour, an opacity, a style, a tooltip) so the same
+list feeds the desktop app's interactive view (:func:`add_items` on any pyvista plotter) and headless exports
+(:func:`render_items`, one off-screen plotter reused per image size). No GUI toolkit is imported here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pyvista as pv
+from PIL import Image
+
+Vec3 = tuple[float, float, float]
+RGBf = tuple[float, float, float]
+
+EDGED_KINDS: frozenset[str] = frozenset({"block", "failed"})
+"""Kinds drawn with visible (darker) edges so neighbouring solids stay distinct."""
+FRONT_ONLY_KINDS: frozenset[str] = frozenset({"target", "wall"})
+"""Translucent kinds drawn with back faces culled, so a ghost veils what is behind it once, not twice."""
+
+_LIGHTING: dict[str, float] = {"ambient": 0.5, "diffuse": 0.55, "specular": 0.0}
+_PLOTTERS: dict[tuple[int, int], pv.Plotter] = {}
+
+
+@dataclass(frozen=True)
+class SceneItem:
+    """One drawable thing. ``key`` is unique in a scene (re-adding a key replaces the actor); ``kind`` groups
+    items (``block``, ``target``, ``highlight``, ``failed``, ``frustum``, ``wall``, ``floor``, ``label``);
+    ``color`` is 0-1 RGB; ``style`` is ``surface`` or ``wireframe``; ``tooltip`` is what a hover shows."""
+
+    key: str
+    kind: str
+    mesh: pv.PolyData
+    color: RGBf
+    opacity: float = 1.0
+    style: str = "surface"
+    tooltip: str = ""
+    line_width: float = 1.0
+
+
+@dataclass(frozen=True)
+class CameraPose:
+    """A named viewpoint. ``parallel`` selects an orthographic projection whose half-height is
+    ``parallel_scale``; ``view_angle`` is the vertical field of view of a perspective camera, in degrees."""
+
+    name: str
+    position: Vec3
+    focal_point: Vec3
+    view_up: Vec3
+    parallel: bool = False
+    parallel_scale: float = 2.0
+    view_angle: float = 30.0
+
+
+def darker(color: RGBf, amount: float = 0.5) -> RGBf:
+    """``color`` blended towards black by ``amount``."""
+    return (color[0] * (1 - amount), color[1] * (1 - amount), color[2] * (1 - amount))
+
+
+def add_items(plotter: Any, items: Iterable[SceneItem]) -> dict[str, Any]:
+    """Add every item to ``plotter`` (named by its key, so re-adding replaces it); returns the actors by key.
+
+    Lighting is mostly ambient plus diffuse with no specular highlight, so colours stay true; blocks and
+    failed moves get a darker edge outline."""
+    actors: dict[str, Any] = {}
+    for item in items:
+        if _is_text(item):
+            actors[item.key] = _add_text(plotter, item)
+            continue
+        edged = item.kind in EDGED_KINDS and item.style == "surface"
+        actors[item.key] = plotter.add_mesh(
+            item.mesh,
+            name=item.key,
+            color=item.color,
+            opacity=item.opacity,
+            style=item.style,
+            line_width=item.line_width,
+            show_edges=edged,
+            edge_color=darker(item.color, 0.55) if edged else None,
+            smooth_shading=False,
+            culling="back" if item.kind in FRONT_ONLY_KINDS and item.style == "surface" else None,
+            pickable=bool(item.tooltip),
+            reset_camera=False,
+            render=False,
+            **_LIGHTING,
+        )
+    return actors
+
+
+def text_label(key: str, position: Vec3, text: str, color: RGBf) -> SceneItem:
+    """A screen-facing text (kind ``label``) anchored at ``position``; it is never hidden by other items."""
+    return SceneItem(key, "label", pv.PolyData(np.asarray([position], dtype=float)), color, tooltip=text)
+
+
+def _is_text(item: SceneItem) -> bool:
+    """A label made by :func:`text_label`: a single point carrying its text in ``tooltip``."""
+    return item.kind == "label" and item.mesh.n_points == 1 and bool(item.tooltip)
+
+
+def _add_text(plotter: Any, item: SceneItem) -> Any:
+    return plotter.add_point_labels(
+        item.mesh.points,
+        [item.tooltip],
+        font_size=18,
+        bold=True,
+        text_color=item.color,
+        shape=None,
+        show_points=False,
+        always_visible=True,
+        name=item.key,
+        render=False,
+    )
+
+
+def set_camera(plotter: Any, pose: CameraPose) -> None:
+    """Point ``plotter``'s camera as ``pose`` says and refit the clipping range."""
+    camera = plotter.camera
+    camera.position = pose.position
+    camera.focal_point = pose.focal_point
+    camera.up = pose.view_up
+    camera.parallel_projection = pose.parallel
+    if pose.parallel:
+        camera.parallel_scale = pose.parallel_scale
+    else:
+        camera.view_angle = pose.view_angle
+    plotter.renderer.ResetCameraClippingRange()
+
+
+def _plotter(size: tuple[int, int]) -> pv.Plotter:
+    """The cached off-screen plotter for ``size`` (creating the GL context costs about a second)."""
+    key = (int(size[0]), int(size[1]))
+    plotter = _PLOTTERS.get(key)
+    if plotter is None:
+        plotter = pv.Plotter(off_screen=True, window_size=list(key), lighting="light kit")
+        _PLOTTERS[key] = plotter
+    return plotter
+
+
+def render_items(
+    items: Iterable[SceneItem], camera: CameraPose, size: tuple[int, int] = (800, 600), background: str = "white"
+) -> Image.Image:
+    """Render ``items`` off screen from ``camera`` into an RGB image of ``size`` (width, height).
+
+    One plotter per size is kept and cleared between calls, so only the first image pays for the GL set-up.
+    The same items and camera give the same pixels."""
+    plotter = _plotter(size)
+    plotter.clear_actors()
+    plotter.set_background(background)
+    add_items(plotter, items)
+    set_camera(plotter, camera)
+    plotter.render()
+    pixels = np.asarray(plotter.screenshot(return_img=True))
+    return Image.fromarray(pixels[:, :, :3].astype(np.uint8), "RGB")
+
+
+def close_plotters() -> None:
+    """Close the cached off-screen plotters (tests and long-running exporters may call this at the end)."""
+    while _PLOTTERS:
+        _, plotter = _PLOTTERS.popitem()
+        plotter.close()

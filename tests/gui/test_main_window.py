@@ -1,0 +1,218 @@
+"""The whole window on the bundled demo run: every panel follows the playback, keys, exports, bad files."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+from PySide6.QtCore import QMimeData, QPointF, QSettings, Qt, QUrl
+from PySide6.QtGui import QDropEvent
+
+from simlab.core.recording import load_run
+from simlab.gui.main_window import MainWindow
+from simlab.runner.demo import DEMO_RUN
+from simlab.worlds.blocks.model import Board
+
+
+def make_window(qtbot, tmp_path: Path) -> MainWindow:
+    settings = QSettings(str(tmp_path / "simlab.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(settings)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    return window
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    win = make_window(qtbot, tmp_path)
+    assert win.open_path(DEMO_RUN)
+    yield win
+    win.close()
+
+
+def pieces_at(window: MainWindow, turn: int) -> int:
+    state = window.playback.episode.state_at(turn)
+    return len(list(Board.from_json(state["board"]).pieces()))
+
+
+def test_every_panel_shows_the_turn_the_playback_is_at(window, qtbot):
+    episode_id = load_run(DEMO_RUN).summaries[0]["episode_id"]
+    assert window.open_episode_id(episode_id)
+    for turn in (0, 5, 12, window.playback.last_turn):
+        window.playback.seek(turn)
+        assert window.world.count("block") == pieces_at(window, turn)
+        assert window.dialogue.selected_turn == turn or turn == 0
+        assert window.plots.cursor_turn() == turn
+        assert window.timeline.label_text().startswith(f"turn {turn} of")
+        assert f"turn {turn} of" in window.status_text()
+        builder = window.agents.panel("builder")
+        assert builder.shown_turn is None or builder.shown_turn <= turn
+
+
+def test_window_shortcuts_step_play_and_jump(window, qtbot):
+    window.open_episode_id(load_run(DEMO_RUN).summaries[0]["episode_id"])
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=5000)  # no window manager: activation takes a moment
+    focused = window.world.plotter.interactor  # keys must work even with the 3D view focused
+    focused.setFocus()
+
+    def press(key: Qt.Key) -> None:
+        qtbot.keyClick(focused, key)
+
+    press(Qt.Key.Key_Right)
+    press(Qt.Key.Key_Right)
+    assert window.playback.turn == 2
+    press(Qt.Key.Key_Left)
+    assert window.playback.turn == 1
+    press(Qt.Key.Key_End)
+    assert window.playback.turn == window.playback.last_turn
+    press(Qt.Key.Key_Home)
+    assert window.playback.turn == 0
+    window.playback.set_speed(50)
+    press(Qt.Key.Key_Space)
+    qtbot.waitUntil(lambda: window.playback.turn >= 3, timeout=5000)
+    press(Qt.Key.Key_Space)
+    assert not window.playback.playing
+
+
+def test_next_error_and_failed_move_ghost(window):
+    failed = next(s for s in load_run(DEMO_RUN).summaries if s["errors"] > 0)
+    window.open_episode_id(failed["episode_id"])
+    assert window.playback.next_error()
+    turn = window.playback.turn
+    result = next(e for e in window.playback.episode.events_of_turn(turn) if e.kind == "result")
+    assert not result.data["ok"]
+    ghosts = [i for i in window.world.items if i.kind == "failed"]
+    assert ghosts and result.data["error"] in ghosts[0].tooltip
+
+
+def test_browser_opens_the_episode_on_enter(window, qtbot):
+    ids = window.browser.visible_episode_ids()
+    window.browser.select_episode(ids[2])
+    window.browser.table.setFocus()
+    with qtbot.waitSignal(window.playback.episodeChanged, timeout=3000):
+        qtbot.keyClick(window.browser.table, Qt.Key.Key_Return)
+    assert window.playback.episode.episode_id == ids[2]
+    assert window.agents.roles() == ["D1", "D2", "D3", "builder"]
+
+
+def test_exports_write_a_picture_an_html_transcript_and_a_gif(window, tmp_path):
+    window.open_episode_id(window.browser.visible_episode_ids()[0])
+    window.playback.seek(6)
+    assert window.export_png(tmp_path / "window.png")
+    pixels = np.asarray(Image.open(tmp_path / "window.png").convert("RGB"))
+    assert len(np.unique(pixels.reshape(-1, 3), axis=0)) > 200
+    assert window.export_png(tmp_path / "world.png", window.world)
+    assert window.export_html(tmp_path / "t.html")
+    html = (tmp_path / "t.html").read_text(encoding="utf-8")
+    import html as html_lib
+
+    for message in window.playback.episode.messages():
+        assert html_lib.escape(message.data["text"], quote=False) in html
+    assert window.export_animation(tmp_path / "a.gif", 0, 3)
+    assert Image.open(tmp_path / "a.gif").n_frames == 4
+
+
+def test_bad_episode_files_give_a_message_not_an_exception(window, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "simlab.episode", "version": 1, "episode_id": ', encoding="utf-8")
+    assert not window.open_path(bad)
+    assert "bad.json" in window.last_error and "line 1" in window.last_error
+    newer = tmp_path / "newer.json"
+    newer.write_text(json.dumps({"format": "simlab.episode", "version": 99}), encoding="utf-8")
+    assert not window.open_path(newer)
+    assert "newer" in window.last_error and "version" in window.last_error
+    assert window.run is not None  # the demo run that was open stays open
+
+
+def test_a_damaged_run_still_opens_the_rest(qtbot, tmp_path):
+    run = tmp_path / "run"
+    shutil.copytree(DEMO_RUN, run)
+    with (run / "index.jsonl").open("a", encoding="utf-8") as f:
+        f.write('{"format": "simlab.index", "version": 1, "episode_id": "cut')
+    victim = load_run(run).summaries[1]
+    (run / victim["file"]).write_text("garbage", encoding="utf-8")
+    window = make_window(qtbot, tmp_path)
+    assert window.open_path(run)
+    assert len(window.browser.visible_episode_ids()) == len(load_run(DEMO_RUN).summaries)
+    assert not window.open_episode_id(victim["episode_id"])
+    assert victim["file"].split("/")[-1] in window.last_error
+    assert window.open_episode_id(load_run(run).summaries[0]["episode_id"])
+
+
+def test_a_run_with_thousands_of_episodes_fills_the_browser(qtbot, tmp_path):
+    run = tmp_path / "big"
+    shutil.copytree(DEMO_RUN, run)
+    line = json.loads((run / "index.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    with (run / "index.jsonl").open("w", encoding="utf-8") as f:
+        for k in range(3000):
+            f.write(json.dumps({**line, "episode_id": f"ep-{k:05d}", "score": k / 3000}) + "\n")
+    window = make_window(qtbot, tmp_path)
+    assert window.open_path(run)
+    assert len(window.browser.visible_episode_ids()) == 3000
+
+
+def test_drag_and_drop_of_a_run_folder_opens_it(qtbot, tmp_path):
+    window = make_window(qtbot, tmp_path)
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(DEMO_RUN))])
+    event = QDropEvent(
+        QPointF(10, 10), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
+    )
+    window.dropEvent(event)
+    assert window.run is not None and window.run.path == DEMO_RUN
+
+
+def test_recent_files_and_layout_are_remembered(qtbot, tmp_path):
+    first = make_window(qtbot, tmp_path)
+    first.open_path(DEMO_RUN)
+    first.docks["Plots"].hide()
+    first.close()
+    second = make_window(qtbot, tmp_path)
+    assert second.recent()[0] == str(DEMO_RUN.resolve())
+    assert not second.docks["Plots"].isVisible()
+    second.reset_layout()
+    assert second.docks["Plots"].isVisible()
+    second.close()
+
+
+def test_help_lists_the_shortcuts(window):
+    text = window.shortcuts_text()
+    for keys in ("Space", "Left / Right", "Home / End", "Ctrl+E", "Ctrl+F"):
+        assert keys in text
+
+
+def test_monkey_300_random_actions(window, qtbot, tmp_path):
+    """Random keys, clicks, filters, searches, camera presets and exports: nothing may raise."""
+    r = random.Random(7)
+    ids = window.browser.visible_episode_ids()
+    window.open_episode_id(ids[0])
+    keys = [Qt.Key.Key_Left, Qt.Key.Key_Right, Qt.Key.Key_Home, Qt.Key.Key_End, Qt.Key.Key_Space]
+    actions = [
+        lambda: qtbot.keyClick(window, r.choice(keys)),
+        lambda: window.playback.next_error(),
+        lambda: window.open_episode_id(r.choice(ids)),
+        lambda: window.playback.seek(r.randint(-3, 30)),
+        lambda: window.world.set_camera(r.choice([*window.world.views.cameras, "nope"])),
+        lambda: window.world.target_mode.setCurrentIndex(r.randrange(window.world.target_mode.count())),
+        lambda: window.dialogue.set_show_reasoning(r.random() < 0.5),
+        lambda: window.dialogue.search(r.choice(["block", "layer", "zzz", ""])),
+        lambda: window.dialogue.next_hit(),
+        lambda: window.browser.select_episode(r.choice(ids)),
+        lambda: window.docks[r.choice(list(window.docks))].setVisible(r.random() < 0.8),
+    ]
+    exports = [  # rarer: an HTML transcript renders every turn
+        lambda: window.export_png(tmp_path / "m.png", r.choice([None, window.world, window.plots])),
+        lambda: window.export_html(tmp_path / "m.html"),
+    ]
+    for _ in range(300):
+        r.choice(exports if r.random() < 0.02 else actions)()
+        qtbot.wait(1)
+    window.playback.pause()
+    assert 0 <= window.playback.turn <= window.playback.last_turn

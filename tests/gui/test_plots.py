@@ -1,0 +1,70 @@
+"""MetricPlots: metric curves and cumulative removes with a turn cursor that follows and drives playback."""
+
+from __future__ import annotations
+
+import pytest
+
+from simlab.core.episode import Episode
+from simlab.core.recording import load_run
+from simlab.gui.playback import PlaybackModel
+from simlab.gui.plots import MetricPlots
+
+
+@pytest.fixture(scope="module")
+def episode(record) -> Episode:
+    return load_run(record("builder=random", turns=8)).episodes()[0]
+
+
+@pytest.fixture
+def plots(qtbot, episode):
+    playback = PlaybackModel()
+    widget = MetricPlots(playback)
+    qtbot.addWidget(widget)
+    widget.resize(600, 500)
+    widget.show()
+    playback.set_episode(episode)
+    return widget, playback
+
+
+def test_cursor_follows_seek(plots, episode):
+    widget, playback = plots
+    for turn in (5, 0, episode.last_turn):
+        playback.seek(turn)
+        assert widget.cursor_turn() == turn
+        assert all(line.value() == turn for line in widget.cursors)
+
+
+@pytest.mark.parametrize("signal", ["sigPositionChangeFinished", "sigDragged"])
+def test_moving_cursor_seeks_and_snaps(plots, signal):
+    widget, playback = plots
+    line = widget.cursors[1]
+    line.setValue(3.4)
+    getattr(line, signal).emit(line)
+    assert playback.turn == 3
+    assert widget.cursor_turn() == 3
+    assert all(other.value() == 3 for other in widget.cursors)
+
+
+def test_series(plots, episode):
+    widget, _ = plots
+    assert widget.series_names() == ["overall progress", "completion", "IoU", "position accuracy"]
+    attempted, oracle = widget.remove_series()
+    removes = [e for e in episode.events if e.kind == "action" and e.data["action"].get("action") == "remove"]
+    assert len(attempted) == len(oracle) == episode.last_turn + 1
+    assert attempted[-1] == len(removes)
+    assert attempted == sorted(attempted) and oracle == sorted(oracle)
+
+
+def test_missing_metrics_and_empty_episode(qtbot, episode):
+    playback = PlaybackModel()
+    widget = MetricPlots(playback)
+    qtbot.addWidget(widget)
+    events = [e for e in episode.events if e.kind != "score"]
+    bare = Episode(episode.episode_id, "blocks", 0, {}, events=events)
+    playback.set_episode(bare)
+    assert widget.series_names() == []
+    playback.set_episode(Episode("empty", "blocks", 0, {}))
+    assert widget.cursor_turn() == 0
+    assert widget.remove_series() == ([0], [0])
+    playback.set_episode(None)
+    assert widget.cursor_turn() == 0

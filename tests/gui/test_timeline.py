@@ -1,0 +1,186 @@
+"""The timeline follows the PlaybackModel: scrubber clicks seek, buttons call the model, the label listens."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtGui import QWheelEvent
+from PySide6.QtWidgets import QApplication
+
+from simlab.core.episode import Episode
+from simlab.core.playback import error_turns
+from simlab.core.recording import load_run
+from simlab.gui.playback import PlaybackModel
+from simlab.gui.timeline import TimelineScrubber, TimelineWidget
+from simlab.runner.batch import RunConfig, run
+
+LEFT = Qt.MouseButton.LeftButton
+
+
+def _first_episode(out, agents: list[str], turns: int) -> Episode:
+    run(RunConfig("blocks", seed=0, episodes=6, agents=agents, settings={"turns": turns}), out)
+    loaded = load_run(out)
+    return loaded.load_episode(loaded.summaries[0]["episode_id"])
+
+
+@pytest.fixture(scope="module")
+def random_episode(tmp_path_factory: pytest.TempPathFactory) -> Episode:
+    return _first_episode(tmp_path_factory.mktemp("runs") / "random", ["builder=random"], 6)
+
+
+@pytest.fixture(scope="module")
+def slipping_episode(tmp_path_factory: pytest.TempPathFactory) -> Episode:
+    """The random builder only plays legal moves, so engine errors come from a builder that mishears."""
+    return _first_episode(tmp_path_factory.mktemp("runs") / "slip", ["builder=scripted:0.3"], 20)
+
+
+@pytest.fixture
+def model(qtbot) -> Iterator[PlaybackModel]:
+    playback = PlaybackModel()
+    yield playback
+    playback.pause()
+
+
+@pytest.fixture
+def timeline(qtbot, model: PlaybackModel, random_episode: Episode) -> TimelineWidget:
+    widget = TimelineWidget(model)
+    qtbot.addWidget(widget)
+    widget.resize(1000, 60)
+    model.set_episode(random_episode)
+    widget.show()
+    qtbot.waitExposed(widget)
+    return widget
+
+
+def _click_turn(qtbot, scrubber: TimelineScrubber, turn: int) -> None:
+    pos = QPoint(round(scrubber.x_for_turn(turn)), scrubber.height() // 2)
+    qtbot.mouseClick(scrubber, LEFT, pos=pos)
+
+
+# ---- the scrubber --------------------------------------------------------------------------------------------
+def test_scrubber_click_seeks_to_the_turn_under_the_mouse(qtbot, timeline: TimelineWidget, model) -> None:
+    scrubber = timeline.scrubber
+    assert scrubber.turn_count() == model.last_turn + 1
+    for turn in (3, model.last_turn, 0, 1):
+        _click_turn(qtbot, scrubber, turn)
+        assert model.turn == turn
+    assert scrubber.turn_at(-50) == 0
+    assert scrubber.turn_at(scrubber.width() + 50) == model.last_turn
+
+
+def test_scrubber_drag_seeks_as_it_moves(qtbot, timeline: TimelineWidget, model) -> None:
+    scrubber = timeline.scrubber
+    y = scrubber.height() // 2
+    qtbot.mousePress(scrubber, LEFT, pos=QPoint(round(scrubber.x_for_turn(1)), y))
+    assert model.turn == 1
+    qtbot.mouseMove(scrubber, QPoint(round(scrubber.x_for_turn(4)), y))
+    qtbot.mouseRelease(scrubber, LEFT, pos=QPoint(round(scrubber.x_for_turn(4)), y))
+    assert model.turn == 4
+
+
+def test_scrubber_wheel_steps(timeline: TimelineWidget, model) -> None:
+    scrubber = timeline.scrubber
+    model.seek(2)
+    centre = QPointF(scrubber.x_for_turn(2), scrubber.height() / 2)
+
+    def wheel(dy: int) -> None:
+        event = QWheelEvent(
+            centre, scrubber.mapToGlobal(centre), QPoint(), QPoint(0, dy), Qt.MouseButton.NoButton,
+            Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase, False,
+        )  # fmt: skip
+        QApplication.sendEvent(scrubber, event)
+
+    wheel(-120)
+    assert model.turn == 3
+    wheel(120)
+    wheel(120)
+    assert model.turn == 1
+
+
+def test_scrubber_tooltip_describes_the_turn(timeline: TimelineWidget, random_episode: Episode) -> None:
+    messages = sum(1 for e in random_episode.events_of_turn(1) if e.kind == "message")
+    text = timeline.scrubber.tooltip_for_turn(1)
+    assert text.startswith(f"turn 1: {messages} message")
+    assert "action" in text
+    assert timeline.scrubber.tooltip_for_turn(99) == ""
+
+
+# ---- buttons and label ---------------------------------------------------------------------------------------
+def test_buttons_call_the_model(qtbot, timeline: TimelineWidget, model) -> None:
+    last = model.last_turn
+    qtbot.mouseClick(timeline.forward_button, LEFT)
+    assert model.turn == 1
+    qtbot.mouseClick(timeline.forward_button, LEFT)
+    qtbot.mouseClick(timeline.back_button, LEFT)
+    assert model.turn == 1
+    qtbot.mouseClick(timeline.last_button, LEFT)
+    assert model.turn == last
+    qtbot.mouseClick(timeline.first_button, LEFT)
+    assert model.turn == 0
+    qtbot.mouseClick(timeline.play_button, LEFT)
+    assert model.playing
+    assert timeline.play_button.text() == "Pause"
+    qtbot.mouseClick(timeline.play_button, LEFT)
+    assert not model.playing
+    assert timeline.play_button.text() == "Play"
+
+
+def test_label_follows_turn_changed(timeline: TimelineWidget, model, random_episode: Episode) -> None:
+    assert timeline.label_text() == f"turn 0 of {random_episode.last_turn}"
+    model.seek(3)
+    assert timeline.label_text() == f"turn 3 of {random_episode.last_turn}"
+    model.set_episode(None)
+    assert timeline.label_text() == "no episode"
+    assert not timeline.play_button.isEnabled()
+
+
+def test_speed_and_loop_controls_set_the_model(timeline: TimelineWidget, model) -> None:
+    assert timeline.speed_spin.value() == 2.0
+    assert (timeline.speed_spin.minimum(), timeline.speed_spin.maximum()) == (0.25, 20.0)
+    timeline.speed_spin.setValue(8.0)
+    assert model.speed == 8.0
+    timeline.loop_check.setChecked(True)
+    assert model.loop is True
+
+
+def test_buttons_name_their_shortcuts(timeline: TimelineWidget) -> None:
+    tips = {
+        timeline.play_button: "Space",
+        timeline.back_button: "Left",
+        timeline.forward_button: "Right",
+        timeline.first_button: "Home",
+        timeline.last_button: "End",
+        timeline.error_button: "Ctrl+E",
+    }
+    for button, key in tips.items():
+        assert f"({key})" in button.toolTip()
+
+
+def test_next_error_button_goes_to_the_first_error(
+    qtbot, timeline: TimelineWidget, model, random_episode: Episode, slipping_episode: Episode
+) -> None:
+    assert error_turns(random_episode) == []
+    assert not timeline.error_button.isEnabled()  # nothing to jump to
+    errors = error_turns(slipping_episode)
+    assert errors and errors[0] > 0
+    model.set_episode(slipping_episode)
+    assert timeline.scrubber.error_turns() == errors
+    assert timeline.error_button.isEnabled()
+    qtbot.mouseClick(timeline.error_button, LEFT)
+    assert model.turn == errors[0]
+    model.seek(errors[-1])
+    assert not timeline.error_button.isEnabled()
+
+
+def test_play_advances_and_pause_stops(qtbot, timeline: TimelineWidget, model) -> None:
+    model.set_speed(50)
+    with qtbot.waitSignal(model.playingChanged, timeout=1000):
+        qtbot.mouseClick(timeline.play_button, LEFT)
+    qtbot.waitUntil(lambda: model.turn >= 3, timeout=3000)
+    qtbot.mouseClick(timeline.play_button, LEFT)
+    assert not model.playing
+    stopped = model.turn
+    qtbot.wait(150)
+    assert model.turn == stopped
