@@ -28,12 +28,15 @@ test: $(STAMP) test-deps
 test-deps:
 	@sh tools/ensure_test_deps.sh
 
+# The desktop app's benchmarks need a display: use Xvfb when there is none.
+XVFB := $(if $(DISPLAY),,$(shell command -v xvfb-run >/dev/null 2>&1 && echo 'xvfb-run -a -s "-screen 0 1600x1000x24 -noreset"'))
+
 bench: $(STAMP)
-	$(PY) -m benchmarks
+	$(XVFB) $(PY) -m benchmarks
 
 lint: $(STAMP)
-	$(PY) -m ruff check simlab tests benchmarks plugins main.py
-	$(PY) -m ruff format --check simlab tests benchmarks plugins main.py
+	$(PY) -m ruff check simlab tests benchmarks tools main.py
+	$(PY) -m ruff format --check simlab tests benchmarks tools main.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

@@ -105,7 +105,21 @@ def main() -> int:
     bench_engine(structures)
     bench_oracle(structures)
     bench_episodes()
+    bench_gui()
     return 0
+
+
+def bench_gui() -> None:
+    """The desktop app's figures, when a display and the GUI packages are there."""
+    import os
+
+    if not os.environ.get("DISPLAY"):
+        print("\n(desktop app benchmarks skipped: no display; `make bench` runs them under Xvfb)")
+        return
+    from benchmarks import gui
+
+    print()
+    gui.main()
 
 
 if __name__ == "__main__":

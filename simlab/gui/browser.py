@@ -53,16 +53,16 @@ class Column:
     numeric: bool = False
 
 
-COLUMNS = (
+COLUMNS = (  # what decides which episode to open first: outcome and score next to the id
     Column("Episode", "episode_id"),
-    Column("World", "world"),
-    Column("Task", "task_id"),
-    Column("Group", "group"),
-    Column("Agents", "agents"),
     Column("Outcome", "outcome"),
     Column("Score", "score", numeric=True),
     Column("Turns", "turns", numeric=True),
     Column("Errors", "errors", numeric=True),
+    Column("Task", "task_id"),
+    Column("Group", "group"),
+    Column("Agents", "agents"),
+    Column("World", "world"),
 )
 COLUMN_INDEX = {c.key: i for i, c in enumerate(COLUMNS)}
 

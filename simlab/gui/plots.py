@@ -65,6 +65,9 @@ def _segments(values: Sequence[float | None]) -> tuple[list[float], list[float]]
     return xs, ys
 
 
+LEGEND_HEADROOM = 0.3  # share of the y range kept free above the data for the legend row
+
+
 class MetricPlots(QWidget):
     """Progress metrics (top) and cumulative removes (bottom) per turn, each with a draggable turn cursor."""
 
@@ -75,10 +78,12 @@ class MetricPlots(QWidget):
         self._removes: tuple[list[int], list[int]] = ([], [])
         self.progress_plot = pg.PlotWidget(self, background="w")
         self.removes_plot = pg.PlotWidget(self, background="w")
-        self._style(self.progress_plot, "progress", PROGRESS_TITLE, (-10, -10))  # bottom right
-        self._style(self.removes_plot, "removes (cumulative)", "Removes: attempted vs oracle-prescribed", (10, 10))
-        self.progress_plot.setYRange(0, 1, padding=0.04)
-        self.progress_plot.getPlotItem().getViewBox().setLimits(yMin=-0.1, yMax=1.1)
+        # Legends sit in one row across the top, in headroom above the data, so they never hide a curve.
+        self._style(self.progress_plot, "progress", PROGRESS_TITLE, columns=4)
+        self._style(self.removes_plot, "removes (cumulative)", "Removes: builder's attempts vs the oracle's", columns=2)
+        self.progress_plot.setYRange(0, 1 + LEGEND_HEADROOM, padding=0.02)
+        self.progress_plot.getPlotItem().getViewBox().setLimits(yMin=-0.1, yMax=1.1 + LEGEND_HEADROOM)
+        self.progress_plot.getPlotItem().getAxis("left").setTicks([[(v, f"{v:g}") for v in (0, 0.25, 0.5, 0.75, 1)]])
         self.removes_plot.setXLink(self.progress_plot)
         self.cursors = [self._cursor(self.progress_plot, labelled=True), self._cursor(self.removes_plot)]
         layout = QVBoxLayout(self)
@@ -105,17 +110,18 @@ class MetricPlots(QWidget):
 
     # ---- construction -------------------------------------------------------------------------------------
     @staticmethod
-    def _style(plot: pg.PlotWidget, y_label: str, title: str, legend_offset: tuple[int, int]) -> None:
+    def _style(plot: pg.PlotWidget, y_label: str, title: str, columns: int) -> None:
         item = plot.getPlotItem()
         item.setTitle(title, **TITLE_STYLE)
         item.setLabel("left", y_label)
         item.setLabel("bottom", "turn")
         item.showGrid(x=True, y=True, alpha=0.25)
-        item.addLegend(offset=legend_offset, labelTextColor="#20242a", brush=pg.mkBrush(255, 255, 255, 210))
+        legend = item.addLegend(offset=(8, 4), labelTextColor="#20242a", brush=pg.mkBrush(255, 255, 255, 200))
+        legend.setColumnCount(columns)
         plot.setMinimumHeight(140)
 
     def _cursor(self, plot: pg.PlotWidget, labelled: bool = False) -> pg.InfiniteLine:
-        label_opts = {"position": 0.96, "color": "#ffffff", "fill": pg.mkBrush(CURSOR_COLOUR), "movable": False}
+        label_opts = {"position": 0.12, "color": "#ffffff", "fill": pg.mkBrush(CURSOR_COLOUR), "movable": False}
         line = pg.InfiniteLine(
             label="turn {value:.0f}" if labelled else None,
             labelOpts=label_opts if labelled else None,
@@ -168,13 +174,13 @@ class MetricPlots(QWidget):
         self._removes = (attempted, oracle)
         xs = [t - 0.5 for t in range(len(attempted) + 1)]
         for values, label, colour in (
-            (oracle, "oracle prescribed a remove (turns)", ORACLE_COLOUR),
-            (attempted, "builder attempted removes", ATTEMPTED_COLOUR),
+            (oracle, "turns the oracle offered a remove", ORACLE_COLOUR),
+            (attempted, "removes the builder attempted", ATTEMPTED_COLOUR),
         ):
             if values:
                 self.removes_plot.plot(xs, values, stepMode="center", name=label, pen=pg.mkPen(colour, width=2))
         top = max([*attempted, *oracle, 1])
-        self.removes_plot.setYRange(0, top * 1.6, padding=0.05)  # headroom: the legend sits top left
+        self.removes_plot.setYRange(0, top * (1 + 2 * LEGEND_HEADROOM), padding=0.05)
 
     def _on_turn(self, turn: int) -> None:
         for line in self.cursors:

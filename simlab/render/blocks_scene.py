@@ -9,6 +9,7 @@ the three directors' walls (D1 left, D2 far, D3 right) with each director's eye 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -250,7 +251,8 @@ def move_items(episode: Episode, turn: int) -> list[SceneItem]:
 # ---- surroundings ---------------------------------------------------------------------------------------
 
 
-def floor_items(cell_labels: bool = False) -> list[SceneItem]:
+@cache
+def floor_items(cell_labels: bool = False) -> tuple[SceneItem, ...]:
     """A light grey plate under the 3x3 grid, thin lines between cells and, optionally, ``i,j`` labels."""
     plate = pv.Box(bounds=(-0.55, 2.55, -0.55, 2.55, -0.08, -0.002))
     segments = [((k - 0.5, -0.5, 0.001), (k - 0.5, 2.5, 0.001)) for k in range(4)]
@@ -264,7 +266,7 @@ def floor_items(cell_labels: bool = False) -> list[SceneItem]:
             x, y = cell_centre(cell)
             text = pv.Text3D(f"{cell[0]},{cell[1]}", depth=0.0, height=0.16, center=(x + 0.3, y + 0.36, 0.004))
             items.append(SceneItem(f"label:cell:{cell[0]},{cell[1]}", "label", text, GRID_RGB))
-    return items
+    return tuple(items)
 
 
 def _wall_panel(director: str) -> pv.PolyData:
@@ -305,7 +307,8 @@ def _wall_label(director: str, rgb: RGBf) -> SceneItem:
     return text_label(f"label:{director}", (centre[0], centre[1], centre[2]), director, darker(rgb, 0.2))
 
 
-def director_items() -> list[SceneItem]:
+@cache
+def director_items() -> tuple[SceneItem, ...]:
     """Each director's wall (a thin translucent panel just outside it), its name and its eye frustum."""
     items = []
     for director, rgb in WALL_RGB.items():
@@ -323,7 +326,7 @@ def director_items() -> list[SceneItem]:
                 line_width=2.5,
             ),
         ]
-    return items
+    return tuple(items)
 
 
 # ---- the scene ------------------------------------------------------------------------------------------
@@ -340,7 +343,7 @@ def blocks_scene(
     """Everything to draw at ``turn``: floor, walls and eyes, the board's blocks, the target blocks not yet
     matched (``target_style`` ``ghost`` or ``wireframe``), and this turn's move (highlight or failed ghost)."""
     current = _pieces(episode.state_at(turn))
-    items = floor_items(cell_labels) + director_items()
+    items = [*floor_items(cell_labels), *director_items()]  # built once: these never change
     items += [_piece_item(p) for p in current]
     if show_target:
         items += _target_items(_target_pieces(episode), current, target_style)

@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt
 
 from simlab.core.recording import INDEX_FILE, Run, load_run
 from simlab.gui.browser import (
+    COLUMN_INDEX,
     COLUMNS,
     EpisodeBrowser,
     RunIndexModel,
@@ -60,17 +61,18 @@ def test_model_has_one_row_per_summary_with_the_columns(scripted_run: Run) -> No
     model.set_summaries(scripted_run.summaries)
     assert model.rowCount() == len(scripted_run.summaries) == 12
     headers = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())]
-    assert headers == ["Episode", "World", "Task", "Group", "Agents", "Outcome", "Score", "Turns", "Errors"]
+    assert headers == ["Episode", "Outcome", "Score", "Turns", "Errors", "Task", "Group", "Agents", "World"]
     first = scripted_run.summaries[0]
-    row = [model.index(0, c).data() for c in range(len(COLUMNS))]
-    assert row[0] == first["episode_id"]
-    assert row[2] == first["task_id"]
-    assert row[4] == "D1-3=oracle, builder=scripted"
-    assert row[5] == first["outcome"]
-    assert row[6] == f"{first['score']:.3f}"
-    assert model.index(0, 6).data(USER) == pytest.approx(first["score"])
-    assert "builder = scripted" in model.index(0, 4).data(Qt.ItemDataRole.ToolTipRole)
-    assert model.index(0, 5).data(Qt.ItemDataRole.ForegroundRole) is not None
+    row = dict(zip(headers, (model.index(0, c).data() for c in range(len(COLUMNS))), strict=True))
+    assert row["Episode"] == first["episode_id"]
+    assert row["Task"] == first["task_id"]
+    assert row["Agents"] == "D1-3=oracle, builder=scripted"
+    assert row["Outcome"] == first["outcome"]
+    assert row["Score"] == f"{first['score']:.3f}"
+    col = {title: k for k, title in enumerate(headers)}
+    assert model.index(0, col["Score"]).data(USER) == pytest.approx(first["score"])
+    assert "builder = scripted" in model.index(0, col["Agents"]).data(Qt.ItemDataRole.ToolTipRole)
+    assert model.index(0, col["Outcome"]).data(Qt.ItemDataRole.ForegroundRole) is not None
 
 
 def test_compact_agents_groups_equal_specs() -> None:
@@ -89,12 +91,14 @@ def test_sorting_is_numeric_and_natural(qtbot) -> None:
     browser.set_run(summaries)
     browser.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
     assert browser.visible_episode_ids() == ["ep-1", "ep-2", "ep-10"]
-    browser.table.sortByColumn(7, Qt.SortOrder.AscendingOrder)  # turns 5 < 10 < 100, not "10" < "100" < "5"
+    browser.table.sortByColumn(
+        COLUMN_INDEX["turns"], Qt.SortOrder.AscendingOrder
+    )  # turns 5 < 10 < 100, not "10" < "100" < "5"
     assert browser.visible_episode_ids() == ["ep-2", "ep-1", "ep-10"]
 
 
 def test_sorting_by_score_orders_numerically(browser: EpisodeBrowser, scripted_run: Run) -> None:
-    browser.table.sortByColumn(6, Qt.SortOrder.DescendingOrder)
+    browser.table.sortByColumn(COLUMN_INDEX["score"], Qt.SortOrder.DescendingOrder)
     expected = [s["episode_id"] for s in sorted(scripted_run.summaries, key=lambda s: -s["score"])]
     scores = [s["score"] for s in scripted_run.summaries]
     by_id = {s["episode_id"]: s["score"] for s in scripted_run.summaries}

@@ -1,0 +1,104 @@
+"""Desktop app speed: a step key to every panel redrawn, and filling the browser with a large run.
+
+Needs a display (``make bench`` starts Xvfb when there is none). Baselines run in the same process: the
+step against redrawing the 3D view alone, the browser fill against reading the index alone.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication
+
+from simlab.core.recording import load_run
+from simlab.gui.main_window import MainWindow
+from simlab.runner.demo import DEMO_RUN
+
+STEPS = 100
+
+
+def rss_mb() -> float:
+    """Resident memory of this process, in MB (Linux /proc)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def _median_ms(samples: list[float]) -> float:
+    return statistics.median(samples) * 1000
+
+
+def bench_step(app: QApplication, window: MainWindow) -> None:
+    window.open_episode_id(window.browser.visible_episode_ids()[0])
+    last = window.playback.last_turn
+    steps, redraws = [], []
+    for k in range(STEPS):
+        if window.playback.turn >= last:
+            window.playback.first()
+        start = time.perf_counter()
+        QTest.keyClick(window, Qt.Key.Key_Right)  # every panel redraws inside this call
+        app.processEvents()
+        steps.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        window.world.redraw()
+        app.processEvents()  # the 3D view paints (renders) here
+        redraws.append(time.perf_counter() - start)
+        assert window.playback.turn > 0 or k == 0
+    step, base = _median_ms(steps), _median_ms(redraws)
+    print(
+        f"{'step key -> every panel updated':<38} {step:10.1f} ms   baseline 3D view redraw alone     "
+        f"{base:10.1f} ms   ratio {step / base:6.2f}x   (median of {STEPS})"
+    )
+
+
+def _big_run(folder: Path, n: int) -> Path:
+    run = folder / "big"
+    shutil.copytree(DEMO_RUN, run)
+    line = json.loads((run / "index.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    with (run / "index.jsonl").open("w", encoding="utf-8") as f:
+        for k in range(n):
+            f.write(json.dumps({**line, "episode_id": f"ep-{k:05d}", "score": k / n}) + "\n")
+    return run
+
+
+def bench_browser(app: QApplication, window: MainWindow, n: int = 1000) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        run = _big_run(Path(tmp), n)
+        start = time.perf_counter()
+        load_run(run)
+        read = time.perf_counter() - start
+        before = rss_mb()
+        start = time.perf_counter()
+        window.open_path(run)
+        app.processEvents()
+        fill = time.perf_counter() - start
+        grew = rss_mb() - before
+    print(
+        f"{f'open a {n}-episode run (browser filled)':<38} {fill * 1000:10.1f} ms   baseline reading the index alone "
+        f"{read * 1000:10.1f} ms   ratio {fill / read:6.2f}x"
+    )
+    print(f"{'':38} memory: process {rss_mb():.0f} MB, +{grew:.1f} MB for the run")
+
+
+def main() -> None:
+    app = QApplication.instance() or QApplication([])
+    with tempfile.TemporaryDirectory() as tmp:
+        window = MainWindow(QSettings(str(Path(tmp) / "s.ini"), QSettings.Format.IniFormat))
+        window.resize(1600, 1000)
+        window.show()
+        window.activateWindow()
+        deadline = time.time() + 5
+        while not window.isActiveWindow() and time.time() < deadline:
+            app.processEvents()
+        window.open_path(DEMO_RUN)
+        bench_step(app, window)
+        bench_browser(app, window)
+        window.close()
