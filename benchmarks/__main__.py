@@ -7,11 +7,10 @@ keep those that reduce the distance), a scripted episode against an episode of o
 
 from __future__ import annotations
 
-import statistics
 import sys
-import time
 from collections.abc import Callable
 
+from benchmarks import timed
 from simlab.core.recording import dumps
 from simlab.testing import play
 from simlab.worlds import get_family
@@ -19,17 +18,6 @@ from simlab.worlds.blocks.agents import legal_moves
 from simlab.worlds.blocks.generator import build_order, generate_structures
 from simlab.worlds.blocks.model import Board
 from simlab.worlds.blocks.oracle import distance, oracle_moves
-
-
-def timed(fn: Callable[[], object], repeats: int) -> float:
-    """Median seconds per call over ``repeats`` calls (after one warm-up call)."""
-    fn()
-    samples = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
 
 
 def row(name: str, seconds: float, baseline_name: str, baseline: float, unit: str = "ms") -> None:
@@ -105,6 +93,10 @@ def main() -> int:
     bench_engine(structures)
     bench_oracle(structures)
     bench_episodes()
+    print()
+    from benchmarks import rooms
+
+    rooms.main()
     bench_gui()
     return 0
 

@@ -58,7 +58,9 @@ def _parser() -> argparse.ArgumentParser:
 
     gen = sub.add_parser("generate", help="generate tasks (blocks: target structures)")
     gen.add_argument("family", help="world family, e.g. blocks")
-    gen.add_argument("--n", type=int, default=20, help="how many (default 20)")
+    gen.add_argument("--n", type=int, default=20, help="how many (blocks: structures; rooms: rooms to try)")
+    gen.add_argument("--questions-per-task", type=int, default=50, help="rooms: questions per task (default 50)")
+    gen.add_argument("--no-images", action="store_true", help="rooms: skip rendering the views and maps")
     gen.add_argument("--seed", type=int, default=0)
     gen.add_argument("--out", type=Path, required=True, help="output folder")
     gen.set_defaults(func=_cmd_generate)
@@ -77,6 +79,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--repeats", type=int, default=1, help="play every task this many times (the paper's runs)")
     run.add_argument("--seed", type=int, default=0)
     run.add_argument("--structures", type=Path, help="folder or file of generated tasks to play")
+    run.add_argument("--task", action="append", help="rooms: only these tasks (anchor, counting, distance, ...)")
     run.add_argument(
         "--set",
         action="append",
@@ -154,8 +157,8 @@ def _cmd_generate(args: argparse.Namespace) -> int:
     from simlab.worlds import get_family
 
     family = get_family(args.family)
-    if args.family != "blocks":
-        raise SimlabError(f"generate {args.family}: not available yet")
+    if args.family == "rooms":
+        return _generate_rooms(args)
     from simlab.worlds.blocks.generator import Structure, save_structures
 
     structures = [Structure.from_json(t) for t in family.generate(args.n, args.seed)]
@@ -163,6 +166,22 @@ def _cmd_generate(args: argparse.Namespace) -> int:
     tiers = {t: sum(s.tier == t for s in structures) for t in ("simple", "medium", "complex")}
     print(f"wrote {len(structures)} structures to {args.out} ({', '.join(f'{v} {k}' for k, v in tiers.items())})")
     print(_hidden_report(structures))
+    return 0
+
+
+def _generate_rooms(args: argparse.Namespace) -> int:
+    import time
+
+    from simlab.worlds.rooms.benchmark import build_benchmark
+
+    started = time.perf_counter()
+
+    def progress(line: str) -> None:
+        print(f"\r[{time.perf_counter() - started:7.1f} s] {line}", end="", file=sys.stderr, flush=True)
+
+    index = build_benchmark(args.out, args.n, args.questions_per_task, args.seed, not args.no_images, progress)
+    counts = ", ".join(f"{k} {v}" for k, v in index["counts"].items())
+    print(f"\nwrote {len(index['questions'])} questions ({counts}) to {args.out}")
     return 0
 
 
@@ -196,7 +215,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.turns is not None:
         settings["turns"] = args.turns
     tasks = family.load_tasks(args.structures) if args.structures else None
-    config = RunConfig(args.world, args.seed, args.episodes, args.repeats, args.agent, settings, tasks)
+    if args.task and tasks is not None:
+        tasks = [t for t in tasks if t.get("task") in args.task]
+    options = {"task": args.task} if args.task else {}
+    config = RunConfig(args.world, args.seed, args.episodes, args.repeats, args.agent, settings, tasks, options)
     writer = run(config, args.out, progress=_print_progress)
     print(f"run complete: {len(writer.done)} episodes in {args.out}\nreport: python main.py report {args.out}")
     return 0

@@ -43,6 +43,7 @@ def write_json_atomic(path: Path, obj: Any, indent: int | None = None) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(obj, ensure_ascii=False, allow_nan=False, indent=indent)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.chmod(tmp, 0o644)  # mkstemp makes the file private; recordings are meant to be shared
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)

@@ -36,7 +36,7 @@ from simlab.core.episode import Episode
 from simlab.core.events import Event
 from simlab.gui.dialogue import ERROR_COLOUR, MUTED_COLOUR, OK_COLOUR, speaker_colours
 from simlab.gui.playback import PlaybackModel
-from simlab.gui.registry import views_for_episode
+from simlab.gui.registry import WorldViews, views_for_episode
 
 ImagesFor = Callable[[Mapping[str, Any]], dict[str, Image.Image]]
 """Renders an observation event's data (``text``, ``images``, ``data``) to named pictures."""
@@ -356,6 +356,8 @@ class AgentPanels(QWidget):
         super().__init__(parent)
         self._playback = playback
         self._images_for = images_for
+        self._views: WorldViews | None = None
+        self._turn = 0
         self._cache: dict[tuple[str, str, int], dict[str, QPixmap]] = {}
         self._cache_size = cache_size
         self._index: EpisodeIndex | None = None
@@ -395,6 +397,7 @@ class AgentPanels(QWidget):
         self._panels = {}
         self._cache.clear()
         self._index = EpisodeIndex(episode) if episode is not None else None
+        self._views = views_for_episode(episode)
         self._placeholder.setVisible(self._index is None)
         if self._index is None:
             return
@@ -414,6 +417,7 @@ class AgentPanels(QWidget):
         return f"{title} ({persona})" if persona else title
 
     def _on_turn(self, turn: int) -> None:
+        self._turn = turn
         if self._index is None:
             return
         for role, panel in self._panels.items():
@@ -423,13 +427,15 @@ class AgentPanels(QWidget):
     def _render_images(self, observation: Mapping[str, Any]) -> dict[str, Image.Image]:
         if self._images_for is not None:
             return self._images_for(observation)
-        views = views_for_episode(self._index.episode if self._index is not None else None)
-        return views.images_for(observation) if views is not None else {}
+        if self._views is None or self._index is None:
+            return {}
+        return self._views.images_for(observation, self._index.episode, self._turn)
 
     def _pixmaps(self, info: RoleTurn) -> dict[str, QPixmap]:
         if info.observation is None or self._index is None:
             return {}
-        key = (self._index.episode.episode_id, info.role, info.observation.turn)
+        follow = self._views is not None and self._views.images_follow_turn
+        key = (self._index.episode.episode_id, info.role, info.observation.turn, self._turn if follow else -1)
         cached = self._cache.get(key)
         if cached is None:
             images = self._render_images(dict(info.observation.data))

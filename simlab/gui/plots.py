@@ -32,6 +32,7 @@ ATTEMPTED_COLOUR = "#c62828"
 ORACLE_COLOUR = "#455a64"
 CURSOR_COLOUR = "#263238"
 PROGRESS_TITLE = "Progress metrics per turn"
+REMOVES_TITLE = "Removes: builder's attempts vs the oracle's"
 TITLE_STYLE = {"color": "#20242a", "size": "10pt"}
 CURSOR_HOVER_COLOUR = "#ffb300"
 
@@ -80,7 +81,7 @@ class MetricPlots(QWidget):
         self.removes_plot = pg.PlotWidget(self, background="w")
         # Legends sit in one row across the top, in headroom above the data, so they never hide a curve.
         self._style(self.progress_plot, "progress", PROGRESS_TITLE, columns=4)
-        self._style(self.removes_plot, "removes (cumulative)", "Removes: builder's attempts vs the oracle's", columns=2)
+        self._style(self.removes_plot, "removes (cumulative)", REMOVES_TITLE, columns=2)
         self.progress_plot.setYRange(0, 1 + LEGEND_HEADROOM, padding=0.02)
         self.progress_plot.getPlotItem().getViewBox().setLimits(yMin=-0.1, yMax=1.1 + LEGEND_HEADROOM)
         self.progress_plot.getPlotItem().getAxis("left").setTicks([[(v, f"{v:g}") for v in (0, 0.25, 0.5, 0.75, 1)]])
@@ -147,7 +148,10 @@ class MetricPlots(QWidget):
         self._removes = ([], [])
         if episode is not None:
             self._draw_progress(episode)
-            self._draw_removes(episode)
+            if episode.world == "blocks":
+                self._draw_removes(episode)
+            else:
+                self._draw_mentions(episode)
         last = episode.last_turn if episode is not None else 1
         self.progress_plot.setXRange(0, max(1, last), padding=0.02)
         for line in self.cursors:
@@ -170,6 +174,8 @@ class MetricPlots(QWidget):
                 )
 
     def _draw_removes(self, episode: Episode) -> None:
+        self.removes_plot.setTitle(REMOVES_TITLE, **TITLE_STYLE)
+        self.removes_plot.setLabel("left", "removes (cumulative)")
         attempted, oracle = attempted_removes(episode), oracle_removes(episode)
         self._removes = (attempted, oracle)
         xs = [t - 0.5 for t in range(len(attempted) + 1)]
@@ -182,6 +188,17 @@ class MetricPlots(QWidget):
         top = max([*attempted, *oracle, 1])
         self.removes_plot.setYRange(0, top * (1 + 2 * LEGEND_HEADROOM), padding=0.05)
 
+    def _draw_mentions(self, episode: Episode) -> None:
+        """Worlds without removes (rooms): the objects each message named (the paper's Fig. 8 measure)."""
+        values = [0.0 if v is None else v for v in _per_turn(episode, "mentions")]
+        self.removes_plot.setTitle("Objects mentioned per message", **TITLE_STYLE)
+        self.removes_plot.setLabel("left", "objects")
+        if any(values):
+            xs = [t - 0.5 for t in range(len(values) + 1)]
+            pen = pg.mkPen(ORACLE_COLOUR, width=2)
+            self.removes_plot.plot(xs, values, stepMode="center", name="objects named", pen=pen)
+        self.removes_plot.setYRange(0, max([*values, 1]) * (1 + 2 * LEGEND_HEADROOM), padding=0.05)
+
     def _on_turn(self, turn: int) -> None:
         for line in self.cursors:
             if line.value() != turn:
@@ -193,3 +210,12 @@ class MetricPlots(QWidget):
         turn = round(line.value())
         self._playback.seek(turn)
         self._on_turn(self._playback.turn)
+
+
+def _per_turn(episode: Episode, name: str) -> list[float | None]:
+    """The value a score event gave ``name`` at each turn 0..last_turn (None where no event gave one)."""
+    out: list[float | None] = [None] * (episode.last_turn + 1)
+    for event in episode.events:
+        if event.kind == "score" and name in event.data.get("metrics", {}):
+            out[event.turn] = event.data["metrics"][name]
+    return out

@@ -17,28 +17,37 @@ from simlab.core.episode import Episode
 from simlab.render.scene import CameraPose, SceneItem
 
 SceneBuilder = Callable[..., list[SceneItem]]  # (episode, turn, show_target=..., target_style=...) -> items
-ImagesFor = Callable[[Mapping[str, Any]], dict[str, Image.Image]]
+ImagesFor = Callable[[Mapping[str, Any], Episode, int], dict[str, Image.Image]]  # (observation, episode, turn)
 
 
 @dataclass(frozen=True)
 class WorldViews:
-    """How one family is drawn: scene, camera presets (name -> pose, in menu order), default camera, images."""
+    """How one family is drawn: its scene, its camera presets for an episode (name -> pose, in button order)
+    and the one to start from, the pictures of an observation, what the overlay toggle is called, and
+    whether the pictures change with the turn (rooms outline the objects the current message names)."""
 
     scene: SceneBuilder
-    cameras: Mapping[str, CameraPose]
+    cameras: Callable[[Episode], Mapping[str, CameraPose]]
     default_camera: str
     images_for: ImagesFor
-    target_label: str = "Target"
+    overlay_label: str = "Target"
+    images_follow_turn: bool = False
 
 
 def _blocks() -> WorldViews:
     from simlab.render.blocks_images import observation_images
     from simlab.render.blocks_scene import CAMERAS, blocks_scene
 
-    return WorldViews(blocks_scene, CAMERAS, "free", observation_images, "Target structure")
+    return WorldViews(blocks_scene, lambda _e: CAMERAS, "free", lambda obs, _e, _t: observation_images(obs))
 
 
-_FACTORIES: dict[str, Callable[[], WorldViews]] = {"blocks": _blocks}
+def _rooms() -> WorldViews:
+    from simlab.render.rooms_scene import observation_pictures, rooms_cameras, rooms_scene
+
+    return WorldViews(rooms_scene, rooms_cameras, "free", observation_pictures, "Visibility", True)
+
+
+_FACTORIES: dict[str, Callable[[], WorldViews]] = {"blocks": _blocks, "rooms": _rooms}
 _CACHE: dict[str, WorldViews] = {}
 
 

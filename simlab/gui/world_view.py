@@ -18,9 +18,9 @@ from pyvistaqt import QtInteractor
 from simlab.core.episode import Episode
 from simlab.gui.playback import PlaybackModel
 from simlab.gui.registry import WorldViews, views_for_episode
-from simlab.render.scene import SceneItem, add_items, set_camera
+from simlab.render.scene import CameraPose, SceneItem, add_items, set_camera
 
-TARGET_MODES: dict[str, tuple[bool, str]] = {  # label -> (show the target, style)
+TARGET_MODES: dict[str, tuple[bool, str]] = {  # label -> (show the target / overlay, style)
     "Ghost": (True, "ghost"),
     "Wireframe": (True, "wireframe"),
     "Hidden": (False, "ghost"),
@@ -46,6 +46,8 @@ class WorldView(QWidget):
         self.target_mode.setToolTip("How the target is drawn: translucent ghosts, wireframes or hidden")
         self.target_mode.currentTextChanged.connect(lambda _text: self.redraw())
         self.message = QLabel("")
+        self.overlay_label = QLabel("Target:")
+        self.cameras: dict[str, CameraPose] = {}
         self._layout(self._camera_row)
         self._hover = QTimer(self, singleShot=True, interval=HOVER_DELAY_MS, timeout=self._show_tooltip)
         self.plotter.iren.add_observer("MouseMoveEvent", lambda *_args: self._hover.start())
@@ -58,7 +60,7 @@ class WorldView(QWidget):
         bar.addLayout(cameras)
         bar.addStretch(1)
         bar.addWidget(self.message)
-        bar.addWidget(QLabel("Target:"))
+        bar.addWidget(self.overlay_label)
         bar.addWidget(self.target_mode)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -68,6 +70,8 @@ class WorldView(QWidget):
     # ---- following the playback ----------------------------------------------------------------------
     def _on_episode(self, episode: Episode | None) -> None:
         self.views = views_for_episode(episode)
+        self.cameras = dict(self.views.cameras(episode)) if self.views is not None and episode is not None else {}
+        self.overlay_label.setText(f"{self.views.overlay_label}:" if self.views is not None else "Target:")
         self._rebuild_camera_buttons()
         if episode is not None and self.views is None:
             self.message.setText(f"No 3D view for world {episode.world!r} yet")
@@ -82,7 +86,7 @@ class WorldView(QWidget):
             widget = self._camera_row.takeAt(0).widget()
             if widget is not None:
                 widget.deleteLater()
-        for name in self.views.cameras if self.views is not None else ():
+        for name in self.cameras:
             button = QPushButton(name)
             button.setToolTip(f"View from {name}")
             button.clicked.connect(lambda _checked=False, n=name: self.set_camera(n))
@@ -113,8 +117,8 @@ class WorldView(QWidget):
 
     def set_camera(self, name: str) -> None:
         """Move the camera to a preset of the current family."""
-        if self.views is not None and name in self.views.cameras:
-            set_camera(self.plotter, self.views.cameras[name])
+        if name in self.cameras:
+            set_camera(self.plotter, self.cameras[name])
             QWidget.update(self.plotter.interactor)
 
     def count(self, kind: str) -> int:

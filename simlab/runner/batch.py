@@ -34,6 +34,7 @@ class RunConfig:
     agents: Sequence[str] = ()
     settings: Mapping[str, Any] = field(default_factory=dict)
     tasks: list[dict[str, Any]] | None = None  # None: generate ``episodes`` tasks from the seed
+    generate_options: Mapping[str, Any] = field(default_factory=dict)  # e.g. rooms: {"task": "counting"}
 
     def to_json(self, family: WorldFamily) -> dict[str, Any]:
         specs = role_specs(family, [AgentSpec.parse(a) for a in self.agents])
@@ -51,7 +52,7 @@ class RunConfig:
             return list(self.tasks[: self.episodes] if self.episodes else self.tasks)
         if not self.episodes or self.episodes < 1:
             raise ConfigError("--episodes must be at least 1 when no tasks are given")
-        return family.generate(self.episodes, self.seed)
+        return family.generate(self.episodes, self.seed, dict(self.generate_options))
 
 
 def episode_ids(config: Mapping[str, Any]) -> list[tuple[str, dict[str, Any], int]]:

@@ -17,6 +17,7 @@ from simlab.core.world import Agent, World
 
 FAMILIES: dict[str, str] = {
     "blocks": "simlab.worlds.blocks.family:FAMILY",
+    "rooms": "simlab.worlds.rooms.family:FAMILY",
 }
 
 
@@ -28,7 +29,7 @@ class WorldFamily:
     world: type[World]
     roles: tuple[str, ...]
     role_groups: Mapping[str, tuple[str, ...]]
-    generate: Callable[[int, int], list[dict[str, Any]]]  # (n, seed) -> tasks
+    generate: Callable[..., list[dict[str, Any]]]  # (n, seed, options=None) -> tasks
     load_tasks: Callable[[Path], list[dict[str, Any]]]
     agents: Mapping[str, Callable[..., Agent]]
     default_agents: Mapping[str, str]

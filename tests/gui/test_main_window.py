@@ -199,7 +199,7 @@ def test_monkey_300_random_actions(window, qtbot, tmp_path):
         lambda: window.playback.next_error(),
         lambda: window.open_episode_id(r.choice(ids)),
         lambda: window.playback.seek(r.randint(-3, 30)),
-        lambda: window.world.set_camera(r.choice([*window.world.views.cameras, "nope"])),
+        lambda: window.world.set_camera(r.choice([*window.world.cameras, "nope"])),
         lambda: window.world.target_mode.setCurrentIndex(r.randrange(window.world.target_mode.count())),
         lambda: window.dialogue.set_show_reasoning(r.random() < 0.5),
         lambda: window.dialogue.search(r.choice(["block", "layer", "zzz", ""])),

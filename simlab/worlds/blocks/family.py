@@ -11,7 +11,7 @@ from simlab.worlds.blocks.generator import generate_structures, load_structures
 from simlab.worlds.blocks.world import BUILDER, DEFAULT_SETTINGS, DIRECTORS, BlocksWorld, check_settings
 
 
-def _generate(n: int, seed: int) -> list[dict[str, Any]]:
+def _generate(n: int, seed: int, options: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     return [s.to_json() for s in generate_structures(n, seed)]
 
 

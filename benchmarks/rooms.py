@@ -1,0 +1,73 @@
+"""Rooms world speed: visibility with the BVH against a naive per-triangle test, and scenes per second.
+
+Baselines run in the same process. The full benchmark build (900 rooms, 1,250 questions with images) is
+timed by ``python main.py generate rooms --n 900 --questions-per-task 250 --out DIR``; it is too long for
+``make bench``.
+"""
+
+from __future__ import annotations
+
+import time
+
+from benchmarks import timed
+from simlab.worlds.rooms.generator import generate_scene
+from simlab.worlds.rooms.model import Scene
+from simlab.worlds.rooms.visibility import (
+    SceneGeometry,
+    naive_visible_objects,
+    sample_views,
+    visible_for_cameras,
+)
+
+
+def _busy_scene() -> tuple[Scene, object]:
+    """A room with about 30 objects and a camera pair on it."""
+    for index in range(500):
+        scene = generate_scene(0, index)
+        if len(scene.objects) >= 28:
+            views = sample_views(scene, 0, {"pixel_filter": False})
+            if views is not None:
+                return scene, views
+    raise RuntimeError("no room with 28+ objects in the first 500")
+
+
+def bench_visibility() -> None:
+    scene, views = _busy_scene()
+    start = time.perf_counter()
+    geom = SceneGeometry(scene)
+    build = time.perf_counter() - start
+    cameras = [views.answerer, views.helper]
+    fast = timed(lambda: visible_for_cameras(geom, cameras), 200)
+    naive = timed(lambda: [naive_visible_objects(scene, c) for c in cameras], 3)
+    print(
+        f"{f'visibility, both agents, {len(scene.objects)} objects':<38} {fast * 1000:10.3f} ms   baseline naive "
+        f"per-triangle rays {naive * 1000:8.1f} ms   ratio {fast / naive:.4f}x ({naive / fast:.0f}x faster; "
+        f"BVH built in {build * 1000:.1f} ms)"
+    )
+
+
+def bench_scenes(n: int = 40) -> None:
+    start = time.perf_counter()
+    scenes = [generate_scene(1, k) for k in range(n)]
+    generate = (time.perf_counter() - start) / n
+    start = time.perf_counter()
+    for scene in scenes:
+        sample_views(scene, 1, {"pixel_filter": False})
+    views = (time.perf_counter() - start) / n
+    from simlab.render.rooms_render import render_view
+
+    start = time.perf_counter()
+    for scene in scenes[:10]:
+        pair = sample_views(scene, 1, {})
+        if pair is not None:
+            render_view(scene, pair.answerer)
+            render_view(scene, pair.helper)
+    rendered = (time.perf_counter() - start) / 10
+    print(f"{'room generation':<38} {1 / generate:10.1f} scenes/s")
+    print(f"{'room + two views (corner visibility)':<38} {1 / (generate + views):10.1f} scenes/s")
+    print(f"{'... + pixel filter + two 1024x768 renders':<38} {1 / (generate + rendered):10.1f} scenes/s")
+
+
+def main() -> None:
+    bench_visibility()
+    bench_scenes()

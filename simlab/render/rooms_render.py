@@ -1,0 +1,300 @@
+"""Pictures of the rooms world: egocentric views, object-id renders and top-down maps. Headless (no GUI toolkit).
+
+* :func:`room_scene_items` turns a scene into :class:`~simlab.render.scene.SceneItem` s (the GUI's 3D view
+  and the off-screen renders share them);
+* :func:`render_view` is an agent's egocentric RGB image (what a model is shown);
+* :func:`render_ids` renders each object in a flat, unlit colour encoding its index and decodes it back,
+  so :func:`simlab.worlds.rooms.visibility.pixel_counts` can count the pixels each object covers;
+* :func:`topdown_map` draws the cognitive-mapping map (Pillow), turned so that the Answerer looks up;
+* :func:`render_view_overlay` marks the bounding-box corners used for visibility on a view.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+
+import numpy as np
+import pyvista as pv
+import trimesh
+from PIL import Image, ImageDraw, ImageFont
+
+from simlab.render.scene import CameraPose, SceneItem, _plotter, render_items, set_camera
+from simlab.worlds.rooms import visibility
+from simlab.worlds.rooms.model import Camera, RoomObject, Scene
+from simlab.worlds.rooms.visibility import CornerRay, camera_frame
+
+RGB = tuple[int, int, int]
+Point = tuple[float, float]
+
+MAP_BACKGROUND: RGB = (250, 250, 248)
+MAP_FLOOR: RGB = (236, 230, 218)
+MAP_WALL: RGB = (70, 70, 74)
+MAP_TEXT: RGB = (28, 30, 34)
+MARKER: RGB = (214, 40, 40)
+CORNER_COLOURS: dict[str, RGB] = {"visible": (40, 200, 60), "blocked": (230, 30, 30), "outside": (150, 150, 150)}
+
+
+# ---- 3D items ----------------------------------------------------------------------------------------
+
+
+def to_polydata(mesh: trimesh.Trimesh) -> pv.PolyData:
+    """A triangle mesh as pyvista PolyData (no colours)."""
+    faces = np.hstack([np.full((len(mesh.faces), 1), 3), np.asarray(mesh.faces)]).astype(np.int64)
+    return pv.PolyData(np.asarray(mesh.vertices, dtype=float), faces.ravel())
+
+
+def colour_parts(mesh: trimesh.Trimesh, fallback: RGB) -> list[tuple[trimesh.Trimesh, RGB]]:
+    """``mesh`` split by face colour (in a fixed order: the most faces first), or whole in ``fallback``."""
+    colours = _face_rgb(mesh)
+    if colours is None:
+        return [(mesh, fallback)]
+    unique, inverse, counts = np.unique(colours, axis=0, return_inverse=True, return_counts=True)
+    order = sorted(range(len(unique)), key=lambda k: (-counts[k], tuple(unique[k])))
+    parts = []
+    for k in order:
+        part = mesh.submesh([np.flatnonzero(inverse.ravel() == k)], append=True)
+        parts.append((part, (int(unique[k][0]), int(unique[k][1]), int(unique[k][2]))))
+    return parts
+
+
+def _face_rgb(mesh: trimesh.Trimesh) -> np.ndarray | None:
+    visual = getattr(mesh, "visual", None)
+    if visual is None or getattr(visual, "kind", None) != "face":
+        return None
+    return np.asarray(visual.face_colors)[:, :3]
+
+
+def _rgbf(rgb: Sequence[int]) -> tuple[float, float, float]:
+    return (rgb[0] / 255.0, rgb[1] / 255.0, rgb[2] / 255.0)
+
+
+def object_items(obj: RoomObject) -> list[SceneItem]:
+    """One item per colour of ``obj``'s mesh; a single-coloured object gets key ``object:{id}``."""
+    parts = colour_parts(visibility.object_mesh(obj), obj.rgb)
+    tooltip = f"{obj.id}: {obj.color} {obj.category}"
+    if len(parts) == 1:
+        return [SceneItem(f"object:{obj.id}", "object", to_polydata(parts[0][0]), _rgbf(parts[0][1]), tooltip=tooltip)]
+    return [
+        SceneItem(f"object:{obj.id}:{k}", "object", to_polydata(mesh), _rgbf(rgb), tooltip=tooltip)
+        for k, (mesh, rgb) in enumerate(parts)
+    ]
+
+
+def shell_items(scene: Scene, wall_opacity: float = 1.0) -> list[SceneItem]:
+    """The floor (kind ``floor``) and walls (kind ``wall``, drawn with ``wall_opacity``) of ``scene``."""
+    items = []
+    for name, mesh, rgb in visibility.room_shell(scene):
+        kind = "floor" if name.startswith("floor") else "wall"
+        opacity = 1.0 if kind == "floor" else wall_opacity
+        items.append(SceneItem(f"shell:{name}", kind, to_polydata(mesh), _rgbf(rgb), opacity=opacity))
+    return items
+
+
+def room_scene_items(scene: Scene, wall_opacity: float = 1.0) -> list[SceneItem]:
+    """The whole room as scene items: the shell, then every object (split by colour)."""
+    items = shell_items(scene, wall_opacity)
+    for obj in scene.objects:
+        items.extend(object_items(obj))
+    return items
+
+
+def camera_pose(camera: Camera, name: str = "agent") -> CameraPose:
+    """``camera`` as a perspective :class:`CameraPose` (focal point one metre ahead)."""
+    p, f = camera.position, camera.forward
+    focal = (p[0] + f[0], p[1] + f[1], p[2] + f[2])
+    return CameraPose(name, p, focal, camera.up, parallel=False, view_angle=camera.fov)
+
+
+# ---- renders -----------------------------------------------------------------------------------------
+
+
+def render_view(scene: Scene, camera: Camera, size: tuple[int, int] = (1024, 768)) -> Image.Image:
+    """The egocentric RGB view from ``camera`` (walls and floor drawn, colours kept true by mostly ambient
+    and diffuse light with no specular highlight)."""
+    return render_items(room_scene_items(scene), camera_pose(camera), size, background="white")
+
+
+def encode_index(index: int) -> RGB:
+    """The flat colour of object ``index`` in an id render (0 is reserved for background and shell)."""
+    code = index + 1
+    return ((code >> 16) & 255, (code >> 8) & 255, code & 255)
+
+
+def decode_ids(pixels: np.ndarray) -> np.ndarray:
+    """Object indices (-1 for background and shell) from an (H, W, 3) id render."""
+    rgb = pixels[:, :, :3].astype(np.int64)
+    return (rgb[:, :, 0] << 16 | rgb[:, :, 1] << 8 | rgb[:, :, 2]) - 1
+
+
+def render_ids(scene: Scene, camera: Camera, size: tuple[int, int] = (640, 480)) -> np.ndarray:
+    """An (H, W) int array: the index in ``scene.objects`` of the object seen at each pixel, -1 elsewhere.
+
+    Every object is drawn unlit in :func:`encode_index` colour, the shell in black (it hides what is behind
+    it), without anti-aliasing, so every pixel decodes exactly."""
+    plotter = _plotter(size)
+    plotter.clear_actors()
+    plotter.set_background("black")
+    for _, mesh, _ in visibility.room_shell(scene):
+        _add_flat(plotter, mesh, (0, 0, 0))
+    for k, obj in enumerate(scene.objects):
+        _add_flat(plotter, visibility.object_mesh(obj), encode_index(k))
+    set_camera(plotter, camera_pose(camera))
+    plotter.disable_anti_aliasing()
+    try:
+        plotter.render()
+        pixels = np.asarray(plotter.screenshot(return_img=True))
+    finally:
+        plotter.enable_anti_aliasing("msaa")
+    return decode_ids(pixels)
+
+
+def _add_flat(plotter: pv.Plotter, mesh: trimesh.Trimesh, rgb: RGB) -> None:
+    plotter.add_mesh(
+        to_polydata(mesh), color=_rgbf(rgb), lighting=False, smooth_shading=False, reset_camera=False, render=False
+    )
+
+
+def project(camera: Camera, points: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """Pixel coordinates (n, 2) of world ``points`` in a view of ``size``; NaN for points behind the camera."""
+    local = camera_frame(camera, points)
+    focal = size[1] / 2 / math.tan(math.radians(camera.fov) / 2)
+    depth = np.where(-local[:, 2] > 1e-9, -local[:, 2], np.nan)
+    return np.stack([size[0] / 2 + focal * local[:, 0] / depth, size[1] / 2 - focal * local[:, 1] / depth], axis=1)
+
+
+def render_view_overlay(
+    scene: Scene, camera: Camera, rays: Sequence[CornerRay], size: tuple[int, int] = (1024, 768)
+) -> Image.Image:
+    """:func:`render_view` with each corner ray's corner marked: green in the frustum and unblocked, red
+    blocked, grey outside the frustum."""
+    image = render_view(scene, camera, size)
+    if not rays:
+        return image
+    draw = ImageDraw.Draw(image)
+    pixels = project(camera, np.array([r.corner for r in rays], dtype=float), size)
+    radius = max(3, size[0] // 160)
+    for ray, (u, v) in zip(rays, pixels, strict=True):
+        if not np.isfinite(u):
+            continue
+        state = "outside" if not ray.in_frustum else ("blocked" if ray.blocked else "visible")
+        draw.ellipse((u - radius, v - radius, u + radius, v + radius), fill=CORNER_COLOURS[state], outline=(0, 0, 0))
+    return image
+
+
+# ---- top-down map ------------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=16)
+def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    try:
+        return ImageFont.truetype("DejaVuSans-Bold.ttf", size)
+    except OSError:
+        try:
+            return ImageFont.load_default(size=size)
+        except TypeError:  # Pillow < 10.1
+            return ImageFont.load_default()
+
+
+class MapFrame:
+    """World floor coordinates to map pixels, turned so ``camera``'s facing direction points up."""
+
+    def __init__(self, scene: Scene, camera: Camera, size: tuple[int, int], margin: float = 0.08) -> None:
+        self.yaw, self.size = camera.yaw, size
+        self.centre = (scene.width / 2, scene.depth / 2)
+        corners = [(0.0, 0.0), (scene.width, 0.0), (scene.width, scene.depth), (0.0, scene.depth)]
+        turned = [self._turn(p) for p in corners]
+        span_u = max(abs(u) for u, _ in turned) * 2
+        span_v = max(abs(v) for _, v in turned) * 2
+        self.scale = min(size[0] * (1 - 2 * margin) / span_u, size[1] * (1 - 2 * margin) / span_v)
+
+    def _turn(self, p: Point) -> Point:
+        """(right, ahead) offsets of floor point ``p`` from the room centre, as the camera faces."""
+        dx, dy = p[0] - self.centre[0], p[1] - self.centre[1]
+        return (dx * math.sin(self.yaw) - dy * math.cos(self.yaw), dx * math.cos(self.yaw) + dy * math.sin(self.yaw))
+
+    def pixel(self, p: Point) -> Point:
+        u, v = self._turn(p)
+        return (self.size[0] / 2 + u * self.scale, self.size[1] / 2 - v * self.scale)
+
+
+def footprint(obj: RoomObject, centre: Point | None = None, least: float = 0.0) -> list[Point]:
+    """The four floor corners of ``obj``'s rotated footprint (its own width and depth, each at least
+    ``least`` metres, turned by its yaw), centred on its bounding box centre or on ``centre``."""
+    cx, cy = centre if centre is not None else obj.center[:2]
+    hw, hd = max(obj.size[0], least) / 2, max(obj.size[1], least) / 2
+    c, s = math.cos(obj.yaw), math.sin(obj.yaw)
+    return [(cx + x * c - y * s, cy + x * s + y * c) for x, y in ((-hw, -hd), (hw, -hd), (hw, hd), (-hw, hd))]
+
+
+def _map_centres(scene: Scene, object_ids: Sequence[str], swap: Sequence[tuple[str, str]] | None) -> dict[str, Point]:
+    """Where each object is drawn: its own centre, or its partner's when the pair is swapped."""
+    centres = {i: (scene.object(i).center[0], scene.object(i).center[1]) for i in object_ids}
+    for a, b in swap or ():
+        if a in centres and b in centres:
+            centres[a], centres[b] = centres[b], centres[a]
+    return centres
+
+
+def topdown_map(
+    scene: Scene,
+    object_ids: Sequence[str],
+    up_camera: Camera,
+    size: tuple[int, int] = (768, 768),
+    swap: Sequence[tuple[str, str]] | None = None,
+    labels: Mapping[str, str] | None = None,
+) -> Image.Image:
+    """The cognitive-mapping map: the room outline turned so ``up_camera`` faces up, each listed object's
+    footprint filled in its colour with a dark outline and a label (its category, or ``labels[id]``), and a
+    red arrow at the Answerer's position. With ``swap``, each pair's positions are exchanged (a distractor)."""
+    frame = MapFrame(scene, up_camera, size)
+    image = Image.new("RGB", size, MAP_BACKGROUND)
+    draw = ImageDraw.Draw(image)
+    room = [(0.0, 0.0), (scene.width, 0.0), (scene.width, scene.depth), (0.0, scene.depth)]
+    draw.polygon([frame.pixel(p) for p in room], fill=MAP_FLOOR, outline=MAP_WALL, width=max(3, size[0] // 150))
+    centres = _map_centres(scene, object_ids, swap)
+    objects = sorted((scene.object(i) for i in object_ids), key=lambda o: (-o.size[0] * o.size[1], o.id))
+    for obj in objects:
+        _draw_footprint(draw, frame, obj, centres[obj.id])
+    _draw_marker(draw, frame, up_camera)
+    placed: list[tuple[float, float, float, float]] = []
+    for obj in objects:
+        text = (labels or {}).get(obj.id, obj.category.replace("_", " "))
+        _draw_label(draw, frame.pixel(centres[obj.id]), text, placed, max(12, size[1] // 48))
+    return image
+
+
+def _draw_footprint(draw: ImageDraw.ImageDraw, frame: MapFrame, obj: RoomObject, centre: Point) -> None:
+    points = [frame.pixel(p) for p in footprint(obj, centre, least=12 / frame.scale)]  # thin things stay visible
+    outline = tuple(int(c * 0.45) for c in obj.rgb)
+    draw.polygon(points, fill=tuple(obj.rgb), outline=outline, width=2)
+
+
+def _draw_marker(draw: ImageDraw.ImageDraw, frame: MapFrame, camera: Camera) -> None:
+    """An upward arrow (the Answerer faces up in the map) at ``camera``'s floor position."""
+    x, y = frame.pixel((camera.position[0], camera.position[1]))
+    r = max(10, frame.size[0] // 40)
+    draw.ellipse((x - r * 0.55, y - r * 0.55, x + r * 0.55, y + r * 0.55), fill=MARKER, outline=(90, 0, 0))
+    draw.polygon([(x, y - 1.9 * r), (x - 0.7 * r, y - 0.6 * r), (x + 0.7 * r, y - 0.6 * r)], fill=MARKER)
+    draw.text((x, y + r * 0.8), "you", fill=MARKER, font=_font(max(12, frame.size[1] // 48)), anchor="mt")
+
+
+def _draw_label(draw: ImageDraw.ImageDraw, at: Point, text: str, placed: list, font_size: int) -> None:
+    """``text`` on a pale box near ``at``, nudged up or down until it clears earlier labels."""
+    font = _font(font_size)
+    left, top, right, bottom = draw.textbbox((0, 0), text, font=font)
+    w, h = right - left + 6, bottom - top + 4
+    box = (at[0] - w / 2, at[1] - h / 2, at[0] + w / 2, at[1] + h / 2)
+    for shift in (0, 1, -1, 2, -2, 3, -3):
+        trial = (box[0], box[1] + shift * h, box[2], box[3] + shift * h)
+        if not any(_overlap(trial, other) for other in placed):
+            box = trial
+            break
+    placed.append(box)
+    draw.rounded_rectangle(box, radius=3, fill=(255, 255, 255), outline=(120, 120, 120))
+    draw.text(((box[0] + box[2]) / 2, (box[1] + box[3]) / 2), text, fill=MAP_TEXT, font=font, anchor="mm")
+
+
+def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]

@@ -1,0 +1,205 @@
+"""The rooms world at a turn, as scene items for the app's 3D view and as agent-panel pictures.
+
+The 3D scene shows the room, both agents' camera frustums and, with the visibility overlay on, every
+object tinted by who sees it (Answerer only, Helper only, both) and the rays from each camera to each
+box corner (green: in the frustum and unblocked, red: blocked, grey: outside the frustum). The objects
+named in this turn's message are outlined in both the 3D view and the agents' camera pictures.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pyvista as pv
+from PIL import Image, ImageDraw, ImageFont
+
+from simlab.core.episode import Episode
+from simlab.render.rooms_render import camera_pose, project, render_view, room_scene_items, topdown_map
+from simlab.render.scene import CameraPose, SceneItem, text_label
+from simlab.worlds.rooms.describe import mentioned_objects
+from simlab.worlds.rooms.model import Camera, RoomObject, Scene
+from simlab.worlds.rooms.visibility import SceneGeometry, ViewPair, corner_rays
+
+ROLE_RGB: dict[str, tuple[float, float, float]] = {"answerer": (0.16, 0.38, 0.85), "helper": (0.93, 0.49, 0.1)}
+SHARED_RGB = (0.55, 0.2, 0.75)
+RAY_RGB = {"visible": (0.1, 0.7, 0.2), "blocked": (0.85, 0.1, 0.1), "outside": (0.6, 0.6, 0.6)}
+HIGHLIGHT_RGB = (1.0, 0.1, 0.7)
+PANEL_SIZE = (640, 480)
+
+
+_MEMO: OrderedDict[tuple[str, ...], Any] = OrderedDict()
+MEMO_SIZE = 32
+
+
+def _memo(key: tuple[str, ...], make: Callable[[], Any]) -> Any:
+    """A small most-recently-used cache for per-episode work (parsing, BVH, renders); keys name the episode."""
+    if key in _MEMO:
+        _MEMO.move_to_end(key)
+        return _MEMO[key]
+    value = _MEMO[key] = make()
+    if len(_MEMO) > MEMO_SIZE:
+        _MEMO.popitem(last=False)
+    return value
+
+
+def scene_and_views(episode: Episode) -> tuple[Scene, ViewPair]:
+    """The episode's room and cameras (parsed once per episode)."""
+    task = episode.task
+    return _memo(
+        ("parsed", episode.episode_id), lambda: (Scene.from_json(task["scene"]), ViewPair.from_json(task["views"]))
+    )
+
+
+def mentioned_at(episode: Episode, turn: int) -> list[str]:
+    """Objects named in the messages of ``turn`` (the message the dialogue pane has selected)."""
+    scene, _views = scene_and_views(episode)
+    text = " ".join(e.data.get("text", "") for e in episode.events_of_turn(turn) if e.kind == "message")
+    return mentioned_objects(scene, text) if text else []
+
+
+# ---- the 3D scene ----------------------------------------------------------------------------------------
+
+
+def rooms_scene(episode: Episode, turn: int, show_target: bool = True, target_style: str = "ghost") -> list[SceneItem]:
+    """Everything the 3D view draws at ``turn``; ``show_target`` switches the visibility overlay."""
+    scene, views = scene_and_views(episode)
+    items = list(_memo(("room", episode.episode_id), lambda: tuple(room_scene_items(scene, wall_opacity=0.35))))
+    for role, camera in (("answerer", views.answerer), ("helper", views.helper)):
+        items += _frustum(role, camera)
+    if show_target:
+        items += _tints(scene, views) + list(_memo(("rays", episode.episode_id), lambda: _rays(scene, views)))
+    items += [_outline(scene.object(i), f"highlight:{i}", HIGHLIGHT_RGB) for i in mentioned_at(episode, turn)]
+    return items
+
+
+def _frustum(role: str, camera: Camera, depth: float = 0.6) -> list[SceneItem]:
+    half_h = depth * np.tan(np.radians(camera.fov) / 2)
+    half_w = half_h * camera.width / camera.height
+    eye, f, r, u = (np.asarray(v, dtype=float) for v in (camera.position, camera.forward, camera.right, camera.up))
+    corners = [eye + depth * f + sx * half_w * r + sy * half_h * u for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
+    segments = [(eye, c) for c in corners] + [(corners[k], corners[(k + 1) % 4]) for k in range(4)]
+    rgb = ROLE_RGB[role]
+    label = text_label(f"label:{role}", tuple(eye + np.array([0, 0, 0.35])), role.capitalize(), rgb)
+    return [SceneItem(f"frustum:{role}", "frustum", _lines(segments), rgb, line_width=3.0, tooltip=role), label]
+
+
+def _tints(scene: Scene, views: ViewPair) -> list[SceneItem]:
+    groups = (
+        (views.answerer_only, ROLE_RGB["answerer"], "seen by the Answerer only"),
+        (views.helper_only, ROLE_RGB["helper"], "seen by the Helper only"),
+        (views.shared, SHARED_RGB, "seen by both"),
+    )
+    return [
+        _outline(scene.object(i), f"tint:{i}", rgb, opacity=0.25, solid=True, tooltip=f"{i}: {what}")
+        for ids, rgb, what in groups
+        for i in ids
+    ]
+
+
+def _rays(scene: Scene, views: ViewPair) -> tuple[SceneItem, ...]:
+    """Corner rays of every object from both cameras, one line set per camera and state (built once)."""
+    geom = SceneGeometry(scene)
+    out = []
+    for role, camera in (("answerer", views.answerer), ("helper", views.helper)):
+        by_state: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {s: [] for s in RAY_RGB}
+        eye = np.asarray(camera.position, dtype=float)
+        for obj in scene.objects:
+            for ray in corner_rays(geom, camera, obj):
+                state = "outside" if not ray.in_frustum else "blocked" if ray.blocked else "visible"
+                by_state[state].append((eye, np.asarray(ray.corner, dtype=float)))
+        for state, segments in by_state.items():
+            if segments:
+                opacity = 0.25 if state == "outside" else 0.8
+                mesh = _lines(segments)
+                out.append(SceneItem(f"rays:{role}:{state}", "ray", mesh, RAY_RGB[state], opacity, tooltip=""))
+    return tuple(out)
+
+
+def _outline(
+    obj: RoomObject, key: str, rgb: tuple[float, float, float], opacity: float = 1.0, solid: bool = False, tooltip=""
+) -> SceneItem:
+    lo, hi = (np.asarray(v, dtype=float) for v in obj.bbox)
+    pad = 0.03
+    box = pv.Box(bounds=(lo[0] - pad, hi[0] + pad, lo[1] - pad, hi[1] + pad, lo[2] - pad, hi[2] + pad))
+    style = "surface" if solid else "wireframe"
+    kind = "tint" if solid else "highlight"
+    return SceneItem(key, kind, box, rgb, opacity, style, tooltip or obj.id, line_width=4.0)
+
+
+def _lines(segments: Sequence[tuple[np.ndarray, np.ndarray]]) -> pv.PolyData:
+    points = np.array([p for seg in segments for p in seg], dtype=float)
+    cells = np.hstack([[2, 2 * k, 2 * k + 1] for k in range(len(segments))])
+    return pv.PolyData(points, lines=cells)
+
+
+def rooms_cameras(episode: Episode) -> dict[str, CameraPose]:
+    """Camera presets: each agent's own eye, a top-down view and a free three-quarter view."""
+    scene, views = scene_and_views(episode)
+    cx, cy = scene.width / 2, scene.depth / 2
+    reach = max(scene.width, scene.depth)
+    top = CameraPose(
+        "top", (cx, cy, 3 * reach), (cx, cy, 0.0), (0.0, 1.0, 0.0), parallel=True, parallel_scale=reach * 0.6
+    )
+    free = CameraPose("free", (cx - 0.9 * reach, cy - 1.1 * reach, 1.4 * reach), (cx, cy, 0.6), (0.0, 0.0, 1.0))
+    return {
+        "answerer": camera_pose(views.answerer, "answerer"),
+        "helper": camera_pose(views.helper, "helper"),
+        "top": top,
+        "free": free,
+    }
+
+
+# ---- agent panel pictures --------------------------------------------------------------------------------
+
+
+def observation_pictures(observation: Mapping[str, Any], episode: Episode, turn: int) -> dict[str, Image.Image]:
+    """A role's camera picture (rendered once per episode) with this turn's named objects outlined, and for
+    the Answerer the question card and, in cognitive mapping, the map it was shown."""
+    scene, views = scene_and_views(episode)
+    role = (observation.get("data") or {}).get("role", "")
+    camera = views.answerer if role == "answerer" else views.helper
+    view = _memo(("view", episode.episode_id, role), lambda: render_view(scene, camera, PANEL_SIZE)).copy()
+    _outline_in_view(view, scene, camera, mentioned_at(episode, turn))
+    out = {"view": view}
+    if role == "answerer":
+        if episode.task["question"]["task"] == "mapping":
+            ids = sorted({*views.answerer_visible, *views.helper_visible})
+            out["map"] = topdown_map(
+                scene, ids, views.answerer, (480, 480), swap=episode.task["question"].get("map_swap")
+            )
+        out["question"] = question_card(episode, turn)
+    return out
+
+
+def _outline_in_view(image: Image.Image, scene: Scene, camera: Camera, ids: Sequence[str]) -> None:
+    draw = ImageDraw.Draw(image)
+    for object_id in ids:
+        points = project(camera, np.array(scene.object(object_id).corners(), dtype=float), image.size)
+        points = points[np.isfinite(points).all(axis=1)]
+        if len(points):
+            (u0, v0), (u1, v1) = points.min(axis=0), points.max(axis=0)
+            rgb = tuple(int(255 * c) for c in HIGHLIGHT_RGB)
+            draw.rectangle((u0, v0, u1, v1), outline=rgb, width=3)
+
+
+def question_card(episode: Episode, turn: int) -> Image.Image:
+    """The question, the options, and once answered the Answerer's answer and the right one."""
+
+    question = episode.task["question"]
+    letters = ["yes", "no"] if question["task"] == "mapping" else ["A", "B", "C", "D"]
+    lines = [question["text"], ""] + [f"({k}) {o}" for k, o in zip(letters, question["options"], strict=False)]
+    answered = [e for e in episode.events if e.kind == "result" and e.turn <= turn]
+    if answered:
+        r = answered[-1].data
+        lines += ["", f"Answered: {r.get('answer') or 'invalid'}   right answer: {r.get('expected')}"]
+    image = Image.new("RGB", (PANEL_SIZE[0], 24 + 22 * len(lines)), "white")
+    draw = ImageDraw.Draw(image)
+    for k, line in enumerate(lines):
+        colour = (20, 20, 20)
+        if line.startswith("Answered"):
+            colour = (20, 130, 40) if answered[-1].data.get("correct") else (190, 30, 30)
+        draw.text((12, 12 + 22 * k), line[:90], fill=colour, font=ImageFont.load_default(size=16))
+    return image

@@ -1,0 +1,236 @@
+"""The Cosmic game master: the Answerer and the Helper talk about a room, then the Answerer answers.
+
+Protocol (paper section 4, supplementary 11): messages alternate starting with the Answerer, one message per
+turn, up to ``max_rounds`` messages (10; the paper's "rounds" are counted as messages, as its human interface
+ends the chat "after 10 messages are exchanged"). The Answerer may end the chat early by replying with the
+action ``{"action": "end"}``. Then the Answerer gets the final-answer prompt; its reply is parsed to a letter
+(or yes/no for cognitive mapping) and an unparseable reply is recorded as invalid (outcome ``abort``).
+
+Both roles get their own egocentric image (rendered only when someone looks) and the history; the Answerer
+also gets the question, the options and, for cognitive mapping, the map. ``observation.data`` additionally
+carries each role's visible objects as ground truth (``view``) and the Answerer's ``camera``: only scripted
+baselines read those; live models get the text and images.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from simlab.core import events as ev
+from simlab.core.errors import ConfigError
+from simlab.core.events import Event
+from simlab.core.world import LazyImages, Observation, Reply, World
+from simlab.worlds.rooms.describe import mentioned_objects
+from simlab.worlds.rooms.model import Camera, Scene
+from simlab.worlds.rooms.observations import ANSWERER, HELPER, answerer_data, view_entries
+from simlab.worlds.rooms.tasks import Question
+from simlab.worlds.rooms.visibility import ViewPair
+
+DEFAULT_SETTINGS: dict[str, Any] = {"max_rounds": 10, "image_width": 1024, "image_height": 768}
+SYSTEM = {
+    ANSWERER: "You are the Answerer. You and your partner (the Helper) are in the same room at different places "
+    "and each see only your own view. You must answer a question about the room by talking with the Helper.",
+    HELPER: "You are the Helper. You and your partner (the Answerer) are in the same room at different places and "
+    "each see only your own view. Help the Answerer answer their question by describing what you see.",
+}
+TASK_INSTRUCTIONS = {
+    "anchor": "Find which object is visible in both your views.",
+    "counting": "Count the objects of one kind in the whole room, counting an object you both see once.",
+    "distance": "Work out which object is closest to (or farthest from) a target object.",
+    "direction": "Work out in which direction, from the Answerer's point of view, an object only the Helper sees is.",
+    "mapping": "Decide whether the Answerer's top-down map of the room is correct.",
+}
+
+
+def check_settings(settings: Mapping[str, Any]) -> None:
+    """Raise ConfigError naming the first setting that cannot work."""
+    unknown = sorted(set(settings) - set(DEFAULT_SETTINGS))
+    if unknown:
+        raise ConfigError(f"unknown rooms setting(s) {', '.join(unknown)}; known: {', '.join(DEFAULT_SETTINGS)}")
+    for name in DEFAULT_SETTINGS:
+        value = settings.get(name, DEFAULT_SETTINGS[name])
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise ConfigError(f"setting {name!r}: expected a positive integer, got {value!r}")
+
+
+class RoomsWorld(World):
+    """One question about one room, discussed by an Answerer and a Helper."""
+
+    family = "rooms"
+    roles = (ANSWERER, HELPER)
+
+    def __init__(self, task: Mapping[str, Any], settings: Mapping[str, Any] | None = None) -> None:
+        super().__init__(task, {**DEFAULT_SETTINGS, **dict(settings or {})})
+        self.scene = Scene.from_json(task["scene"])
+        self.views = ViewPair.from_json(task["views"])
+        self.question = Question.from_json(task["question"])
+        self.history: list[dict[str, Any]] = []
+        self.phase = "dialogue"
+        self.answer: str | None = None
+        self._ended = False
+
+    # ---- AEC protocol --------------------------------------------------------------------------------
+    def reset(self, seed: int) -> list[Event]:
+        self.history, self.phase, self.answer, self._ended = [], "dialogue", None, False
+        self.turn = 1
+        return [ev.state(0, {"phase": "dialogue"})]
+
+    @property
+    def agent_selection(self) -> str | None:
+        if self._ended:
+            return None
+        if self.phase == "answer":
+            return ANSWERER
+        return ANSWERER if len(self.history) % 2 == 0 else HELPER
+
+    @property
+    def done(self) -> bool:
+        return self._ended
+
+    @property
+    def truncated(self) -> bool:
+        return False  # the dialogue budget leads to the answer phase, never past it
+
+    def step(self, reply: Reply) -> list[Event]:
+        role = self.agent_selection
+        if role is None:
+            raise RuntimeError("the episode is over; nothing may act")
+        out = [ev.reasoning(self.turn, role, reply.reasoning)] if reply.reasoning else []
+        out += self._answer_step(reply) if self.phase == "answer" else self._dialogue_step(role, reply)
+        self.turn += 1
+        return out
+
+    def _dialogue_step(self, role: str, reply: Reply) -> list[Event]:
+        text = (reply.message or "").strip()
+        out: list[Event] = []
+        if text:
+            self.history.append({"turn": self.turn, "role": role, "text": text})
+            out.append(ev.message(self.turn, role, text))
+            out.append(ev.score(self.turn, {"mentions": float(len(self.mentions(text)))}))
+        else:
+            self.history.append({"turn": self.turn, "role": role, "text": ""})
+            out.append(ev.protocol_error(self.turn, role, "no_message", f"the {role} sent an empty message"))
+        ends = role == ANSWERER and (reply.action or {}).get("action") == "end"
+        if ends or len(self.history) >= int(self.settings["max_rounds"]):
+            self.phase = "answer"
+            out.append(ev.state(self.turn, {"phase": "answer", "ended_early": ends}))
+        return out
+
+    def _answer_step(self, reply: Reply) -> list[Event]:
+        raw = (reply.action or {}).get("answer") if reply.action else None
+        answer = parse_answer(str(raw if raw is not None else reply.message or ""), self._letters())
+        self.answer, self._ended = answer, True
+        correct = answer == self.question.answer
+        out = [Event("action", self.turn, ANSWERER, {"action": {"answer": answer}, "text": reply.message or ""})]
+        result = {"ok": answer is not None, "answer": answer, "expected": self.question.answer, "correct": correct}
+        if answer is None:
+            result.update(error="invalid_answer", message=f"could not read an answer from {reply.message!r:.80}")
+            out.append(ev.protocol_error(self.turn, ANSWERER, "invalid_answer", result["message"]))
+        else:
+            verdict = "correct" if correct else "wrong"
+            result["message"] = f"answered {answer}: {verdict} (right: {self.question.answer})"
+        out.append(Event("result", self.turn, "engine", result))
+        out.append(ev.score(self.turn, {"accuracy": float(correct), "invalid": float(answer is None)}))
+        return out
+
+    # ---- observations ---------------------------------------------------------------------------------
+    def observe(self, role: str) -> Observation:
+        if role not in self.roles:
+            raise ValueError(f"rooms has no role {role!r}")
+        camera = self.views.answerer if role == ANSWERER else self.views.helper
+        if role == ANSWERER:
+            data = answerer_data(self.question, self.scene, self.views)
+        else:
+            visible = self.views.helper_visible
+            view = view_entries(self.scene, visible, camera, self.task.get("descriptions") or {})
+            data = {"role": HELPER, "task": self.question.task, "view": view}
+        data.update(
+            phase=self.phase,
+            history=[{"role": h["role"], "text": h["text"]} for h in self.history],
+            round=len(self.history) + 1,
+            max_rounds=int(self.settings["max_rounds"]),
+        )
+        makers = {"view": lambda: self._render(camera)}
+        if role == ANSWERER and self.question.task == "mapping":
+            makers["map"] = self._render_map
+        text = self._prompt(role, data)
+        return Observation(role, self.turn, text, LazyImages(makers), data)
+
+    def _prompt(self, role: str, data: Mapping[str, Any]) -> str:
+        parts = [SYSTEM[role], f"Task: {TASK_INSTRUCTIONS[self.question.task]}", "Your view is the attached image."]
+        if role == ANSWERER:
+            options = "\n".join(f"({letter}) {o}" for letter, o in zip(data["letters"], data["options"], strict=False))
+            parts.append(f"Question: {data['question']}\nOptions:\n{options}")
+            if self.question.task == "mapping":
+                parts.append("The candidate top-down map is attached; you face up in it.")
+        history = "\n".join(f"{h['role']}: {h['text']}" for h in self.history) or "(no messages yet)"
+        parts.append(f"Conversation so far:\n{history}")
+        if self.phase == "answer":
+            letters = "/".join(data["letters"])
+            parts.append(f"The conversation is over. Reply with only your final answer ({letters}).")
+        elif role == ANSWERER:
+            parts.append(
+                f"Message {data['round']} of at most {data['max_rounds']}. Write your next message to the Helper, "
+                "or end the conversation when you can answer."
+            )
+        else:
+            parts.append(f"Message {data['round']} of at most {data['max_rounds']}. Reply to the Answerer.")
+        return "\n\n".join(parts)
+
+    def _letters(self) -> list[str]:
+        return ["yes", "no"] if self.question.task == "mapping" else ["A", "B", "C", "D"][: len(self.question.options)]
+
+    def _map_ids(self) -> list[str]:
+        return sorted({*self.views.answerer_visible, *self.views.helper_visible})
+
+    def _render(self, camera: Camera) -> Any:
+        from simlab.render.rooms_render import render_view  # VTK only when someone looks
+
+        size = (int(self.settings["image_width"]), int(self.settings["image_height"]))
+        return render_view(self.scene, camera, size)
+
+    def _render_map(self) -> Any:
+        from simlab.render.rooms_render import topdown_map
+
+        return topdown_map(self.scene, self._map_ids(), self.views.answerer, swap=self.question.map_swap)
+
+    # ---- analysis -------------------------------------------------------------------------------------
+    def mentions(self, text: str) -> list[str]:
+        """Objects a message names (see :func:`~simlab.worlds.rooms.describe.mentioned_objects`)."""
+        return mentioned_objects(self.scene, text)
+
+    def summary(self) -> dict[str, Any]:
+        messages = [h["text"] for h in self.history if h["text"]]
+        words = sum(len(m.split()) for m in messages)
+        mentions = [len(self.mentions(m)) for m in messages]
+        correct = self.answer is not None and self.answer == self.question.answer
+        outcome = "abort" if self.answer is None else "success" if correct else "failure"
+        metrics = {
+            "accuracy": float(correct),
+            "invalid": float(self.answer is None),
+            "words": float(words),
+            "messages": float(len(messages)),
+            "mentions_per_message": sum(mentions) / len(mentions) if mentions else 0.0,
+        }
+        return {
+            "world": self.family,
+            "task_id": self.task_id(),
+            "group": self.question.task,
+            "outcome": outcome,
+            "score": float(correct),
+            "turns": len(self.history),
+            "errors": int(self.answer is None),
+            "metrics": metrics,
+        }
+
+
+def parse_answer(text: str, letters: list[str]) -> str | None:
+    """The answer a reply gives: a lone letter (``B``, ``(B)``, ``Answer: B``) or yes/no; None when unclear."""
+    cleaned = text.strip()
+    if letters == ["yes", "no"]:
+        words = set(re.findall(r"\b(yes|no)\b", cleaned.lower()))
+        return words.pop() if len(words) == 1 else None
+    found = set(re.findall(rf"(?<![A-Za-z])\(?([{''.join(letters)}])\)?(?![A-Za-z])", cleaned))
+    return found.pop() if len(found) == 1 else None
