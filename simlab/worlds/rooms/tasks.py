@@ -228,7 +228,7 @@ def _first_pool(pools: Iterable[list[str]], r: random.Random) -> str | None:
 def make_anchor(scene: Scene, views: Views, seed: int, settings: Mapping[str, Any] | None = None) -> Question | None:
     """Which object both agents see: the answer is shared; distractors are one Answerer-only and one
     Helper-only object and one of the answer's category with other attributes (else another category),
-    from one agent's exclusive view when possible, else from objects neither sees."""
+    from the Answerer's exclusive view when possible, then the Helper's, else from objects neither sees."""
     desc = _descriptions(scene)
     r = rng(seed, scene.id, "anchor")
     shared, a_only, h_only = (_described(ids, desc) for ids in (views.shared, views.answerer_only, views.helper_only))
@@ -249,10 +249,14 @@ def _anchor_third(
 ) -> str | None:
     category = scene.object(answer).category
     seen = set(_visible(views))
-    exclusive = [i for i in _described({*views.answerer_only, *views.helper_only}, desc) if i not in used]
-    unseen = [i for i in _described(desc, desc) if i not in used and i not in seen]
-    same = [[i for i in pool if scene.object(i).category == category] for pool in (exclusive, unseen)]
-    other = [[i for i in pool if scene.object(i).category != category] for pool in (exclusive, unseen)]
+    # The Answerer's own view first: a look-alike it can see is what stops it matching by category alone.
+    pools = [
+        [i for i in _described(views.answerer_only, desc) if i not in used],
+        [i for i in _described(views.helper_only, desc) if i not in used],
+        [i for i in _described(desc, desc) if i not in used and i not in seen],
+    ]
+    same = [[i for i in pool if scene.object(i).category == category] for pool in pools]
+    other = [[i for i in pool if scene.object(i).category != category] for pool in pools]
     return _first_pool([*same, *other], r)
 
 
