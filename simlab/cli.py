@@ -10,14 +10,19 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from simlab.core.errors import SimlabError
 
 if TYPE_CHECKING:
+    from types import FrameType
+
     from simlab.core.episode import Episode
+    from simlab.runner.batch import RunConfig
     from simlab.worlds.blocks.generator import Structure
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -89,6 +94,18 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--out", type=Path, required=True, help="run folder to create (or resume)")
     run.add_argument("--resume", action="store_true", help="finish an interrupted run in --out")
+    run.add_argument(
+        "--concurrency",
+        type=int,
+        metavar="K",
+        help="episodes in flight at once (default 1; on --resume: as the run was last played)",
+    )
+    run.add_argument(
+        "--episode-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="record an episode still running after this long as an abort (checked between steps; 0: none)",
+    )
     run.set_defaults(func=_cmd_run)
 
     rep = sub.add_parser("report", help="per-episode and aggregate metrics of a run")
@@ -203,13 +220,33 @@ def _hidden_report(structures: Sequence[Structure]) -> str:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from simlab.runner.batch import RunConfig, run
+    """Play a run (or resume one). The first Ctrl-C lets the episodes in flight finish; the second drops them."""
+    from simlab.runner.batch import episode_ids, run
+    from simlab.runner.progress import ProgressBar
+
+    config = None if args.resume else _run_config(args)
+    concurrency, timeout = _runtime_options(args)
+    stop, bar = threading.Event(), ProgressBar(0)
+    try:
+        with _stop_on_first_sigint(stop):
+            writer = run(
+                config, args.out, args.resume, bar, concurrency=concurrency, episode_timeout=timeout, stop=stop
+            )
+    finally:
+        bar.close()
+    done, total = len(writer.done), len(episode_ids(writer.config))
+    if done < total:
+        print(f"stopped: {done} of {total} episodes done; resume with --resume")
+        return 130
+    print(f"run complete: {done} episodes in {args.out}\nreport: python main.py report {args.out}")
+    return 0
+
+
+def _run_config(args: argparse.Namespace) -> RunConfig:
+    """The reproducible part of ``run``'s options."""
+    from simlab.runner.batch import RunConfig
     from simlab.worlds import get_family
 
-    if args.resume:
-        writer = run(None, args.out, resume=True, progress=_print_progress)
-        print(f"run complete: {len(writer.done)} episodes in {args.out}")
-        return 0
     family = get_family(args.world)
     settings = _parse_settings(args.set)
     if args.turns is not None:
@@ -218,10 +255,37 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.task and tasks is not None:
         tasks = [t for t in tasks if t.get("task") in args.task]
     options = {"task": args.task} if args.task else {}
-    config = RunConfig(args.world, args.seed, args.episodes, args.repeats, args.agent, settings, tasks, options)
-    writer = run(config, args.out, progress=_print_progress)
-    print(f"run complete: {len(writer.done)} episodes in {args.out}\nreport: python main.py report {args.out}")
-    return 0
+    return RunConfig(args.world, args.seed, args.episodes, args.repeats, args.agent, settings, tasks, options)
+
+
+def _runtime_options(args: argparse.Namespace) -> tuple[int, float | None]:
+    """(concurrency, episode timeout): as given, else on --resume as recorded in run.json, else 1 and none."""
+    from simlab.runner.batch import stored_runtime
+
+    stored = stored_runtime(args.out) if args.resume else {}
+    concurrency = args.concurrency if args.concurrency is not None else stored.get("concurrency", 1)
+    timeout = args.episode_timeout if args.episode_timeout is not None else stored.get("episode_timeout")
+    return concurrency, (timeout or None)
+
+
+@contextmanager
+def _stop_on_first_sigint(stop: threading.Event) -> Iterator[None]:
+    """While inside: the first Ctrl-C sets ``stop``, the second raises KeyboardInterrupt as usual."""
+    import signal
+
+    def first(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        print("\nstopping: finishing the episodes in flight (Ctrl-C again to drop them)", file=sys.stderr)
+
+    if threading.current_thread() is not threading.main_thread():  # signals reach the main thread only
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, first)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _parse_settings(items: Sequence[str]) -> dict[str, object]:
@@ -237,15 +301,6 @@ def _parse_settings(items: Sequence[str]) -> dict[str, object]:
         except json.JSONDecodeError:
             out[key] = value  # a bare word such as reference is taken as a string
     return out
-
-
-def _print_progress(done: int, total: int, episode: object) -> None:
-    summary = getattr(episode, "summary", {})
-    print(
-        f"[{done}/{total}] {getattr(episode, 'episode_id', '?')}: {summary.get('outcome')} "
-        f"score {summary.get('score', 0):.3f} in {summary.get('turns')} turns",
-        file=sys.stderr,
-    )
 
 
 def _cmd_report(args: argparse.Namespace) -> int:

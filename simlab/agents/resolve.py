@@ -7,6 +7,7 @@ their members; a later, more specific spec wins (``director=oracle D2=random``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -46,13 +47,40 @@ def make_agents(
     specs: Mapping[str, AgentSpec],
     settings: Mapping[str, Any],
     registry: Registry | None = None,
+    agent_settings: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> dict[str, Agent]:
-    """One fresh agent per role. A spec that does not fit its role raises ConfigError saying why."""
+    """One fresh agent per role. ``agent_settings`` maps a role or role group to the agent's own settings
+    (a live model's endpoint, temperature...), handed to the factory under ``"agent"``. A spec that does not
+    fit its role raises ConfigError saying why."""
+    per_role = role_agent_settings(family, agent_settings or {})
     out: dict[str, Agent] = {}
     for role, spec in specs.items():
         factory = agent_factory(family, spec.name, registry)
         try:
-            out[role] = factory(role, spec.arg, {**settings, "world": family.name})
+            out[role] = factory(role, spec.arg, {**settings, "world": family.name, "agent": per_role.get(role, {})})
         except ValueError as exc:
             raise ConfigError(f"agent {role}={spec.spec()}: {exc}") from None
+    return out
+
+
+SECRET_WORDS = frozenset({"secret", "password", "token", "apikey", "key"})
+
+
+def role_agent_settings(
+    family: WorldFamily, agent_settings: Mapping[str, Mapping[str, Any]]
+) -> dict[str, dict[str, Any]]:
+    """Per-role agent settings (groups first, then single roles override). Refuses anything that looks like a
+    secret: run configs are recorded, so keys must come from the environment (name the variable with
+    ``api_key_env``)."""
+    out: dict[str, dict[str, Any]] = {}
+    ordered = sorted(agent_settings.items(), key=lambda kv: kv[0] not in family.role_groups)
+    for role, values in ordered:
+        for name in values:
+            if name != "api_key_env" and SECRET_WORDS & set(re.split(r"[_\W]+", name.lower())):
+                raise ConfigError(
+                    f"agent setting {role}.{name}: secrets never go into run configs (they are recorded); "
+                    "put the key in an environment variable and name it with api_key_env"
+                )
+        for concrete in family.expand_role(role):
+            out.setdefault(concrete, {}).update(values)
     return out

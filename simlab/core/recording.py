@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -175,7 +176,10 @@ def load_run(path: str | Path) -> Run:
 
 
 class RunWriter:
-    """Writes a run folder: the config once, then each finished episode file and its index line."""
+    """Writes a run folder: the config once, then each finished episode file and its index line.
+
+    :meth:`add` may be called from several threads: index lines are appended one at a time.
+    """
 
     def __init__(self, path: str | Path, config: Mapping[str, Any], resume: bool = False) -> None:
         self.path = Path(path)
@@ -191,18 +195,20 @@ class RunWriter:
             self.done = set()
             write_json_atomic(config_path, {"format": RUN_FORMAT, "version": RUN_VERSION, "config": self.config}, 2)
         (self.path / EPISODES_DIR).mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
 
     def add(self, episode: Episode) -> dict[str, Any]:
         """Write the episode file, then append its summary line (fsynced). Returns the index entry."""
         rel = f"{EPISODES_DIR}/{episode.episode_id}.json"
-        save_episode(self.path / rel, episode)
         entry = {"format": INDEX_FORMAT, "version": INDEX_VERSION, "episode_id": episode.episode_id, "file": rel}
         entry.update(episode.summary)
-        with (self.path / INDEX_FILE).open("ab+") as f:
-            f.write(_line_start(f) + (dumps(entry) + "\n").encode("utf-8"))
+        line = (dumps(entry) + "\n").encode("utf-8")
+        save_episode(self.path / rel, episode)  # its own temporary file: no lock needed
+        with self._lock, (self.path / INDEX_FILE).open("ab+") as f:
+            f.write(_line_start(f) + line)
             f.flush()
             os.fsync(f.fileno())
-        self.done.add(episode.episode_id)
+            self.done.add(episode.episode_id)
         return entry
 
 

@@ -20,7 +20,7 @@ import pyvista as pv
 import trimesh
 from PIL import Image, ImageDraw, ImageFont
 
-from simlab.render.scene import CameraPose, SceneItem, _plotter, render_items, set_camera
+from simlab.render.scene import CameraPose, SceneItem, offscreen_plotter, render_items, set_camera
 from simlab.worlds.rooms import visibility
 from simlab.worlds.rooms.model import Camera, RoomObject, Scene
 from simlab.worlds.rooms.visibility import CornerRay, camera_frame
@@ -133,7 +133,11 @@ def render_ids(scene: Scene, camera: Camera, size: tuple[int, int] = (640, 480))
 
     Every object is drawn unlit in :func:`encode_index` colour, the shell in black (it hides what is behind
     it), without anti-aliasing, so every pixel decodes exactly."""
-    plotter = _plotter(size)
+    with offscreen_plotter(size) as plotter:
+        return decode_ids(_id_pixels(plotter, scene, camera))
+
+
+def _id_pixels(plotter: pv.Plotter, scene: Scene, camera: Camera) -> np.ndarray:
     plotter.clear_actors()
     plotter.set_background("black")
     for _, mesh, _ in visibility.room_shell(scene):
@@ -144,10 +148,9 @@ def render_ids(scene: Scene, camera: Camera, size: tuple[int, int] = (640, 480))
     plotter.disable_anti_aliasing()
     try:
         plotter.render()
-        pixels = np.asarray(plotter.screenshot(return_img=True))
+        return np.asarray(plotter.screenshot(return_img=True))
     finally:
         plotter.enable_anti_aliasing("msaa")
-    return decode_ids(pixels)
 
 
 def _add_flat(plotter: pv.Plotter, mesh: trimesh.Trimesh, rgb: RGB) -> None:

@@ -7,7 +7,9 @@ list feeds the desktop app's interactive view (:func:`add_items` on any pyvista 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +27,7 @@ FRONT_ONLY_KINDS: frozenset[str] = frozenset({"target", "wall"})
 
 _LIGHTING: dict[str, float] = {"ambient": 0.5, "diffuse": 0.55, "specular": 0.0}
 _PLOTTERS: dict[tuple[int, int], pv.Plotter] = {}
+_RENDER_LOCK = threading.RLock()
 
 
 @dataclass(frozen=True)
@@ -148,7 +151,19 @@ def render_items(
 
     One plotter per size is kept and cleared between calls, so only the first image pays for the GL set-up.
     The same items and camera give the same pixels."""
-    plotter = _plotter(size)
+    with offscreen_plotter(size) as plotter:
+        return _render_on(plotter, items, camera, background)
+
+
+@contextmanager
+def offscreen_plotter(size: tuple[int, int]) -> Iterator[pv.Plotter]:
+    """The cached off-screen plotter for ``size``, held exclusively: episodes running concurrently share
+    these plotters and take turns."""
+    with _RENDER_LOCK:
+        yield _plotter(size)
+
+
+def _render_on(plotter: pv.Plotter, items: Iterable[SceneItem], camera: CameraPose, background: str) -> Image.Image:
     plotter.clear_actors()
     plotter.set_background(background)
     add_items(plotter, items)

@@ -3,24 +3,34 @@
 The config written to ``run.json`` holds everything needed to reproduce the run: world, seed, settings,
 agent specs, repeats and the tasks themselves (so a run does not depend on a structures folder staying put).
 Resuming re-reads that config and plays only the episodes the index does not list yet.
+
+Episodes are played on a thread pool (``concurrency`` at a time; each builds its own world and agents) and
+written by the calling thread as they finish, so index lines may come in any order while every episode is
+the same as in a one-at-a-time run. How a run was played (concurrency, episode timeout) is not part of the
+reproducible config: it is kept in ``run.json`` under ``runtime``, for information.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from simlab.agents.resolve import make_agents, role_specs
+from simlab.agents.resolve import make_agents, role_agent_settings, role_specs
 from simlab.core.episode import Episode
 from simlab.core.errors import ConfigError
 from simlab.core.plugins import AgentSpec, Registry
-from simlab.core.recording import RUN_FILE, RunWriter
+from simlab.core.recording import EPISODES_DIR, RUN_FILE, RunWriter, read_json, write_json_atomic
 from simlab.runner.episode import run_episode
 from simlab.worlds import WorldFamily, get_family
 
 Progress = Callable[[int, int, Episode], None]
+"""Called after each episode is written: (episodes written so far, episodes to play, the episode)."""
+Planned = tuple[str, dict[str, Any], int]
+"""(episode id, task, repeat)."""
 
 
 @dataclass
@@ -35,6 +45,7 @@ class RunConfig:
     settings: Mapping[str, Any] = field(default_factory=dict)
     tasks: list[dict[str, Any]] | None = None  # None: generate ``episodes`` tasks from the seed
     generate_options: Mapping[str, Any] = field(default_factory=dict)  # e.g. rooms: {"task": "counting"}
+    agent_settings: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # role or group -> settings
 
     def to_json(self, family: WorldFamily) -> dict[str, Any]:
         specs = role_specs(family, [AgentSpec.parse(a) for a in self.agents])
@@ -44,6 +55,7 @@ class RunConfig:
             "repeats": self.repeats,
             "agents": {role: spec.spec() for role, spec in specs.items()},
             "settings": {**family.default_settings, **dict(self.settings)},
+            "agent_settings": role_agent_settings(family, self.agent_settings),
             "tasks": self.plan_tasks(family),
         }
 
@@ -55,7 +67,7 @@ class RunConfig:
         return family.generate(self.episodes, self.seed, dict(self.generate_options))
 
 
-def episode_ids(config: Mapping[str, Any]) -> list[tuple[str, dict[str, Any], int]]:
+def episode_ids(config: Mapping[str, Any]) -> list[Planned]:
     """(episode id, task, repeat) for every episode of a run config, in a fixed order."""
     out = []
     for repeat in range(int(config.get("repeats", 1))):
@@ -74,28 +86,159 @@ def run(
     resume: bool = False,
     progress: Progress | None = None,
     registry: Registry | None = None,
+    concurrency: int = 1,
+    episode_timeout: float | None = None,
+    stop: threading.Event | None = None,
 ) -> RunWriter:
-    """Play every episode of a run (or, with ``resume``, those not finished yet) into ``out_dir``."""
+    """Play every episode of a run (or, with ``resume``, those not finished yet) into ``out_dir``.
+
+    ``concurrency`` episodes are in flight at once. An episode still running after ``episode_timeout``
+    seconds is recorded as an abort at its next step (see :func:`~simlab.runner.episode.run_episode`).
+    Once ``stop`` is set no new episode starts; those in flight finish and are written, then ``run`` returns
+    (compare ``writer.done`` with :func:`episode_ids` to tell). An exception (KeyboardInterrupt included)
+    drops the episodes in flight unwritten; the index stays valid and ``resume`` replays them.
+    """
+    _check_runtime(concurrency, episode_timeout)
+    writer, family = _open(config, out_dir, resume, registry)
+    if resume:
+        _remove_stale_temp_files(writer.path)
+    _record_runtime(writer, {"concurrency": concurrency, "episode_timeout": episode_timeout})
+    todo = [item for item in episode_ids(writer.config) if item[0] not in writer.done]
+    written = 0
+
+    def write(episode: Episode) -> None:
+        nonlocal written
+        writer.add(episode)
+        written += 1
+        if progress is not None:
+            progress(written, len(todo), episode)
+
+    _Batch(family, writer.config, registry, episode_timeout, stop).play(todo, concurrency, write)
+    return writer
+
+
+def stored_runtime(out_dir: str | Path) -> dict[str, Any]:
+    """The runtime options (``concurrency``, ``episode_timeout``) a run folder was last played with, or {}."""
+    path = Path(out_dir) / RUN_FILE
+    obj = read_json(path) if path.exists() else {}
+    runtime = obj.get("runtime") if isinstance(obj, dict) else None
+    return dict(runtime) if isinstance(runtime, dict) else {}
+
+
+def _check_runtime(concurrency: int, episode_timeout: float | None) -> None:
+    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+        raise ConfigError(f"--concurrency {concurrency!r}: expected a whole number of at least 1")
+    if episode_timeout is not None and not episode_timeout > 0:
+        raise ConfigError(f"--episode-timeout {episode_timeout!r}: expected a positive number of seconds")
+
+
+def _open(
+    config: RunConfig | None, out_dir: str | Path, resume: bool, registry: Registry | None
+) -> tuple[RunWriter, WorldFamily]:
+    """The run folder's writer (new, or the one to resume) and its world family; checks the agents first."""
     if config is None:
         if not (resume and (Path(out_dir) / RUN_FILE).exists()):
             raise ConfigError(f"{out_dir}: no run to resume there (no {RUN_FILE}); start one with a config")
         writer = RunWriter(out_dir, {}, resume=True)
-        family = get_family(writer.config["world"])
-    else:
-        family = get_family(config.world)
-        config_json = config.to_json(family)
-        family.check_settings(config.settings)
-        make_agents(family, _specs(config_json), config_json["settings"], registry)  # fail before writing
-        writer = RunWriter(out_dir, config_json, resume=resume)
-    specs = _specs(writer.config)
-    todo = [item for item in episode_ids(writer.config) if item[0] not in writer.done]
-    for k, (episode_id, task, repeat) in enumerate(todo, 1):
-        settings = {**writer.config["settings"], "repeat": repeat}
-        world = family.world(task, settings)
-        agents = make_agents(family, specs, settings, registry)
-        episode = run_episode(world, agents, episode_id, int(writer.config["seed"]), writer.config["agents"])
+        return writer, get_family(writer.config["world"])
+    family = get_family(config.world)
+    config_json = config.to_json(family)
+    family.check_settings(config.settings)
+    # Build every agent once before anything is written, so a bad spec or setting leaves no run folder.
+    make_agents(family, _specs(config_json), config_json["settings"], registry, config_json["agent_settings"])
+    return RunWriter(out_dir, config_json, resume=resume), family
+
+
+def _remove_stale_temp_files(run_dir: Path) -> None:
+    """Temporary files a killed run left mid-write (``.NAME.*.tmp``): no writer owns them any more."""
+    for folder in (run_dir, run_dir / EPISODES_DIR):
+        for tmp in folder.glob(".*.tmp"):
+            tmp.unlink(missing_ok=True)
+
+
+def _record_runtime(writer: RunWriter, runtime: Mapping[str, Any]) -> None:
+    """Note in ``run.json`` how this session plays the run (replaced atomically; the config is untouched)."""
+    path = writer.path / RUN_FILE
+    obj = read_json(path)
+    if obj.get("runtime") != dict(runtime):
+        write_json_atomic(path, {**obj, "runtime": dict(runtime)}, 2)
+
+
+class _Batch:
+    """Plays planned episodes on a thread pool; the calling thread hands each finished one to ``write``."""
+
+    def __init__(
+        self,
+        family: WorldFamily,
+        config: Mapping[str, Any],
+        registry: Registry | None,
+        timeout: float | None,
+        stop: threading.Event | None,
+    ) -> None:
+        self.family, self.config, self.registry, self.timeout = family, config, registry, timeout
+        self.specs = _specs(config)
+        self.stop = stop if stop is not None else threading.Event()
+        self.halt = threading.Event()  # an episode failed: start no more
+        self.abort = threading.Event()  # the caller is gone: episodes in flight end at their next step
+        self.error: Exception | None = None
+
+    def stopping(self) -> bool:
+        return self.stop.is_set() or self.halt.is_set()
+
+    def play(self, todo: Sequence[Planned], concurrency: int, write: Callable[[Episode], None]) -> None:
+        """Play ``todo`` with at most ``2 * concurrency`` episodes submitted at a time (so stopping is cheap).
+        Episodes that finish together are written in plan order (one worker: exactly the plan order)."""
+        items = enumerate(todo)
+        pool = ThreadPoolExecutor(concurrency, thread_name_prefix="simlab-episode")
+        pending: dict[Future[Episode | None], int] = {}
+        try:
+            while True:
+                pending.update(self._submit(pool, items, 2 * concurrency - len(pending)))
+                if not pending:
+                    break
+                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for future in sorted(finished, key=pending.__getitem__):
+                    del pending[future]
+                    self._collect(future, write)
+        except BaseException:
+            self.abort.set()
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown()
+        if self.error is not None:
+            raise self.error
+
+    def _submit(
+        self, pool: ThreadPoolExecutor, items: Iterator[tuple[int, Planned]], room: int
+    ) -> dict[Future[Episode | None], int]:
+        """Up to ``room`` more episodes submitted, each mapped to its place in the plan."""
+        out: dict[Future[Episode | None], int] = {}
+        while len(out) < room and not self.stopping():
+            k, item = next(items, (-1, None))
+            if item is None:
+                break
+            out[pool.submit(self.play_one, item)] = k
+        return out
+
+    def _collect(self, future: Future[Episode | None], write: Callable[[Episode], None]) -> None:
+        try:
+            episode = future.result()
+        except Exception as exc:  # an agent or world failed: start no more, write the others, then raise it
+            self.error = self.error or exc
+            self.halt.set()
+            return
+        if episode is not None:
+            write(episode)
+
+    def play_one(self, item: Planned) -> Episode | None:
+        """One episode with its own world and agents (in a worker thread); None when stopped before it began."""
+        if self.stopping():
+            return None
+        episode_id, task, repeat = item
+        settings = {**self.config["settings"], "repeat": repeat}
+        world = self.family.world(task, settings)
+        agents = make_agents(self.family, self.specs, settings, self.registry, self.config.get("agent_settings") or {})
+        seed, recorded = int(self.config["seed"]), self.config["agents"]
+        episode = run_episode(world, agents, episode_id, seed, recorded, timeout=self.timeout, cancel=self.abort.is_set)
         episode.summary["repeat"] = repeat
-        writer.add(episode)
-        if progress is not None:
-            progress(k, len(todo), episode)
-    return writer
+        return episode

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from simlab.core.episode import Episode
 from simlab.core.seeding import stable_seed
 from simlab.core.world import Agent, World
+
+
+class EpisodeCancelled(Exception):
+    """Raised by :func:`run_episode` when its ``cancel`` check says to drop the episode unfinished."""
 
 
 def episode_seed(run_seed: int, episode_id: str) -> int:
@@ -22,12 +27,20 @@ def run_episode(
     run_seed: int,
     specs: Mapping[str, str] | None = None,
     max_steps: int = 10_000,
+    timeout: float | None = None,
+    cancel: Callable[[], bool] | None = None,
 ) -> Episode:
     """Play ``world`` to the end with one agent per role and return the recorded episode.
 
     ``specs`` maps each role to the agent spec string recorded in the episode (``"oracle"``...).
     ``max_steps`` guards against a world whose protocol never ends.
+
+    ``timeout`` (seconds of wall-clock time) and ``cancel`` are checked between steps, never inside one: a
+    step stuck in an agent call ends when the call does (a live-model agent's own HTTP timeout bounds it).
+    Past the timeout the episode ends as an abort (see :func:`timed_out`) with the events recorded so far;
+    when ``cancel()`` is true, :class:`EpisodeCancelled` is raised and nothing is returned.
     """
+    deadline = None if timeout is None else time.monotonic() + timeout
     seed = episode_seed(run_seed, episode_id)
     events = world.reset(seed)
     for role, agent in agents.items():
@@ -35,6 +48,10 @@ def run_episode(
     raw: list[dict[str, Any]] = []
     steps = 0
     while not world.finished:
+        if cancel is not None and cancel():
+            raise EpisodeCancelled(episode_id)
+        if deadline is not None and time.monotonic() > deadline:
+            break
         role = world.agent_selection
         assert role is not None
         observation = world.observe(role)
@@ -45,7 +62,7 @@ def run_episode(
         steps += 1
         if steps >= max_steps:
             raise RuntimeError(f"{episode_id}: the world did not finish within {max_steps} steps")
-    summary = world.summary()
+    summary = world.summary() if world.finished else timed_out(world.summary(), timeout)
     summary["agents"] = dict(specs or {})
     return Episode(
         episode_id=episode_id,
@@ -58,3 +75,10 @@ def run_episode(
         raw=raw,
         summary=summary,
     )
+
+
+def timed_out(summary: dict[str, Any], timeout: float | None) -> dict[str, Any]:
+    """The summary of an episode cut off by its timeout: outcome ``abort``, the timeout (seconds) in
+    ``timeout`` and one more error than the world counted (the timeout itself)."""
+    errors = summary.get("errors")
+    return {**summary, "outcome": "abort", "errors": (errors if isinstance(errors, int) else 0) + 1, "timeout": timeout}

@@ -71,7 +71,7 @@ def test_run_prints_progress_and_completion(tmp_path, capsys):
     code, out, err = _run(capsys, "run", "--episodes", "1", "--turns", "1", "--out", str(tmp_path / "r"))
     assert code == 0
     assert "run complete: 1 episodes" in out
-    assert "[1/1] structure_000-r0" in err
+    assert "[1/1] 100.0% | ok" in err
 
 
 def test_report_table_lists_every_episode(run_dir, capsys):

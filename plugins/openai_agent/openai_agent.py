@@ -1,0 +1,517 @@
+"""A live-model agent for any OpenAI-compatible chat API, speaking the CRAFT (blocks) and Cosmic (rooms) protocols.
+
+Use it as ``--agent builder=openai:gpt-4o-mini``; per-agent settings come from the run config's agent table
+(``settings["agent"]``)::
+
+    base_url      "https://api.openai.com/v1"   any OpenAI-compatible endpoint (vLLM, Ollama, a proxy...)
+    api_key_env   "OPENAI_API_KEY"              the NAME of the environment variable holding the key
+    model         (the spec's argument wins)
+    temperature, max_tokens                     sent when set
+    timeout 60, max_retries 5                   seconds per request; retries after the first attempt
+    backoff_s 1, max_backoff_s 30, max_wait_s 300   exponential backoff; total sleep bound per request
+    extra {}                                    more request fields (top_p, seed, reasoning_effort...)
+    text_only false                             send no images
+    prices {"prompt": USD per 1M tokens, "completion": ...}   -> a cost per call
+
+One act is one chat request (system prompt for the world and role, the observation's text and its images as
+PNG data URLs), retried here (the client's own retries are off) on 429 (honouring Retry-After), 408/409, 5xx,
+timeouts, dropped connections and malformed bodies, with seeded jitter. A reply the protocol cannot read is
+re-asked once with a short correction; after that the agent gives up as the protocol says (the builder
+makes no move, a director's raw text becomes its message, a rooms reply goes to the world as is). Every
+request goes to ``Reply.raw`` with images by reference (name, sha256, bytes) and never the key or headers.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+import json
+import logging
+import os
+import random
+import re
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import openai
+
+from simlab.core.errors import ConfigError
+from simlab.core.world import Observation, Reply
+from simlab.worlds.blocks.model import BLOCK_CODES
+from simlab.worlds.blocks.replies import ReplyError, parse_builder_reply, parse_director_reply
+from simlab.worlds.blocks.world import ARCHETYPES, BUILDER, DIRECTORS
+from simlab.worlds.rooms.observations import ANSWERER, HELPER
+from simlab.worlds.rooms.world import TASK_INSTRUCTIONS, parse_answer
+
+__all__ = ["AgentSettings", "ModelCallError", "OpenAIAgent", "make_agent", "split_end"]
+
+PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
+log = logging.getLogger("simlab.plugins.openai")
+
+_NUMBER = (int, float)
+SETTING_TYPES: dict[str, type | tuple[type, ...]] = {
+    "model": str,
+    "base_url": str,
+    "api_key_env": str,
+    "temperature": _NUMBER,
+    "max_tokens": int,
+    "timeout": _NUMBER,
+    "max_retries": int,
+    "backoff_s": _NUMBER,
+    "max_backoff_s": _NUMBER,
+    "max_wait_s": _NUMBER,
+    "extra": dict,
+    "text_only": bool,
+    "prices": dict,
+}
+RESERVED_EXTRA = frozenset({"model", "messages", "stream", "n"})
+
+
+class ModelCallError(RuntimeError):
+    """The endpoint refused a request in a way retrying cannot fix (bad key, unknown model, bad request)."""
+
+
+# ---- settings -------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class AgentSettings:
+    """The agent's own settings (see the module docstring); never holds the key, only its variable's name."""
+
+    model: str
+    base_url: str = "https://api.openai.com/v1"
+    api_key_env: str = "OPENAI_API_KEY"
+    temperature: float | None = None
+    max_tokens: int | None = None
+    timeout: float = 60.0
+    max_retries: int = 5
+    backoff_s: float = 1.0
+    max_backoff_s: float = 30.0
+    max_wait_s: float = 300.0
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    text_only: bool = False
+    prices: Mapping[str, float] | None = None
+
+    @classmethod
+    def from_config(cls, arg: str | None, values: Mapping[str, Any]) -> AgentSettings:
+        """Checked settings from the spec's argument (the model) and the agent table; ValueError names the
+        first bad entry."""
+        for name, value in values.items():
+            _check_setting(name, value)
+        model = arg or values.get("model")
+        if not model:
+            raise ValueError("name the model: openai:MODEL (e.g. builder=openai:gpt-4o-mini) or agent.model")
+        return cls(**{**dict(values), "model": model})
+
+    def params(self) -> dict[str, Any]:
+        """The request fields besides model and messages."""
+        params: dict[str, Any] = {"temperature": self.temperature, "max_tokens": self.max_tokens}
+        return {**{k: v for k, v in params.items() if v is not None}, **dict(self.extra)}
+
+    def cost(self, usage: Mapping[str, int]) -> float | None:
+        """USD for one call's usage, when prices are set."""
+        if not self.prices:
+            return None
+        per_token = {k: float(self.prices.get(k, 0.0)) / 1e6 for k in ("prompt", "completion")}
+        return (
+            usage.get("prompt_tokens", 0) * per_token["prompt"]
+            + usage.get("completion_tokens", 0) * per_token["completion"]
+        )
+
+
+def _check_setting(name: str, value: Any) -> None:
+    expected = SETTING_TYPES.get(name)
+    if expected is None:
+        raise ValueError(f"unknown openai agent setting {name!r}; known: {', '.join(SETTING_TYPES)}")
+    if not isinstance(value, expected) or (isinstance(value, bool) and expected is not bool):
+        raise ValueError(f"agent setting {name!r}: expected {_type_name(expected)}, got {value!r}")
+    if isinstance(value, _NUMBER) and not isinstance(value, bool) and value < 0:
+        raise ValueError(f"agent setting {name!r}: expected a non-negative number, got {value!r}")
+    if name == "extra" and RESERVED_EXTRA & set(value):
+        raise ValueError(f"agent setting 'extra' may not set {', '.join(sorted(RESERVED_EXTRA & set(value)))}")
+    if name == "prices" and (set(value) - {"prompt", "completion"} or not all(_is_number(v) for v in value.values())):
+        raise ValueError(
+            f"agent setting 'prices': expected {{prompt = USD per 1M tokens, completion = ...}}, got {value}"
+        )
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, _NUMBER) and not isinstance(value, bool)
+
+
+def _type_name(expected: type | tuple[type, ...]) -> str:
+    names = {str: "a string", int: "an integer", bool: "true or false", dict: "a table"}
+    return names[expected] if isinstance(expected, type) else "a number"
+
+
+# ---- the protocols --------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Protocol:
+    """How one world role talks: its prompt file, how a reply is read, the re-ask and the give-up reply."""
+
+    prompt: str
+    parse: Callable[[str, Observation], Reply]
+    reask: str
+    give_up: Callable[[str], Reply]
+
+
+_END_LINE = re.compile(r"^\s*\[?\s*END\s*\]?\s*[.!]?\s*$", re.IGNORECASE)
+_END_TAG = re.compile(r"\[\s*END\s*\]", re.IGNORECASE)
+
+
+def split_end(text: str) -> tuple[str, bool]:
+    """The message without its end marker, and whether it had one: a line ``END`` or ``[END]`` (markdown
+    emphasis allowed), or ``[END]`` anywhere, ends the Cosmic dialogue."""
+    lines = text.splitlines()
+    kept = [line for line in lines if not _END_LINE.match(line.replace("*", ""))]
+    message = "\n".join(kept)
+    ends = len(kept) < len(lines) or _END_TAG.search(message) is not None
+    return _END_TAG.sub("", message).strip(), ends
+
+
+def _director(text: str, observation: Observation) -> Reply:
+    reasoning, message = parse_director_reply(text)
+    return Reply(message=message, reasoning=reasoning)
+
+
+def _builder(text: str, observation: Observation) -> Reply:
+    action = parse_builder_reply(text)
+    return Reply(message=action["text"] if action["action"] == "clarify" else None, action=action)
+
+
+def _answerer(text: str, observation: Observation) -> Reply:
+    message, ends = split_end(text)
+    if not message and not ends:
+        raise ReplyError("the reply is empty")
+    return Reply(message=message or text.strip(), action={"action": "end"} if ends else None)
+
+
+def _helper(text: str, observation: Observation) -> Reply:
+    if not text.strip():
+        raise ReplyError("the reply is empty")
+    return Reply(message=text.strip())
+
+
+def _as_message(text: str) -> Reply:
+    """Give-up reply of the rooms roles: the text as the world's message (it records what is wrong)."""
+    return Reply(message=text.strip())
+
+
+def _final_answer(text: str, observation: Observation) -> Reply:
+    letters = [str(x) for x in observation.data.get("letters") or []]
+    if not text.strip() or (letters and parse_answer(text, letters) is None):
+        raise ReplyError(f"no single answer among {'/'.join(letters)}")
+    return Reply(message=text.strip())
+
+
+_MOVE_FORMS = (
+    "PLACE:block_code:position:layer:CONFIRM:reasoning, PLACE:block_code:position:layer:span_to:CONFIRM:reasoning, "
+    "REMOVE:position:layer:CONFIRM:reasoning or CLARIFY:question"
+)
+PROTOCOLS: dict[str, Protocol] = {
+    "blocks_director": Protocol(
+        "blocks_director",
+        _director,
+        "Your reply could not be read ({reason}). Reply again as <think>your private reasoning</think> then "
+        "<message>your public message</message>.",
+        lambda text: Reply(message=text.strip() or None),
+    ),
+    "blocks_builder": Protocol(
+        "blocks_builder",
+        _builder,
+        "Your reply could not be read ({reason}). Reply again with exactly one move line: " + _MOVE_FORMS + ".",
+        lambda text: Reply(action=None),
+    ),
+    "rooms_answerer": Protocol(
+        "rooms_answerer", _answerer, "Your reply could not be read ({reason}). Write your message.", _as_message
+    ),
+    "rooms_helper": Protocol(
+        "rooms_helper", _helper, "Your reply could not be read ({reason}). Write your message.", _as_message
+    ),
+    "rooms_final_answer": Protocol(
+        "rooms_final_answer",
+        _final_answer,
+        "Your reply could not be read ({reason}). Reply with only your final answer: one of {letters}.",
+        _as_message,
+    ),
+}
+
+
+def protocol_for(world: str, role: str, observation: Observation | None = None) -> str:
+    """The protocol key of a world role (and, for rooms, the observation's phase); ValueError otherwise."""
+    if world == "blocks" and role in (*DIRECTORS, BUILDER):
+        return "blocks_builder" if role == BUILDER else "blocks_director"
+    if world == "rooms" and role in (ANSWERER, HELPER):
+        if observation is not None and observation.data.get("phase") == "answer":
+            return "rooms_final_answer"
+        return "rooms_answerer" if role == ANSWERER else "rooms_helper"
+    raise ValueError(f"the openai agent has no protocol for role {role!r} of world {world!r}")
+
+
+@cache
+def load_prompt(name: str) -> str:
+    """A prompt template from ``prompts/NAME.txt``."""
+    return (PROMPTS_DIR / f"{name}.txt").read_text(encoding="utf-8").strip()
+
+
+def prompt_fields(observation: Observation, max_rounds: Any) -> dict[str, Any]:
+    """The values the prompt templates may name."""
+    data = observation.data
+    persona = str(data.get("persona", ""))
+    return {
+        "role": observation.role,
+        "block_codes": ", ".join(BLOCK_CODES),
+        "persona": persona,
+        "persona_traits": ARCHETYPES.get(persona, ""),
+        "task_instruction": TASK_INSTRUCTIONS.get(str(data.get("task", "")), ""),
+        "max_rounds": data.get("max_rounds", max_rounds),
+        "letters": "/".join(str(x) for x in data.get("letters") or []),
+    }
+
+
+# ---- images ---------------------------------------------------------------------------------------------
+def image_parts(images: Mapping[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Chat content parts for the images (PNG data URLs) and their recorded stand-ins (name, sha256, bytes)."""
+    wire: list[dict[str, Any]] = []
+    recorded: list[dict[str, Any]] = []
+    for name in images:
+        png = _png(images[name])
+        url = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+        wire.append({"type": "image_url", "image_url": {"url": url}})
+        recorded.append({"type": "image", "name": name, "sha256": hashlib.sha256(png).hexdigest(), "bytes": len(png)})
+    return wire, recorded
+
+
+def _png(image: Any) -> bytes:
+    if isinstance(image, bytes):
+        return image
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+# ---- one request with retries ---------------------------------------------------------------------------
+@dataclass
+class Completion:
+    """One chat request's outcome after retries: the text (None when it failed) and what to record."""
+
+    content: str | None = None
+    response: dict[str, Any] | None = None
+    usage: dict[str, int] = field(default_factory=dict)
+    latency_s: float = 0.0
+    attempts: list[dict[str, Any]] = field(default_factory=list)
+    error: str | None = None
+
+
+class ChatCaller:
+    """Sends chat requests through the ``openai`` client with its own retry loop (the client's is off)."""
+
+    def __init__(self, settings: AgentSettings, sleep: Callable[[float], None] = time.sleep) -> None:
+        self.settings = settings
+        self.sleep = sleep
+        self.rng = random.Random(0)
+        self._client: openai.OpenAI | None = None
+
+    def connect(self) -> None:
+        """Make the client once; the key is read from the environment here and kept only by the client."""
+        if self._client is not None:
+            return
+        name = self.settings.api_key_env
+        key = os.environ.get(name)
+        if not key:
+            raise ConfigError(
+                f"environment variable {name} is not set; it must hold the API key for "
+                f"{self.settings.base_url} (choose another variable with api_key_env)"
+            )
+        self._client = openai.OpenAI(
+            api_key=key, base_url=self.settings.base_url, timeout=self.settings.timeout, max_retries=0
+        )
+
+    def complete(self, messages: list[dict[str, Any]]) -> Completion:
+        """One request, retried on transient failures; ModelCallError when the endpoint refuses it."""
+        self.connect()
+        out, waited = Completion(), 0.0
+        for attempt in range(self.settings.max_retries + 1):
+            start = time.perf_counter()
+            try:
+                response = self._create(messages)
+            except (openai.APIError, json.JSONDecodeError) as exc:
+                failure = self._failure(exc)
+                delay = self._delay(attempt, failure.get("retry_after"))
+                last = attempt == self.settings.max_retries or waited + delay > self.settings.max_wait_s
+                failure["waited_s"] = 0.0 if last else round(delay, 4)
+                out.attempts.append(failure)
+                if last:
+                    out.error = failure["error"]
+                    break
+                log.warning(
+                    "%s failed (%s %s); retry %d of %d in %.2f s",
+                    self.settings.model,
+                    failure["error"],
+                    failure["status"] or "",
+                    attempt + 1,
+                    self.settings.max_retries,
+                    delay,
+                )
+                self.sleep(delay)
+                waited += delay
+                continue
+            return self._read(response, time.perf_counter() - start, out)
+        log.warning("%s: giving up after %d attempts (%s)", self.settings.model, len(out.attempts), out.error)
+        return out
+
+    def _create(self, messages: list[dict[str, Any]]) -> Any:
+        assert self._client is not None
+        s = self.settings
+        params = {k: v for k, v in (("temperature", s.temperature), ("max_tokens", s.max_tokens)) if v is not None}
+        extra = dict(s.extra) or None
+        return self._client.chat.completions.create(model=s.model, messages=messages, extra_body=extra, **params)
+
+    def _failure(self, exc: Exception) -> dict[str, Any]:
+        """What to record of a failed attempt; raises ModelCallError when retrying cannot help."""
+        status = getattr(exc, "status_code", None)
+        if status is not None and status not in (408, 409, 429) and status < 500:
+            raise ModelCallError(
+                f"{self.settings.base_url} refused the request for model {self.settings.model!r}: "
+                f"HTTP {status} {type(exc).__name__}: {getattr(exc, 'message', '')[:300]}"
+            ) from None
+        response = getattr(exc, "response", None)
+        return {
+            "error": type(exc).__name__,
+            "status": status,
+            "retry_after": _retry_after(response.headers) if response is not None else None,
+        }
+
+    def _delay(self, attempt: int, retry_after: float | None) -> float:
+        """Retry-After when the server gave one, otherwise exponential backoff with seeded jitter."""
+        if retry_after is not None:
+            return retry_after
+        ceiling = min(self.settings.max_backoff_s, self.settings.backoff_s * 2**attempt)
+        return ceiling * (0.5 + 0.5 * self.rng.random())
+
+    def _read(self, response: Any, latency: float, out: Completion) -> Completion:
+        choice = response.choices[0] if response.choices else None
+        out.content = (choice.message.content if choice is not None else None) or ""
+        out.response = {
+            "content": out.content,
+            "finish_reason": choice.finish_reason if choice is not None else None,
+            "id": response.id,
+        }
+        usage = response.usage
+        names = ("prompt_tokens", "completion_tokens", "total_tokens")
+        out.usage = {n: int(getattr(usage, n) or 0) for n in names} if usage is not None else {}
+        out.latency_s = round(latency, 4)
+        return out
+
+
+def _retry_after(headers: Mapping[str, str]) -> float | None:
+    """Seconds from ``retry-after-ms`` or ``retry-after`` (a number of seconds); None when absent or a date."""
+    for name, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        value = headers.get(name)
+        try:
+            seconds = float(value) / scale if value is not None else None
+        except ValueError:
+            seconds = None
+        if seconds is not None and seconds >= 0:
+            return seconds
+    return None
+
+
+# ---- the agent ------------------------------------------------------------------------------------------
+class OpenAIAgent:
+    """One role played by a model behind an OpenAI-compatible chat endpoint.
+
+    ``usage`` holds the agent's running totals over its lifetime (prompt, completion and total tokens,
+    requests, cost when prices are set); each ``Reply.raw`` entry carries its own call's usage.
+    """
+
+    def __init__(self, role: str, world: str, settings: AgentSettings, max_rounds: Any = None) -> None:
+        protocol_for(world, role)  # fail at construction for a role this agent cannot play
+        self.role, self.world, self.settings = role, world, settings
+        self.caller = ChatCaller(settings)
+        self.max_rounds = max_rounds
+        self.usage: dict[str, float] = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0, "requests": 0}
+        if settings.prices:
+            self.usage["cost"] = 0.0
+
+    def reset(self, seed: int, role: str, task: Mapping[str, Any]) -> None:
+        """A new episode: the retry jitter follows ``seed``; the task is not read (a participant's view only)."""
+        self.role = role
+        self.caller.rng = random.Random(seed)
+        self.caller.connect()
+
+    def act(self, observation: Observation) -> Reply:
+        """Ask the model, re-ask once when the reply cannot be read, then give up as the protocol says."""
+        protocol = PROTOCOLS[protocol_for(self.world, observation.role, observation)]
+        fields = prompt_fields(observation, self.max_rounds)
+        wire, recorded = self._messages(protocol, observation, fields)
+        records: list[dict[str, Any]] = []
+        text = ""
+        for call in (1, 2):
+            completion = self.caller.complete(wire)
+            record = self._record(recorded, completion, call)
+            records.append(record)
+            if completion.content is None:
+                break  # the endpoint failed past its retries: nothing to re-ask about
+            text = completion.content
+            try:
+                reply = protocol.parse(text, observation)
+            except ReplyError as exc:
+                record["parse_error"] = str(exc)
+                correction = protocol.reask.format(reason=exc, **fields)
+                wire, recorded = _reasked(wire, text, correction), _reasked(recorded, text, correction)
+                continue
+            return Reply(reply.message, reply.reasoning, reply.action, tuple(records))
+        fallback = protocol.give_up(text)
+        return Reply(fallback.message, fallback.reasoning, fallback.action, tuple(records))
+
+    def _messages(
+        self, protocol: Protocol, observation: Observation, fields: Mapping[str, Any]
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The chat messages to send and their recorded form (images by reference)."""
+        system = {"role": "system", "content": load_prompt(protocol.prompt).format(**fields)}
+        images = {} if self.settings.text_only else observation.images
+        if not images:
+            user = {"role": "user", "content": observation.text}
+            return [system, user], [system, user]
+        wire_images, recorded_images = image_parts(images)
+        text = {"type": "text", "text": observation.text}
+        wire = {"role": "user", "content": [text, *wire_images]}
+        recorded = {"role": "user", "content": [text, *recorded_images]}
+        return [system, wire], [system, recorded]
+
+    def _record(self, messages: list[dict[str, Any]], completion: Completion, call: int) -> dict[str, Any]:
+        """The raw-stream entry of one request, and the running totals."""
+        cost = self.settings.cost(completion.usage) if completion.usage else None
+        for name, value in completion.usage.items():
+            self.usage[name] = self.usage.get(name, 0) + value
+        self.usage["requests"] += 1
+        if cost is not None:
+            self.usage["cost"] = self.usage.get("cost", 0.0) + cost
+        return {
+            "call": call,
+            "request": {"model": self.settings.model, "messages": messages, "params": self.settings.params()},
+            "response": completion.response,
+            "usage": dict(completion.usage),
+            "latency_s": completion.latency_s,
+            "attempts": completion.attempts,
+            "cost": cost,
+            "error": completion.error,
+            "parse_error": None,
+        }
+
+
+def _reasked(messages: list[dict[str, Any]], answer: str, correction: str) -> list[dict[str, Any]]:
+    """The conversation with the unreadable answer and the correction appended."""
+    said = [{"role": "assistant", "content": answer}] if answer.strip() else []
+    return [*messages, *said, {"role": "user", "content": correction}]
+
+
+def make_agent(role: str, arg: str | None, settings: Mapping[str, Any]) -> OpenAIAgent:
+    """The plugin's factory: ``openai:MODEL`` for ``role`` of the world ``settings["world"]``; the agent's own
+    settings are ``settings["agent"]``. ValueError says what is wrong."""
+    agent_settings = AgentSettings.from_config(arg, settings.get("agent") or {})
+    return OpenAIAgent(role, str(settings.get("world", "")), agent_settings, settings.get("max_rounds"))

@@ -1,0 +1,502 @@
+"""A local OpenAI-compatible chat server for tests and benchmarks, driven through the real ``openai`` client.
+
+Loopback only (127.0.0.1, a free port by default), threaded (one thread per request, 64+ at once), with
+scripted replies, a constant latency and deterministic fault injection::
+
+    from simlab.testing.openai_server import FakeOpenAIServer, FaultPlan, scripted_replies
+
+    reply = scripted_replies({"You are the builder": "PLACE:gs:(0,1):0:CONFIRM:ok"})
+    with FakeOpenAIServer(reply, faults=FaultPlan(rates={"429": 0.2}, seed=1), latency_ms=200) as server:
+        client = openai.OpenAI(base_url=server.base_url, api_key="sk-test", max_retries=0)
+        ...
+        assert server.stats.served > 0
+
+Manual use: ``python -m simlab.testing.openai_server --port 8765 --latency-ms 200 --fault-rate 0.3``.
+
+What the installed client (openai 3.x) raises for each fault kind, with ``max_retries=0``:
+
+* ``"429"``: ``openai.RateLimitError`` (``err.response.headers["retry-after"]`` holds the seconds);
+* ``"500"`` and ``"503"``: ``openai.InternalServerError`` (``err.status_code`` tells which);
+* ``"drop"``: ``openai.APIConnectionError`` (the server closes the connection without a response);
+* ``"timeout"``: ``openai.APITimeoutError`` (a subclass of ``APIConnectionError``) once the client timeout passes;
+* ``"malformed"``: ``json.JSONDecodeError`` (a ``ValueError``) from the client's ``response.json()``: the body is
+  declared ``application/json`` but is not JSON, and the client does not wrap that in an ``openai`` error;
+* ``"empty"``: no error, ``choices[0].message.content`` is ``""`` (or ``None`` with ``empty_as_null``);
+* ``"delay"``: no error, the answer comes ``delay_ms`` later.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import math
+import random
+import sys
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+__all__ = [
+    "FAULT_KINDS",
+    "HOST",
+    "FakeOpenAIServer",
+    "FaultPlan",
+    "Reply",
+    "ServerStats",
+    "echo_reply",
+    "estimate_tokens",
+    "last_user_text",
+    "main",
+    "message_text",
+    "scripted_replies",
+    "system_text",
+]
+
+HOST = "127.0.0.1"
+FAULT_KINDS: tuple[str, ...] = ("delay", "429", "500", "503", "drop", "timeout", "malformed", "empty")
+MAX_HANG_S = 60.0  # the "timeout" fault never holds a server thread longer than this
+MAX_BODY_BYTES = 32 * 1024 * 1024
+SECRET_HEADERS = frozenset({"authorization", "api-key"})  # never recorded in request_headers
+MALFORMED_BODY = b'{"id": "chatcmpl-broken", "object": "chat.completion", "choices": [{"message": '
+
+Reply = Callable[[dict[str, Any]], str]
+
+
+# --- replies ------------------------------------------------------------------------------------------------------
+
+
+def message_text(message: Mapping[str, Any]) -> str:
+    """The text of one chat message: a plain string, or the text parts of a list of content parts."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict) and p.get("type") == "text")
+    return ""
+
+
+def _messages(body: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    messages = body.get("messages")
+    return [m for m in messages if isinstance(m, dict)] if isinstance(messages, list) else []
+
+
+def last_user_text(body: Mapping[str, Any]) -> str:
+    """The text of the last ``user`` message of a chat request ("" when there is none)."""
+    users = [m for m in _messages(body) if m.get("role") == "user"]
+    return message_text(users[-1]) if users else ""
+
+
+def system_text(body: Mapping[str, Any]) -> str:
+    """The text of every ``system`` (or ``developer``) message of a chat request, joined by newlines."""
+    return "\n".join(message_text(m) for m in _messages(body) if m.get("role") in ("system", "developer"))
+
+
+def echo_reply(body: Mapping[str, Any]) -> str:
+    """The default reply: echo the last user message."""
+    return f"echo: {last_user_text(body)}"
+
+
+def scripted_replies(mapping: Mapping[str, str | Reply], default: Reply | None = echo_reply) -> Reply:
+    """A reply that picks the first entry of ``mapping`` whose marker occurs in the last user message or the
+    system prompt; the value is the reply text (or a callable given the request body). With no match, the
+    ``default`` reply answers; with ``default=None`` an unmatched request is a server error (HTTP 500)."""
+    entries = list(mapping.items())
+
+    def reply(body: dict[str, Any]) -> str:
+        haystack = f"{system_text(body)}\n{last_user_text(body)}"
+        for marker, answer in entries:
+            if marker in haystack:
+                return answer(body) if callable(answer) else answer
+        if default is None:
+            raise LookupError(f"no scripted reply matches {last_user_text(body)[:200]!r}")
+        return default(body)
+
+    return reply
+
+
+def estimate_tokens(text: str) -> int:
+    """A rough token count: one token per four characters, at least one for non-empty text."""
+    return math.ceil(len(text) / 4)
+
+
+# --- faults -------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FaultPlan:
+    """Which requests fail and how, deterministic from ``seed``.
+
+    ``schedule`` maps a request number (1 for the first chat request the server receives) to a fault kind and
+    wins over ``rates``; otherwise request ``n`` draws one uniform number from a generator seeded with
+    ``(seed, n)`` and falls into the kinds' rates laid end to end (rates sum to at most 1). The same plan and
+    request number always give the same fault, whatever the thread interleaving.
+    """
+
+    rates: Mapping[str, float] = field(default_factory=dict)
+    schedule: Mapping[int, str] = field(default_factory=dict)
+    seed: int = 0
+    delay_ms: float = 300.0
+    retry_after_s: int = 1
+    hang_s: float = 5.0
+    empty_as_null: bool = False
+
+    def __post_init__(self) -> None:
+        unknown = (set(self.rates) | set(self.schedule.values())) - set(FAULT_KINDS)
+        if unknown:
+            raise ValueError(f"unknown fault kinds {sorted(unknown)}; known: {FAULT_KINDS}")
+        if any(r < 0 for r in self.rates.values()) or sum(self.rates.values()) > 1 + 1e-9:
+            raise ValueError(f"fault rates must be >= 0 and sum to at most 1, got {dict(self.rates)}")
+        if not 0 <= self.hang_s <= MAX_HANG_S or self.delay_ms < 0 or self.retry_after_s < 0:
+            raise ValueError(f"need 0 <= hang_s <= {MAX_HANG_S}, delay_ms >= 0 and retry_after_s >= 0")
+
+    @classmethod
+    def uniform(cls, rate: float, kinds: Sequence[str] = FAULT_KINDS, **options: Any) -> FaultPlan:
+        """A plan failing a fraction ``rate`` of the requests, spread evenly over ``kinds``."""
+        return cls(rates={k: rate / len(kinds) for k in kinds} if kinds else {}, **options)
+
+    def fault_for(self, n: int) -> str | None:
+        """The fault of request number ``n`` (None: answer normally)."""
+        if n in self.schedule:
+            return self.schedule[n]
+        if not self.rates:
+            return None
+        draw = random.Random(self.seed * 1_000_003 + n).random()
+        edge = 0.0
+        for kind in FAULT_KINDS:
+            edge += self.rates.get(kind, 0.0)
+            if draw < edge:
+                return kind
+        return None
+
+
+@dataclass
+class ServerStats:
+    """Counts of a server's chat requests: ``requests == served + sum(faulted.values())`` once all have ended
+    (a "delay" counts as faulted though it is answered); ``max_in_flight`` is the peak of concurrent requests."""
+
+    requests: int = 0
+    served: int = 0
+    faulted: dict[str, int] = field(default_factory=dict)
+    in_flight: int = 0
+    max_in_flight: int = 0
+
+
+# --- the server ---------------------------------------------------------------------------------------------------
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    """One daemon thread per connection, a deep listen backlog for bursts, quiet about clients that hang up."""
+
+    daemon_threads = True
+    request_queue_size = 256
+
+    def __init__(self, port: int, fake: FakeOpenAIServer) -> None:
+        self.fake = fake
+        super().__init__((HOST, port), _Handler)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Connection resets are expected (drops, client timeouts); anything else is printed as usual."""
+        if not isinstance(sys.exc_info()[1], ConnectionError | TimeoutError):
+            super().handle_error(request, client_address)
+
+
+class FakeOpenAIServer:
+    """An OpenAI-compatible chat server on 127.0.0.1, for tests and benchmarks; see the module docstring.
+
+    ``reply`` gives the assistant text for a request body; ``faults`` injects errors; ``latency_ms`` is added to
+    every chat request. Use it as a context manager (or ``start()`` / ``stop()``); ``base_url`` is what the
+    ``openai`` client wants. Recorded: request bodies (``requests``), request headers without credentials
+    (``request_headers``) and the Authorization values apart (``saw_authorization``), so a test can check the key
+    reached the server while recordings never hold it.
+    """
+
+    def __init__(
+        self,
+        reply: Reply = echo_reply,
+        *,
+        faults: FaultPlan | None = None,
+        latency_ms: float = 0.0,
+        models: Sequence[str] = ("fake-model",),
+        port: int = 0,
+    ) -> None:
+        self.reply = reply
+        self.faults = faults or FaultPlan()
+        self.latency_ms = latency_ms
+        self.models = tuple(models)
+        self._port = port
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._stats = ServerStats()
+        self._requests: list[dict[str, Any]] = []
+        self._headers: list[dict[str, str]] = []
+        self._auth: list[str] = []
+        self._httpd: _HTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # lifecycle
+
+    def start(self) -> FakeOpenAIServer:
+        """Bind 127.0.0.1 and serve from a daemon thread."""
+        if self._httpd is not None:
+            raise RuntimeError("the server is already running")
+        self._stopping.clear()
+        self._httpd = _HTTPServer(self._port, self)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-openai", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving: wake sleeping handlers, close the listening socket, join the serving thread."""
+        if self._httpd is None:
+            return
+        self._stopping.set()
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self._httpd, self._thread = None, None
+
+    def __enter__(self) -> FakeOpenAIServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the server is stopped (or ``timeout`` seconds pass); True once stopped."""
+        return self._stopping.wait(timeout)
+
+    # what tests read
+
+    @property
+    def port(self) -> int:
+        """The bound port (the free port picked by the system when constructed with ``port=0``)."""
+        if self._httpd is None:
+            raise RuntimeError("the server is not running")
+        return int(self._httpd.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:PORT/v1``, the ``base_url`` of an ``openai.OpenAI`` client."""
+        return f"http://{HOST}:{self.port}/v1"
+
+    @property
+    def requests(self) -> list[dict[str, Any]]:
+        """The JSON bodies of the chat requests received so far, in arrival order (a copy)."""
+        with self._lock:
+            return list(self._requests)
+
+    @property
+    def request_headers(self) -> list[dict[str, str]]:
+        """The headers of each chat request, without Authorization (or api-key), in arrival order (a copy)."""
+        with self._lock:
+            return [dict(h) for h in self._headers]
+
+    @property
+    def saw_authorization(self) -> list[str]:
+        """The Authorization header value of each chat request ("" when absent), kept apart from recordings."""
+        with self._lock:
+            return list(self._auth)
+
+    @property
+    def stats(self) -> ServerStats:
+        """A snapshot of the request counts."""
+        with self._lock:
+            s = self._stats
+            return ServerStats(s.requests, s.served, dict(s.faulted), s.in_flight, s.max_in_flight)
+
+    # used by the request handler
+
+    def admit(self, body: dict[str, Any], headers: Mapping[str, str]) -> tuple[int, str | None]:
+        """Record a chat request and pick its fault; returns (request number, fault kind or None)."""
+        with self._lock:
+            s = self._stats
+            s.requests += 1
+            s.in_flight += 1
+            s.max_in_flight = max(s.max_in_flight, s.in_flight)
+            fault = self.faults.fault_for(s.requests)
+            if fault is None:
+                s.served += 1
+            else:
+                s.faulted[fault] = s.faulted.get(fault, 0) + 1
+            self._requests.append(body)
+            self._headers.append({k: v for k, v in headers.items() if k.lower() not in SECRET_HEADERS})
+            self._auth.append(next((v for k, v in headers.items() if k.lower() == "authorization"), ""))
+            return s.requests, fault
+
+    def leave(self) -> None:
+        """A chat request has ended."""
+        with self._lock:
+            self._stats.in_flight -= 1
+
+    def sleep(self, seconds: float) -> None:
+        """Sleep, cut short when the server stops."""
+        if seconds > 0:
+            self._stopping.wait(seconds)
+
+    def completion(self, n: int, body: Mapping[str, Any], content: str | None) -> dict[str, Any]:
+        """A ``chat.completion`` object answering ``body`` with ``content``."""
+        prompt = sum(estimate_tokens(message_text(m)) for m in _messages(body))
+        answer = estimate_tokens(content or "")
+        return {
+            "id": f"chatcmpl-fake-{n}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": str(body.get("model") or self.models[0]),
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": content, "refusal": None},
+                    "finish_reason": "stop",
+                    "logprobs": None,
+                }
+            ],
+            "usage": {"prompt_tokens": prompt, "completion_tokens": answer, "total_tokens": prompt + answer},
+        }
+
+    def model_list(self) -> dict[str, Any]:
+        """The ``GET /v1/models`` answer."""
+        data = [{"id": m, "object": "model", "created": 0, "owned_by": "simlab"} for m in self.models]
+        return {"object": "list", "data": data}
+
+
+def _error(message: str, kind: str, code: str | None = None) -> dict[str, Any]:
+    return {"error": {"message": message, "type": kind, "param": None, "code": code}}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """The routes: ``POST /v1/chat/completions`` and ``GET /v1/models``. HTTP/1.0, one request per connection:
+    no keep-alive, so a client never reuses a connection the server is about to drop or close."""
+
+    server: _HTTPServer
+    protocol_version = "HTTP/1.0"
+    timeout = 30  # bounds every socket read: a silent client cannot hold a thread forever
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet: tests and benchmarks make thousands of requests."""
+
+    def do_GET(self) -> None:
+        """``/v1/models`` and ``/v1/models/{id}``."""
+        fake, path = self.server.fake, self.path.split("?")[0].rstrip("/")
+        if path == "/v1/models":
+            self._send_json(HTTPStatus.OK, fake.model_list())
+        elif path.startswith("/v1/models/") and path.removeprefix("/v1/models/") in fake.models:
+            self._send_json(HTTPStatus.OK, next(m for m in fake.model_list()["data"] if path.endswith(m["id"])))
+        else:
+            self._send_json(HTTPStatus.NOT_FOUND, _error(f"no route GET {path}", "invalid_request_error"))
+
+    def do_POST(self) -> None:
+        """``/v1/chat/completions``: record, wait the latency, then answer or inject the planned fault."""
+        fake, path = self.server.fake, self.path.split("?")[0].rstrip("/")
+        if path != "/v1/chat/completions":
+            self._send_json(HTTPStatus.NOT_FOUND, _error(f"no route POST {path}", "invalid_request_error"))
+            return
+        body = self._read_json()
+        if body is None:
+            return
+        n, fault = fake.admit(body, dict(self.headers.items()))
+        try:
+            fake.sleep(fake.latency_ms / 1000)
+            self._answer(n, body, fault)
+        finally:
+            fake.leave()
+
+    def _read_json(self) -> dict[str, Any] | None:
+        """The request body as a JSON object, or None after answering 400."""
+        length = int(self.headers.get("Content-Length") or 0)
+        if not 0 < length <= MAX_BODY_BYTES:
+            self._send_json(HTTPStatus.BAD_REQUEST, _error("missing or oversized body", "invalid_request_error"))
+            return None
+        try:
+            body = json.loads(self.rfile.read(length))
+        except ValueError:
+            body = None
+        if not isinstance(body, dict):
+            self._send_json(HTTPStatus.BAD_REQUEST, _error("the body is not a JSON object", "invalid_request_error"))
+            return None
+        if body.get("stream"):
+            self._send_json(HTTPStatus.BAD_REQUEST, _error("streaming is not supported", "invalid_request_error"))
+            return None
+        return body
+
+    def _answer(self, n: int, body: dict[str, Any], fault: str | None) -> None:
+        """Answer normally, or as the fault ``kind`` says."""
+        fake, plan = self.server.fake, self.server.fake.faults
+        if fault in ("drop", "timeout"):
+            fake.sleep(plan.hang_s if fault == "timeout" else 0)
+            self.close_connection = True  # nothing written: the client sees the connection close
+        elif fault == "429":
+            retry = {"Retry-After": str(plan.retry_after_s)}
+            self._send_json(HTTPStatus.TOO_MANY_REQUESTS, _error("Rate limit reached", "requests", "rate_limit"), retry)
+        elif fault in ("500", "503"):
+            self._send_json(HTTPStatus(int(fault)), _error(f"injected fault {fault}", "server_error"))
+        elif fault == "malformed":
+            self._send_bytes(HTTPStatus.OK, MALFORMED_BODY)
+        elif fault == "empty":
+            self._send_json(HTTPStatus.OK, fake.completion(n, body, None if plan.empty_as_null else ""))
+        else:
+            fake.sleep(plan.delay_ms / 1000 if fault == "delay" else 0)
+            self._reply(n, body)
+
+    def _reply(self, n: int, body: dict[str, Any]) -> None:
+        """The scripted answer; a reply function that raises gives HTTP 500 with its message."""
+        try:
+            text = self.server.fake.reply(body)
+        except Exception as exc:
+            self._send_json(HTTPStatus.INTERNAL_SERVER_ERROR, _error(f"reply failed: {exc!r}", "server_error"))
+            return
+        self._send_json(HTTPStatus.OK, self.server.fake.completion(n, body, text))
+
+    def _send_json(self, status: HTTPStatus, payload: Any, headers: Mapping[str, str] | None = None) -> None:
+        self._send_bytes(status, json.dumps(payload).encode(), headers)
+
+    def _send_bytes(self, status: HTTPStatus, data: bytes, headers: Mapping[str, str] | None = None) -> None:
+        self.send_response(status)
+        all_headers = {"Content-Type": "application/json", "Content-Length": str(len(data)), **(headers or {})}
+        for key, value in all_headers.items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+
+# --- manual use ---------------------------------------------------------------------------------------------------
+
+
+def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description="A local OpenAI-compatible chat server (127.0.0.1 only).")
+    parser.add_argument("--port", type=int, default=8765, help="0 picks a free port")
+    parser.add_argument("--latency-ms", type=float, default=0.0)
+    parser.add_argument("--fault-rate", type=float, default=0.0, help="fraction of requests that fail")
+    parser.add_argument("--fault-kinds", default=",".join(FAULT_KINDS), help="comma-separated, spread evenly")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--hang-s", type=float, default=30.0, help="how long a 'timeout' fault holds the request")
+    parser.add_argument("--models", default="fake-model", help="comma-separated model names")
+    parser.add_argument("--duration-s", type=float, default=None, help="stop after this long (default: Ctrl-C)")
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Serve until Ctrl-C (or ``--duration-s``), printing the base URL and, at the end, the stats."""
+    args = _parse_args(argv)
+    kinds = [k for k in args.fault_kinds.split(",") if k]
+    plan = FaultPlan.uniform(args.fault_rate, kinds, seed=args.seed, hang_s=args.hang_s)
+    server = FakeOpenAIServer(
+        faults=plan, latency_ms=args.latency_ms, models=[m for m in args.models.split(",") if m], port=args.port
+    )
+    with server:
+        print(server.base_url, flush=True)
+        with contextlib.suppress(KeyboardInterrupt):
+            server.wait(args.duration_s)
+        print(server.stats, flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

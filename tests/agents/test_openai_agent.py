@@ -1,0 +1,281 @@
+"""The openai plugin agent through the real ``openai`` client against the fake server: whole blocks and rooms
+episodes, retries and give-ups, the raw records, and the API key kept out of every recording and log."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import pytest
+
+from simlab.agents.resolve import make_agents, role_specs
+from simlab.core.errors import ConfigError
+from simlab.core.plugins import AgentSpec, discover
+from simlab.core.world import Observation
+from simlab.runner.episode import run_episode
+from simlab.testing.openai_server import FakeOpenAIServer, FaultPlan, last_user_text, scripted_replies
+from simlab.worlds import get_family
+
+KEY_ENV, KEY = "SIMLAB_TEST_KEY", "sk-test-SECRET-123"
+MODEL = "fake-model"
+DIRECTOR_SAYS = "<think>My wall shows the next block.</think>\n<message>Follow the first candidate.</message>"
+CANDIDATE = re.compile(r"- PLACE (\w\w) @ \((\d),(\d)\) layer (\d)(?: -> \((\d),(\d)\))?")
+
+
+def builder_says(body: dict[str, Any]) -> str:
+    """The first verified candidate, rewritten in the CRAFT colon format (or a question when there is none)."""
+    found = CANDIDATE.search(last_user_text(body))
+    if found is None:
+        return "CLARIFY:Which block next?"
+    code, i, j, layer, si, sj = found.groups()
+    span = f":({si},{sj})" if si is not None else ""
+    return f"PLACE:{code}:({i},{j}):{layer}{span}:CONFIRM:D1 asked for the first candidate"
+
+
+BLOCKS_SCRIPT = {"You are director": DIRECTOR_SAYS, "You are the builder": builder_says}
+
+
+@pytest.fixture(autouse=True)
+def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(KEY_ENV, KEY)
+
+
+def agent_settings(server: FakeOpenAIServer, **more: Any) -> dict[str, Any]:
+    """Agent settings pointing at the fake server, with tiny timeouts and backoff."""
+    return {"base_url": server.base_url, "api_key_env": KEY_ENV, "timeout": 5, "backoff_s": 0.001, **more}
+
+
+def episode_with(family: str, task: Mapping[str, Any], settings: Mapping[str, Any], per_role: Mapping[str, Any]):
+    """One episode with every role played by ``openai:fake-model`` (found through the plugin registry)."""
+    fam = get_family(family)
+    world_settings = {**fam.default_settings, **settings}
+    specs = role_specs(fam, [AgentSpec.parse(f"{role}=openai:{MODEL}") for role in fam.roles])
+    agents = make_agents(fam, specs, world_settings, registry=discover(), agent_settings=per_role)
+    recorded = {role: spec.spec() for role, spec in specs.items()}
+    return run_episode(fam.world(task, world_settings), agents, "live-r0", 0, recorded), agents
+
+
+@pytest.fixture
+def blocks_server() -> Iterator[FakeOpenAIServer]:
+    with FakeOpenAIServer(scripted_replies(BLOCKS_SCRIPT, default=None)) as server:
+        yield server
+
+
+def builder(server: FakeOpenAIServer, **more: Any):
+    """A builder agent made by the plugin's factory, reset for an episode."""
+    factory = discover().load_agent_factory("openai")
+    agent = factory("builder", MODEL, {"world": "blocks", "agent": agent_settings(server, **more)})
+    agent.reset(7, "builder", {})
+    return agent
+
+
+BUILDER_OBS = Observation("builder", 1, "Verified candidate moves:\n- PLACE gs @ (0,1) layer 0\n", {}, {})
+
+
+# ---- whole episodes -------------------------------------------------------------------------------------
+def test_a_blocks_episode_runs_through_the_real_client(blocks_server, caplog):
+    caplog.set_level(logging.DEBUG)
+    task = get_family("blocks").generate(1, 0)[0]
+    settings = agent_settings(blocks_server, temperature=0.2, prices={"prompt": 1.0})
+    episode, agents = episode_with("blocks", task, {"turns": 3}, {"director": settings, "builder": settings})
+
+    director_requests = [r for r in blocks_server.requests if "You are director" in r["messages"][0]["content"]]
+    parts = [p for r in director_requests for p in r["messages"][1]["content"] if p["type"] == "image_url"]
+    assert parts and all(p["image_url"]["url"].startswith("data:image/png;base64,") for p in parts)
+    assert {r["temperature"] for r in blocks_server.requests} == {0.2}
+
+    placed = [e for e in episode.events if e.kind == "action" and e.role == "builder"]
+    assert placed and placed[0].data["action"]["action"] == "place"
+    assert [e for e in episode.events if e.kind == "result" and e.data.get("ok")]
+    assert episode.summary["metrics"]["overall_progress"] > 0
+    assert not [e for e in episode.events if e.kind == "protocol_error"]
+
+    wall = next(p for r in episode.raw if r["role"] != "builder" for p in r["request"]["messages"][1]["content"])
+    assert wall == {"type": "text", "text": wall["text"]}  # the first part is the observation's text
+    refs = [
+        p
+        for r in episode.raw
+        for m in r["request"]["messages"]
+        if isinstance(m["content"], list)
+        for p in m["content"]
+        if p["type"] == "image"
+    ]
+    assert refs and {p["name"] for p in refs} == {"wall", "board"} and all(len(p["sha256"]) == 64 for p in refs)
+    assert all(r["usage"]["prompt_tokens"] > 0 and r["cost"] > 0 for r in episode.raw)
+    assert agents["builder"].usage["requests"] == sum(r["role"] == "builder" for r in episode.raw)
+
+    recorded = json.dumps(episode.to_json())
+    assert "data:image" not in recorded and "base64" not in recorded
+    assert KEY not in recorded and KEY not in caplog.text
+    assert blocks_server.saw_authorization and all(a == f"Bearer {KEY}" for a in blocks_server.saw_authorization)
+
+
+def test_a_rooms_episode_runs_and_the_answer_is_read():
+    said = {"answerer": 0}
+
+    def answerer(body: dict[str, Any]) -> str:
+        said["answerer"] += 1
+        return "How many chairs do you see?" if said["answerer"] == 1 else "Thanks, that is enough.\nEND"
+
+    script = {
+        "The conversation with the Helper is over": "(B)",
+        "You are the Answerer": answerer,
+        "You are the Helper": "I see two chairs by the window.",
+    }
+    task = get_family("rooms").generate(1, 0, {"task": "counting"})[0]
+    with FakeOpenAIServer(scripted_replies(script, default=None)) as server:
+        settings = agent_settings(server, text_only=True)
+        episode, _ = episode_with("rooms", task, {}, {"answerer": settings, "helper": settings})
+        sent = server.requests
+
+    assert not [p for r in sent for m in r["messages"] if isinstance(m["content"], list) for p in m["content"]]
+    messages = [(e.role, e.data["text"]) for e in episode.events if e.kind == "message"]
+    assert messages == [
+        ("answerer", "How many chairs do you see?"),
+        ("helper", "I see two chairs by the window."),
+        ("answerer", "Thanks, that is enough."),
+    ]
+    ended = [e.data["state"] for e in episode.events if e.kind == "state" and e.data["state"]["phase"] == "answer"]
+    assert ended == [{"phase": "answer", "ended_early": True}]
+    answer = next(e for e in episode.events if e.kind == "result")
+    assert answer.data["answer"] == "B" and episode.summary["metrics"]["invalid"] == 0.0
+    assert KEY not in json.dumps(episode.to_json())
+
+
+# ---- retries --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("fault", "error", "status"),
+    [
+        ("429", "RateLimitError", 429),
+        ("500", "InternalServerError", 500),
+        ("503", "InternalServerError", 503),
+        ("drop", "APIConnectionError", None),
+        ("timeout", "APITimeoutError", None),
+        ("malformed", "JSONDecodeError", None),
+    ],
+)
+def test_transient_failures_are_retried_and_recorded(fault, error, status):
+    plan = FaultPlan(schedule={1: fault}, retry_after_s=0, hang_s=1.0)
+    with FakeOpenAIServer(scripted_replies(BLOCKS_SCRIPT, default=None), faults=plan) as server:
+        reply = builder(server, timeout=0.3).act(BUILDER_OBS)
+    assert reply.action == {"action": "place", "block": "gs", "cell": [0, 1], "layer": 0}
+    (record,) = reply.raw
+    (attempt,) = record["attempts"]
+    assert (attempt["error"], attempt["status"]) == (error, status)
+    assert attempt["retry_after"] == (0.0 if fault == "429" else None)
+    assert record["error"] is None and record["response"]["finish_reason"] == "stop"
+
+
+def test_retry_after_is_honoured_and_backoff_is_seeded():
+    waits: list[float] = []
+    plan = FaultPlan(schedule={1: "429", 2: "500", 3: "500"}, retry_after_s=3)
+    with FakeOpenAIServer(scripted_replies(BLOCKS_SCRIPT, default=None), faults=plan) as server:
+        agent = builder(server, backoff_s=2.0)
+        agent.caller.sleep = waits.append  # no real waiting
+        reply = agent.act(BUILDER_OBS)
+    assert reply.action is not None
+    assert [a["waited_s"] for a in reply.raw[0]["attempts"]] == [round(w, 4) for w in waits]
+    assert waits[0] == 3.0 and 2.0 <= waits[1] <= 4.0 and 4.0 <= waits[2] <= 8.0  # 2 * 2**n, jittered down
+    again: list[float] = []
+    with FakeOpenAIServer(scripted_replies(BLOCKS_SCRIPT, default=None), faults=plan) as server:
+        agent = builder(server, backoff_s=2.0)
+        agent.caller.sleep = again.append
+        agent.act(BUILDER_OBS)
+    assert again == waits  # the jitter follows the reset seed
+
+
+def test_the_agent_gives_up_past_max_retries_or_the_wait_bound():
+    plan = FaultPlan(schedule={n: "500" for n in range(1, 10)})
+    with FakeOpenAIServer(scripted_replies(BLOCKS_SCRIPT, default=None), faults=plan) as server:
+        reply = builder(server, max_retries=2).act(BUILDER_OBS)
+        assert reply.action is None and reply.message is None  # the world records a protocol error
+        (record,) = reply.raw
+        assert [a["error"] for a in record["attempts"]] == ["InternalServerError"] * 3
+        assert record["error"] == "InternalServerError" and record["response"] is None
+        bounded = builder(server, backoff_s=1.0, max_wait_s=0.1).act(BUILDER_OBS)
+        assert len(bounded.raw[0]["attempts"]) == 1 and bounded.raw[0]["attempts"][0]["waited_s"] == 0.0
+
+
+# ---- re-asks --------------------------------------------------------------------------------------------
+def test_an_empty_reply_is_re_asked_once():
+    plan = FaultPlan(schedule={1: "empty"})
+    with FakeOpenAIServer(scripted_replies(BLOCKS_SCRIPT, default=None), faults=plan) as server:
+        reply = builder(server).act(BUILDER_OBS)
+        second = server.requests[1]["messages"]
+    assert reply.action is not None and [r["call"] for r in reply.raw] == [1, 2]
+    assert reply.raw[0]["parse_error"] == "no PLACE, REMOVE or CLARIFY line" and reply.raw[1]["parse_error"] is None
+    assert second[-1]["role"] == "user" and "could not be read" in second[-1]["content"]
+
+
+def test_unreadable_replies_give_up_per_protocol():
+    script = {"You are director": "I think red goes first.", "You are the builder": "Let me think about it."}
+    with FakeOpenAIServer(scripted_replies(script, default=None)) as server:
+        reply = builder(server).act(BUILDER_OBS)
+        factory = discover().load_agent_factory("openai")
+        director = factory("D1", MODEL, {"world": "blocks", "agent": agent_settings(server)})
+        director.reset(1, "D1", {})
+        said = director.act(Observation("D1", 1, "Your wall", {}, {"persona": "cautious"}))
+        reask = server.requests[1]["messages"]
+    assert reply.action is None and len(reply.raw) == 2 and all(r["parse_error"] for r in reply.raw)
+    assert [m["role"] for m in reask] == ["system", "user", "assistant", "user"]
+    assert said.message == "I think red goes first." and said.reasoning is None and len(said.raw) == 2
+
+
+# ---- settings -------------------------------------------------------------------------------------------
+def test_settings_are_checked_and_extra_fields_are_sent(blocks_server):
+    agent = builder(blocks_server, extra={"top_p": 0.5, "seed": 3}, max_tokens=50)
+    agent.act(BUILDER_OBS)
+    sent = blocks_server.requests[-1]
+    assert (sent["model"], sent["top_p"], sent["seed"], sent["max_tokens"]) == (MODEL, 0.5, 3, 50)
+    fam = get_family("blocks")
+    specs = role_specs(fam, [AgentSpec.parse("builder=openai:m")])
+    for bad in ({"temprature": 0.1}, {"timeout": -1}, {"text_only": "yes"}, {"extra": {"messages": []}}):
+        with pytest.raises(ConfigError, match="agent builder=openai:m"):
+            make_agents(fam, specs, fam.default_settings, registry=discover(), agent_settings={"builder": bad})
+    with pytest.raises(ConfigError, match="name the model"):
+        make_agents(fam, role_specs(fam, [AgentSpec.parse("builder=openai")]), {}, registry=discover())
+
+
+def test_a_missing_key_variable_is_a_config_error(monkeypatch):
+    monkeypatch.delenv(KEY_ENV)
+    factory = discover().load_agent_factory("openai")
+    agent = factory("builder", MODEL, {"world": "blocks", "agent": {"api_key_env": KEY_ENV}})
+    with pytest.raises(ConfigError, match=KEY_ENV):
+        agent.reset(0, "builder", {})
+
+
+def test_roles_it_cannot_play_are_refused():
+    factory = discover().load_agent_factory("openai")
+    with pytest.raises(ValueError, match="no protocol"):
+        factory("builder", MODEL, {"world": "rooms", "agent": {}})
+
+
+def test_a_refused_request_raises_without_retrying(blocks_server):
+    from openai_agent import ModelCallError  # the plugin folder is on sys.path once its factory is loaded
+
+    agent = builder(blocks_server, base_url=blocks_server.base_url + "/nowhere")  # the server answers 404
+    with pytest.raises(ModelCallError, match="HTTP 404") as caught:
+        agent.act(BUILDER_OBS)
+    assert KEY not in str(caught.value) and blocks_server.stats.requests == 0
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I can answer now.\nEND", ("I can answer now.", True)),
+        ("Thanks! [END]", ("Thanks!", True)),
+        ("**END**", ("", True)),
+        (
+            "The end table is by the door.\nEnding words matter.",
+            ("The end table is by the door.\nEnding words matter.", False),
+        ),
+    ],
+)
+def test_the_answerer_ends_the_dialogue_with_an_end_line(text, expected):
+    discover().load_agent_factory("openai")  # puts the plugin folder on sys.path
+    from openai_agent import split_end
+
+    assert split_end(text) == expected
