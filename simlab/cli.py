@@ -71,7 +71,8 @@ def _parser() -> argparse.ArgumentParser:
     gen.set_defaults(func=_cmd_generate)
 
     run = sub.add_parser("run", help="run episodes and record them into a run folder")
-    run.add_argument("--world", default="blocks", help="world family (default blocks)")
+    run.add_argument("--config", type=Path, help="a TOML run config (world, agents and their settings...)")
+    run.add_argument("--world", help="world family (default blocks)")
     run.add_argument(
         "--agent",
         action="append",
@@ -81,8 +82,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--episodes", type=int, help="number of tasks (generated from the seed, or the first N given)")
     run.add_argument("--turns", type=int, help="turn budget per episode (blocks default 20)")
-    run.add_argument("--repeats", type=int, default=1, help="play every task this many times (the paper's runs)")
-    run.add_argument("--seed", type=int, default=0)
+    run.add_argument("--repeats", type=int, help="play every task this many times (the paper's runs; default 1)")
+    run.add_argument("--seed", type=int, help="run seed (default 0)")
     run.add_argument("--structures", type=Path, help="folder or file of generated tasks to play")
     run.add_argument("--task", action="append", help="rooms: only these tasks (anchor, counting, distance, ...)")
     run.add_argument(
@@ -243,19 +244,32 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _run_config(args: argparse.Namespace) -> RunConfig:
-    """The reproducible part of ``run``'s options."""
+    """The reproducible part of ``run``'s options: a ``--config`` file, with any option given overriding it."""
+    from dataclasses import replace
+
     from simlab.runner.batch import RunConfig
+    from simlab.runner.config_file import load_run_config
     from simlab.worlds import get_family
 
-    family = get_family(args.world)
-    settings = _parse_settings(args.set)
+    base = load_run_config(args.config) if args.config else RunConfig(args.world or "blocks")
+    family = get_family(args.world or base.world)
+    settings = {**base.settings, **_parse_settings(args.set)}
     if args.turns is not None:
         settings["turns"] = args.turns
-    tasks = family.load_tasks(args.structures) if args.structures else None
+    tasks = family.load_tasks(args.structures) if args.structures else base.tasks
     if args.task and tasks is not None:
         tasks = [t for t in tasks if t.get("task") in args.task]
-    options = {"task": args.task} if args.task else {}
-    return RunConfig(args.world, args.seed, args.episodes, args.repeats, args.agent, settings, tasks, options)
+    return replace(
+        base,
+        world=family.name,
+        seed=base.seed if args.seed is None else args.seed,
+        episodes=base.episodes if args.episodes is None else args.episodes,
+        repeats=base.repeats if args.repeats is None else args.repeats,
+        agents=[*base.agents, *args.agent],  # later specs win, so the command line overrides the file
+        settings=settings,
+        tasks=tasks,
+        generate_options={"task": args.task} if args.task else base.generate_options,
+    )
 
 
 def _runtime_options(args: argparse.Namespace) -> tuple[int, float | None]:

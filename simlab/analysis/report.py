@@ -95,6 +95,7 @@ class Report:
     group_by: str | None = None
     groups: dict[str, Aggregate] = field(default_factory=dict)
     level: float = 0.95
+    usage: dict[str, float] = field(default_factory=dict)  # model calls summed over the run (empty: none)
 
     def to_json(self) -> dict[str, Any]:
         """A strict-JSON dict; see the module docstring of ``simlab.analysis.report`` for the shape."""
@@ -106,6 +107,7 @@ class Report:
             "episodes": [row.to_json() for row in self.episodes],
             "aggregate": self.aggregate.to_json(),
             "groups": {name: agg.to_json() for name, agg in self.groups.items()},
+            "usage": dict(self.usage),
         }
 
     def csv_columns(self) -> list[str]:
@@ -153,6 +155,8 @@ class Report:
         parts.append(self._aggregate_block("all episodes", self.aggregate))
         for name, agg in self.groups.items():
             parts.append(self._aggregate_block(f"{self.group_by} = {name}", agg))
+        if self.usage:
+            parts.append(usage_line(self.usage))
         return "\n".join(parts)
 
     def _episodes_table(self, metrics: list[str]) -> str:
@@ -197,7 +201,26 @@ def build_report(
         for name in names:
             members = [r for r in rows if r.group == name]
             groups[name] = aggregate(members, metric_names, seed, resamples, level)
-    return Report(rows, metric_names, agg, group_by, groups, level)
+    return Report(rows, metric_names, agg, group_by, groups, level, run_usage(summaries))
+
+
+def run_usage(summaries: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+    """Model calls summed over every episode's ``usage`` (requests, tokens and, when priced, cost)."""
+    totals: dict[str, float] = {}
+    for summary in summaries:
+        for name, value in (summary.get("usage") or {}).items():
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                totals[name] = totals.get(name, 0.0) + float(value)
+    return totals
+
+
+def usage_line(usage: Mapping[str, float]) -> str:
+    """``model calls: 1,234 requests, 456,789 tokens (400,000 prompt + 56,789 completion), cost 1.2345``."""
+    line = (
+        f"model calls: {usage.get('requests', 0):,.0f} requests, {usage.get('total_tokens', 0):,.0f} tokens "
+        f"({usage.get('prompt_tokens', 0):,.0f} prompt + {usage.get('completion_tokens', 0):,.0f} completion)"
+    )
+    return line + (f", cost {usage['cost']:.4f}" if "cost" in usage else "")
 
 
 def episode_row(summary: Mapping[str, Any], group_by: str | None = None) -> EpisodeRow:

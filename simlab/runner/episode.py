@@ -64,6 +64,8 @@ def run_episode(
             raise RuntimeError(f"{episode_id}: the world did not finish within {max_steps} steps")
     summary = world.summary() if world.finished else timed_out(world.summary(), timeout)
     summary["agents"] = dict(specs or {})
+    if raw:
+        summary["usage"] = model_usage(raw)
     return Episode(
         episode_id=episode_id,
         world=world.family,
@@ -82,3 +84,21 @@ def timed_out(summary: dict[str, Any], timeout: float | None) -> dict[str, Any]:
     ``timeout`` and one more error than the world counted (the timeout itself)."""
     errors = summary.get("errors")
     return {**summary, "outcome": "abort", "errors": (errors if isinstance(errors, int) else 0) + 1, "timeout": timeout}
+
+
+def model_usage(raw: list[dict[str, Any]]) -> dict[str, float]:
+    """Totals of an episode's model calls: requests, prompt/completion/total tokens and, when the agents were
+    given prices, cost. Read from the raw stream's ``usage`` and ``cost`` fields."""
+    totals = {"requests": float(len(raw)), "prompt_tokens": 0.0, "completion_tokens": 0.0, "total_tokens": 0.0}
+    cost = 0.0
+    priced = False
+    for record in raw:
+        usage = record.get("usage") or {}
+        for name in ("prompt_tokens", "completion_tokens", "total_tokens"):
+            totals[name] += float(usage.get(name) or 0)
+        if record.get("cost") is not None:
+            cost += float(record["cost"])
+            priced = True
+    if priced:
+        totals["cost"] = round(cost, 8)
+    return totals

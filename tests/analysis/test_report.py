@@ -188,3 +188,34 @@ def test_metric_named_score_does_not_overwrite_the_headline_score() -> None:
     assert report.aggregate.metrics["score"].mean == 0.5
     assert report.aggregate.metrics["metric:score"].mean == 0.1
     assert "metric:score" in report.to_csv().splitlines()[0].split(",")
+
+
+def test_model_usage_is_summed_over_the_run_and_printed() -> None:
+    from simlab.analysis.report import build_report
+
+    summaries = [
+        {
+            "episode_id": "e1",
+            "outcome": "success",
+            "score": 1.0,
+            "metrics": {},
+            "usage": {"requests": 3, "prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120, "cost": 0.5},
+        },
+        {
+            "episode_id": "e2",
+            "outcome": "failure",
+            "score": 0.0,
+            "metrics": {},
+            "usage": {"requests": 2, "prompt_tokens": 50, "completion_tokens": 10, "total_tokens": 60},
+        },
+    ]
+    report = build_report(summaries)
+    assert report.to_json()["usage"] == {
+        "requests": 5.0,
+        "prompt_tokens": 150.0,
+        "completion_tokens": 30.0,
+        "total_tokens": 180.0,
+        "cost": 0.5,
+    }
+    assert "model calls: 5 requests, 180 tokens (150 prompt + 30 completion), cost 0.5000" in report.to_table()
+    assert build_report(summaries[:0]).to_json()["usage"] == {}

@@ -1,0 +1,93 @@
+"""Run configs in TOML: ``python main.py run --config run.toml --out RUN_DIR``.
+
+::
+
+    world = "blocks"           # required
+    seed = 0
+    episodes = 20              # tasks generated from the seed ...
+    structures = "structures/" # ... or played from a folder (relative to this file)
+    repeats = 3
+    task = ["counting"]        # rooms: only these tasks
+
+    [settings]                 # world settings, as --set
+    turns = 20
+
+    [agents.director]          # a role or a role group
+    agent = "openai:gpt-4o-mini"          # the spec, NAME[:ARG]
+    base_url = "http://127.0.0.1:8000/v1" # everything else goes to the agent as its settings
+    api_key_env = "OPENAI_API_KEY"        # the NAME of the variable holding the key, never the key
+    temperature = 0.7
+
+    [agents.builder]
+    agent = "scripted"
+
+Command-line options given with ``--config`` override the file's values.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from simlab.core.errors import FormatError
+from simlab.runner.batch import RunConfig
+from simlab.worlds import get_family
+
+TOP_LEVEL = {"world", "seed", "episodes", "structures", "repeats", "task", "settings", "agents"}
+
+
+def load_run_config(path: str | Path) -> RunConfig:
+    """Read a TOML run config; FormatError names the file and the field that is wrong."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise FormatError(path, "", "file not found") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise FormatError(path, "", f"expected TOML ({exc})") from None
+    unknown = sorted(set(data) - TOP_LEVEL)
+    if unknown:
+        raise FormatError(path, f"key {unknown[0]!r}", f"unknown; expected one of {', '.join(sorted(TOP_LEVEL))}")
+    world = _field(path, data, "world", str, None)
+    family = get_family(world)
+    specs, agent_settings = _agents(path, data.get("agents", {}))
+    structures = _field(path, data, "structures", str, None, required=False)
+    tasks = family.load_tasks((path.parent / structures).resolve()) if structures else None
+    task = data.get("task")
+    return RunConfig(
+        world=world,
+        seed=_field(path, data, "seed", int, 0),
+        episodes=_field(path, data, "episodes", int, None, required=False),
+        repeats=_field(path, data, "repeats", int, 1),
+        agents=specs,
+        settings=dict(_field(path, data, "settings", dict, {})),
+        tasks=[t for t in tasks if not task or t.get("task") in task] if tasks is not None else None,
+        generate_options={"task": task} if task else {},
+        agent_settings=agent_settings,
+    )
+
+
+def _agents(path: Path, table: Any) -> tuple[list[str], dict[str, dict[str, Any]]]:
+    if not isinstance(table, dict):
+        raise FormatError(path, "table 'agents'", "expected [agents.ROLE] tables")
+    specs, settings = [], {}
+    for role, entry in table.items():
+        if not isinstance(entry, dict) or not isinstance(entry.get("agent"), str):
+            raise FormatError(path, f"agents.{role}", 'expected a table with agent = "NAME[:ARG]"')
+        specs.append(f"{role}={entry['agent']}")
+        rest = {k: v for k, v in entry.items() if k != "agent"}
+        if rest:
+            settings[role] = rest
+    return specs, settings
+
+
+def _field(path: Path, data: dict[str, Any], name: str, kind: type, default: Any, required: bool = True) -> Any:
+    value = data.get(name, default)
+    if value is None:
+        if required and default is None and name == "world":
+            raise FormatError(path, f"key {name!r}", 'missing; name the world family, e.g. world = "blocks"')
+        return None
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise FormatError(path, f"key {name!r}", f"expected {kind.__name__}, got {value!r}")
+    return value
