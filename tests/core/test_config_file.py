@@ -44,7 +44,7 @@ def test_a_toml_config_runs_and_is_recorded(tmp_path):
 )
 def test_bad_configs_name_the_file_and_the_key(tmp_path, text, where):
     (tmp_path / "bad.toml").write_text(text, encoding="utf-8")
-    with pytest.raises(FormatError, match="bad.toml") as info:
+    with pytest.raises(FormatError, match=r"bad\.toml") as info:
         load_run_config(tmp_path / "bad.toml")
     assert where in str(info.value)
 
