@@ -142,18 +142,22 @@ class RoleWindow(QWidget):
         self.role = role
         self.observation: Observation | None = None
         self.setWindowTitle(f"SimLab - you play {role}")
-        self.resize(760, 900)
+        self.resize(1100, 820)
         self.header = QLabel()
         self.header.setStyleSheet("font-size: 15px; font-weight: bold")
-        self.images = QHBoxLayout()
+        self.images = QVBoxLayout()
         self.text = QPlainTextEdit(readOnly=True)
         self.text.setMinimumHeight(220)
         self.controls = QVBoxLayout()
+        told = QVBoxLayout()
+        told.addWidget(QLabel("What you are told:"))
+        told.addWidget(self.text, 1)
+        top = QHBoxLayout()
+        top.addLayout(self.images)
+        top.addLayout(told, 1)
         layout = QVBoxLayout(self)
         layout.addWidget(self.header)
-        layout.addLayout(self.images)
-        layout.addWidget(QLabel("What you are told:"))
-        layout.addWidget(self.text, 1)
+        layout.addLayout(top, 1)
         layout.addLayout(self.controls)
         self._reset_controls()
 
@@ -190,7 +194,7 @@ class RoleWindow(QWidget):
                 )
             )
             label.setToolTip(name)
-            self.images.addWidget(label)
+            self.images.addWidget(label, 0, Qt.AlignmentFlag.AlignTop)
         self.images.addStretch(1)
 
     # ---- controls ------------------------------------------------------------------------------------
@@ -279,6 +283,11 @@ class RoleWindow(QWidget):
     def _send(self, reply: Reply) -> None:
         self.wait_for_others()
         self.submitted.emit(reply)
+
+    def pixmaps_shown(self) -> int:
+        """How many pictures the window shows now."""
+        labels = (self.images.itemAt(k).widget() for k in range(self.images.count()))
+        return sum(1 for w in labels if isinstance(w, QLabel) and w.pixmap() is not None and not w.pixmap().isNull())
 
     def visible_text(self) -> str:
         """Every text the window shows now (for tests: what this role can read)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSettings, Qt, QUrl
 from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QKeySequence
@@ -34,6 +35,9 @@ from simlab.gui.plots import MetricPlots
 from simlab.gui.timeline import TimelineWidget
 from simlab.gui.world_view import WorldView
 
+if TYPE_CHECKING:
+    from simlab.gui.live import LiveController, LiveSession
+
 MAX_RECENT = 8
 LAYOUT_VERSION = 1  # bump when the docks change, so an old saved layout is ignored rather than misapplied
 _SP = QStyle.StandardPixmap
@@ -55,6 +59,7 @@ SHORTCUTS: tuple[tuple[str, str], ...] = (
     ("Home / End", "First / last turn"),
     ("Ctrl+E", "Next turn with an error"),
     ("Ctrl+F", "Search the dialogue (Enter: next hit, Shift+Enter: previous)"),
+    ("Ctrl+N", "New live episode (agents or you in any role)"),
     ("Ctrl+O", "Open a run folder"),
     ("Ctrl+Shift+O", "Open an episode file"),
     ("Ctrl+S", "Export the window as PNG"),
@@ -145,6 +150,8 @@ class MainWindow(QMainWindow):
         self.settings.setValue("window/geometry", self.saveGeometry())
         self.settings.setValue("window/state", self.saveState(LAYOUT_VERSION))
         self.playback.pause()
+        if getattr(self, "live", None) is not None:
+            self.live.close()
         self.world.close_view()
         super().closeEvent(event)  # type: ignore[arg-type]
 
@@ -177,6 +184,7 @@ class MainWindow(QMainWindow):
             "reset_layout": self._action("&Reset Layout", self.reset_layout),
             "help": self._action("&Keyboard Shortcuts", self.show_shortcuts, "F1"),
             "about": self._action("&About SimLab", self._about),
+            "new_episode": self._action("&New Episode...", self._ask_new_episode, "Ctrl+N"),
         }
         self._make_menus()
         self._make_toolbar()
@@ -205,6 +213,7 @@ class MainWindow(QMainWindow):
         play_menu = self.menuBar().addMenu("&Playback")
         for name in ("play", "back", "forward", "first", "last", "next_error", "search"):
             play_menu.addAction(a[name])
+        self.menuBar().addMenu("&Run").addAction(a["new_episode"])
         help_menu = self.menuBar().addMenu("&Help")
         help_menu.addAction(a["help"])
         help_menu.addAction(a["about"])
@@ -366,6 +375,21 @@ class MainWindow(QMainWindow):
         path, _ = QFileDialog.getOpenFileName(self, "Open episode", "", "Episodes (*.json)")
         if path:
             self.open_path(path)
+
+    # ---- live episodes -----------------------------------------------------------------------------------
+    def _ask_new_episode(self) -> None:
+        from simlab.gui.live import NewEpisodeDialog
+
+        dialog = NewEpisodeDialog(self)
+        if dialog.exec() and dialog.session is not None:
+            self.start_live(dialog.session)
+
+    def start_live(self, session: LiveSession) -> LiveController:
+        """Show a live session in the window (panels follow it as it grows) and start it."""
+        from simlab.gui.live import start_live
+
+        self.live = start_live(self, session)
+        return self.live
 
     # ---- help, status ----------------------------------------------------------------------------------
     def shortcuts_text(self) -> str:

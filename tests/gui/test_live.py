@@ -1,0 +1,169 @@
+"""Live episodes: a person in a role through its role window, the worker thread, pause / step / resume."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSettings, Qt
+
+from simlab.core.errors import ConfigError
+from simlab.core.recording import load_episode
+from simlab.gui.live import LiveSession, NewEpisodeDialog, make_session
+from simlab.gui.main_window import MainWindow
+from simlab.worlds.blocks.world import ARCHETYPES
+
+WAIT_MS = 20_000
+
+
+@pytest.fixture
+def window(qtbot, tmp_path: Path):
+    win = MainWindow(QSettings(str(tmp_path / "simlab.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(win)
+    win.show()
+    qtbot.waitExposed(win)
+    yield win
+    win.close()
+
+
+def asks_of(session: LiveSession) -> list[tuple[str, object]]:
+    """Every needsHuman the session emits, in order."""
+    asks: list[tuple[str, object]] = []
+    session.needsHuman.connect(lambda role, observation: asks.append((role, observation)))
+    return asks
+
+
+def assert_off_gui_thread(session: LiveSession) -> None:
+    main = threading.get_ident()
+    assert session.worker_thread_id is not None and session.worker_thread_id != main
+    assert session.act_threads and main not in session.act_threads
+
+
+def test_a_person_builds_with_the_candidates_and_sees_no_target_or_private_reasoning(window, qtbot, tmp_path):
+    session = make_session("blocks", 0, {"builder": "human"}, settings={"turns": 6})
+    asks = asks_of(session)
+    controller = window.start_live(session)
+    played = []
+    for k in range(3):
+        qtbot.waitUntil(lambda k=k: len(asks) > k, timeout=WAIT_MS)
+        role, observation = asks[k]
+        assert role == "builder"
+        role_window = controller.role_windows["builder"]
+        assert role_window.isVisible() and role_window.pixmaps_shown() == 1  # the board picture
+        text = role_window.visible_text()
+        reasoning = [e.data["text"] for e in session.episode.events if e.kind == "reasoning"]
+        assert reasoning and not any(r in text for r in reasoning)
+        assert "target" not in text.lower() and "personality" not in text
+        assert not any(description in text for description in ARCHETYPES.values())
+        candidates = observation.data["candidates"]
+        assert [b.text() for b in role_window.candidate_buttons] == [c for c in _described(candidates)]
+        qtbot.mouseClick(role_window.candidate_buttons[-1], Qt.MouseButton.LeftButton)
+        qtbot.mouseClick(role_window.send_button, Qt.MouseButton.LeftButton)
+        played.append((observation.turn, candidates[-1]))
+        qtbot.waitUntil(lambda t=observation.turn: _builder_action(session, t) is not None, timeout=WAIT_MS)
+        assert _builder_action(session, observation.turn) == candidates[-1]
+    session.stop()
+    qtbot.waitUntil(lambda: session.state == "stopped", timeout=WAIT_MS)
+    episode = session.episode
+    assert episode.summary["outcome"] == "abort" and episode.summary["stopped"] is True
+    assert episode.agents["builder"] == "human" and episode.agents["D1"] == "oracle"
+    assert [(t, _builder_action(session, t)) for t, _ in played] == played
+    results = [e for e in episode.events if e.kind == "result" and e.turn <= 3]
+    assert len(results) == 3 and all(r.data["ok"] for r in results)  # verified candidates always apply
+    assert window.playback.episode is episode and window.playback.turn == episode.last_turn
+    assert_off_gui_thread(session)
+    assert controller.save(tmp_path / "live.json")
+    assert load_episode(tmp_path / "live.json").events == episode.events
+
+
+def test_a_person_answers_a_rooms_question(window, qtbot):
+    session = make_session("rooms", 0, {"answerer": "human"}, task="anchor")
+    asks = asks_of(session)
+    controller = window.start_live(session)
+    qtbot.waitUntil(lambda: len(asks) == 1, timeout=WAIT_MS)
+    answerer = controller.role_windows["answerer"]
+    text = answerer.visible_text()
+    assert asks[0][1].data["question"] in text and "(A)" in text and "option_objects" not in text
+    answerer.message.setPlainText("What do you see?")
+    qtbot.mouseClick(answerer.send_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: len(asks) == 2, timeout=WAIT_MS)  # the oracle Helper answered in between
+    assert any(e.kind == "message" and e.role == "helper" for e in session.episode.events)
+    answerer.message.setPlainText("Thanks, I know now.")
+    answerer.end_box.setChecked(True)
+    qtbot.mouseClick(answerer.send_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: len(asks) == 3, timeout=WAIT_MS)
+    assert set(answerer.answer_buttons) == {"A", "B", "C", "D"} and answerer.send_button is None
+    qtbot.mouseClick(answerer.answer_buttons["A"], Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: session.state == "finished", timeout=WAIT_MS)
+    events = session.episode.events
+    result = next(e for e in events if e.kind == "result")
+    assert result.data["answer"] == "A" and session.episode.summary["outcome"] in ("success", "failure")
+    said = [e.data["text"] for e in events if e.kind == "message" and e.role == "answerer"]
+    assert said == ["What do you see?", "Thanks, I know now."]
+    assert any(e.kind == "state" and e.data["state"].get("ended_early") for e in events)
+    assert_off_gui_thread(session)
+
+
+def test_pause_step_and_resume_with_scripted_agents(window, qtbot):
+    session = make_session("blocks", 0, settings={"turns": 3})
+    session.pause()
+    window.start_live(session)
+    qtbot.waitUntil(lambda: len(session.episode.events) > 0, timeout=WAIT_MS)  # reset's events, then hold
+    qtbot.wait(150)
+    assert session.steps == 0 and session.state == "paused"
+    for expected in (1, 2):
+        session.step_once()
+        qtbot.waitUntil(lambda e=expected: session.steps == e, timeout=WAIT_MS)
+        qtbot.wait(150)
+        assert session.steps == expected
+    qtbot.waitUntil(lambda: window.playback.turn == session.episode.last_turn == 1, timeout=WAIT_MS)
+    window.playback.seek(0)  # the user looks back: the playback must stay there while the episode grows
+    session.resume()
+    qtbot.waitUntil(lambda: session.state == "finished", timeout=WAIT_MS)
+    qtbot.wait(2 * 30 + 50)
+    assert window.playback.turn == 0 and window.playback.last_turn == 3
+    assert session.episode.summary["turns"] == 3 and session.steps > 2
+    assert_off_gui_thread(session)
+
+
+def test_following_the_live_end_stays_fast(window, qtbot):
+    session = make_session("blocks", 1, settings={"turns": 20})
+    start = time.perf_counter()
+    window.start_live(session)
+    qtbot.waitUntil(lambda: session.state == "finished", timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: window.playback.turn == session.episode.last_turn, timeout=WAIT_MS)
+    assert time.perf_counter() - start < 15  # a 20-turn scripted episode, redrawn as it grows
+    assert window.agents.panel("builder") is not None
+
+
+def test_the_new_episode_dialog_prefills_defaults_and_refuses_bad_specs(qtbot):
+    dialog = NewEpisodeDialog()
+    qtbot.addWidget(dialog)
+    assert {r: e.text() for r, e in dialog.role_edits.items()} == {
+        "D1": "oracle",
+        "D2": "oracle",
+        "D3": "oracle",
+        "builder": "scripted",
+    }
+    dialog.role_edits["builder"].setText("human")
+    session = dialog.make_session()
+    assert set(session.humans) == {"builder"} and session.episode.agents["builder"] == "human"
+    dialog.world.setCurrentText("rooms")
+    assert set(dialog.role_edits) == {"answerer", "helper"} and dialog.task.isEnabled()
+    with pytest.raises(ConfigError):
+        make_session("blocks", 0, {"builder": "nosuchagent"})
+
+
+def _described(candidates: list[dict]) -> list[str]:
+    from simlab.worlds.blocks.model import Move
+
+    return [Move.from_json(c).describe() for c in candidates]
+
+
+def _builder_action(session: LiveSession, turn: int) -> dict | None:
+    for event in session.episode.events:
+        if event.kind == "action" and event.role == "builder" and event.turn == turn:
+            return dict(event.data["action"])
+    return None
