@@ -15,7 +15,7 @@ venv: $(STAMP)
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[gui,test,dev]"
+	$(PY) -m pip install --quiet -e ".[gui,cluster,test,dev]"
 	@touch $(STAMP)
 
 run: $(STAMP)

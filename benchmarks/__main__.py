@@ -97,6 +97,10 @@ def main() -> int:
     from benchmarks import rooms
 
     rooms.main()
+    print()
+    from benchmarks import live
+
+    live.main()
     bench_gui()
     return 0
 

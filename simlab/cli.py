@@ -66,6 +66,9 @@ def _parser() -> argparse.ArgumentParser:
     gen.add_argument("--n", type=int, default=20, help="how many (blocks: structures; rooms: rooms to try)")
     gen.add_argument("--questions-per-task", type=int, default=50, help="rooms: questions per task (default 50)")
     gen.add_argument("--no-images", action="store_true", help="rooms: skip rendering the views and maps")
+    gen.add_argument("--paraphrase-model", help="rooms: reword the questions with this model (Cosmic 7.2)")
+    gen.add_argument("--paraphrase-base-url", default="https://api.openai.com/v1", help="its OpenAI-compatible URL")
+    gen.add_argument("--paraphrase-key-env", default="OPENAI_API_KEY", help="the variable holding its API key")
     gen.add_argument("--seed", type=int, default=0)
     gen.add_argument("--out", type=Path, required=True, help="output folder")
     gen.set_defaults(func=_cmd_generate)
@@ -106,6 +109,13 @@ def _parser() -> argparse.ArgumentParser:
         type=float,
         metavar="SECONDS",
         help="record an episode still running after this long as an abort (checked between steps; 0: none)",
+    )
+    run.add_argument(
+        "--executor",
+        choices=("local", "ray"),
+        default="local",
+        help="where episodes are played: local threads, or Ray tasks (a local Ray instance, or the cluster at "
+        "$RAY_ADDRESS; --concurrency tasks in flight; needs pip install 'simlab[cluster]')",
     )
     run.set_defaults(func=_cmd_run)
 
@@ -197,7 +207,15 @@ def _generate_rooms(args: argparse.Namespace) -> int:
     def progress(line: str) -> None:
         print(f"\r[{time.perf_counter() - started:7.1f} s] {line}", end="", file=sys.stderr, flush=True)
 
-    index = build_benchmark(args.out, args.n, args.questions_per_task, args.seed, not args.no_images, progress)
+    paraphrase = None
+    if args.paraphrase_model:
+        paraphrase = {
+            "model": args.paraphrase_model,
+            "base_url": args.paraphrase_base_url,
+            "api_key_env": args.paraphrase_key_env,
+        }
+    images = not args.no_images
+    index = build_benchmark(args.out, args.n, args.questions_per_task, args.seed, images, progress, paraphrase)
     counts = ", ".join(f"{k} {v}" for k, v in index["counts"].items())
     print(f"\nwrote {len(index['questions'])} questions ({counts}) to {args.out}")
     return 0
@@ -231,7 +249,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
     try:
         with _stop_on_first_sigint(stop):
             writer = run(
-                config, args.out, args.resume, bar, concurrency=concurrency, episode_timeout=timeout, stop=stop
+                config,
+                args.out,
+                args.resume,
+                bar,
+                concurrency=concurrency,
+                episode_timeout=timeout,
+                stop=stop,
+                executor=args.executor,
             )
     finally:
         bar.close()

@@ -31,6 +31,7 @@ import logging
 import os
 import random
 import re
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -326,9 +327,7 @@ class ChatCaller:
                 f"environment variable {name} is not set; it must hold the API key for "
                 f"{self.settings.base_url} (choose another variable with api_key_env)"
             )
-        self._client = openai.OpenAI(
-            api_key=key, base_url=self.settings.base_url, timeout=self.settings.timeout, max_retries=0
-        )
+        self._client = shared_client(key, self.settings.base_url, self.settings.timeout)
 
     def complete(self, messages: list[dict[str, Any]]) -> Completion:
         """One request, retried on transient failures; ModelCallError when the endpoint refuses it."""
@@ -515,3 +514,20 @@ def make_agent(role: str, arg: str | None, settings: Mapping[str, Any]) -> OpenA
     settings are ``settings["agent"]``. ValueError says what is wrong."""
     agent_settings = AgentSettings.from_config(arg, settings.get("agent") or {})
     return OpenAIAgent(role, str(settings.get("world", "")), agent_settings, settings.get("max_rounds"))
+
+
+_CLIENTS: dict[tuple[str, str, float], openai.OpenAI] = {}
+_CLIENTS_LOCK = threading.Lock()
+
+
+def shared_client(key: str, base_url: str, timeout: float) -> openai.OpenAI:
+    """One client per endpoint, key and timeout, shared by every agent and thread: the client is thread-safe,
+    and making one costs 30-40 ms (it loads the certificate bundle), more than a local model call. The key
+    stays inside the client; the cache is keyed by a digest of it, never the key itself."""
+    digest = hashlib.sha256(key.encode()).hexdigest()
+    with _CLIENTS_LOCK:
+        client = _CLIENTS.get((digest, base_url, timeout))
+        if client is None:
+            client = openai.OpenAI(api_key=key, base_url=base_url, timeout=timeout, max_retries=0)
+            _CLIENTS[(digest, base_url, timeout)] = client
+        return client

@@ -8,6 +8,10 @@ Episodes are played on a thread pool (``concurrency`` at a time; each builds its
 written by the calling thread as they finish, so index lines may come in any order while every episode is
 the same as in a one-at-a-time run. How a run was played (concurrency, episode timeout) is not part of the
 reproducible config: it is kept in ``run.json`` under ``runtime``, for information.
+
+``executor="ray"`` plays the episodes as Ray remote tasks instead (on a local Ray instance, or across the
+cluster named by ``$RAY_ADDRESS``; see :mod:`simlab.runner.ray_executor`); the run folder is still written
+here, by the calling thread, and the episodes are the same.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from simlab.agents.resolve import make_agents, role_agent_settings, role_specs
 from simlab.core.episode import Episode
@@ -31,6 +35,16 @@ Progress = Callable[[int, int, Episode], None]
 """Called after each episode is written: (episodes written so far, episodes to play, the episode)."""
 Planned = tuple[str, dict[str, Any], int]
 """(episode id, task, repeat)."""
+EXECUTORS = ("local", "ray")
+"""Where episodes are played: ``local`` threads, or ``ray`` remote tasks."""
+
+
+class EpisodePool(Protocol):
+    """Plays planned episodes somewhere (threads, Ray tasks); each future is the episode, or None if stopped."""
+
+    def submit(self, item: Planned) -> Future[Episode | None]: ...
+
+    def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None: ...
 
 
 @dataclass
@@ -89,6 +103,7 @@ def run(
     concurrency: int = 1,
     episode_timeout: float | None = None,
     stop: threading.Event | None = None,
+    executor: str = "local",
 ) -> RunWriter:
     """Play every episode of a run (or, with ``resume``, those not finished yet) into ``out_dir``.
 
@@ -97,12 +112,16 @@ def run(
     Once ``stop`` is set no new episode starts; those in flight finish and are written, then ``run`` returns
     (compare ``writer.done`` with :func:`episode_ids` to tell). An exception (KeyboardInterrupt included)
     drops the episodes in flight unwritten; the index stays valid and ``resume`` replays them.
+
+    ``executor`` is ``"local"`` (a thread pool) or ``"ray"`` (Ray remote tasks, ``concurrency`` in flight;
+    needs ``pip install 'simlab[cluster]'``). Either can resume a run the other started.
     """
-    _check_runtime(concurrency, episode_timeout)
+    _check_runtime(concurrency, episode_timeout, executor)
     writer, family = _open(config, out_dir, resume, registry)
     if resume:
         _remove_stale_temp_files(writer.path)
-    _record_runtime(writer, {"concurrency": concurrency, "episode_timeout": episode_timeout})
+    runtime = {"concurrency": concurrency, "episode_timeout": episode_timeout}
+    _record_runtime(writer, runtime if executor == "local" else {**runtime, "executor": executor})
     todo = [item for item in episode_ids(writer.config) if item[0] not in writer.done]
     written = 0
 
@@ -113,7 +132,7 @@ def run(
         if progress is not None:
             progress(written, len(todo), episode)
 
-    _Batch(family, writer.config, registry, episode_timeout, stop).play(todo, concurrency, write)
+    _Batch(family, writer.config, registry, episode_timeout, stop, executor).play(todo, concurrency, write)
     return writer
 
 
@@ -125,11 +144,15 @@ def stored_runtime(out_dir: str | Path) -> dict[str, Any]:
     return dict(runtime) if isinstance(runtime, dict) else {}
 
 
-def _check_runtime(concurrency: int, episode_timeout: float | None) -> None:
+def _check_runtime(concurrency: int, episode_timeout: float | None, executor: str = "local") -> None:
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         raise ConfigError(f"--concurrency {concurrency!r}: expected a whole number of at least 1")
     if episode_timeout is not None and not episode_timeout > 0:
         raise ConfigError(f"--episode-timeout {episode_timeout!r}: expected a positive number of seconds")
+    if executor not in EXECUTORS:
+        raise ConfigError(f"--executor {executor!r}: expected one of {', '.join(EXECUTORS)}")
+    if executor == "ray":  # fails early, before anything is written, when ray is not installed
+        import simlab.runner.ray_executor  # noqa: F401
 
 
 def _open(
@@ -164,8 +187,22 @@ def _record_runtime(writer: RunWriter, runtime: Mapping[str, Any]) -> None:
         write_json_atomic(path, {**obj, "runtime": dict(runtime)}, 2)
 
 
+class _ThreadPool:
+    """The local executor: ``play`` (one planned episode) on a thread pool."""
+
+    def __init__(self, play: Callable[[Planned], Episode | None], concurrency: int) -> None:
+        self.play = play
+        self.pool = ThreadPoolExecutor(concurrency, thread_name_prefix="simlab-episode")
+
+    def submit(self, item: Planned) -> Future[Episode | None]:
+        return self.pool.submit(self.play, item)
+
+    def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
+        self.pool.shutdown(wait=wait, cancel_futures=cancel_futures)
+
+
 class _Batch:
-    """Plays planned episodes on a thread pool; the calling thread hands each finished one to ``write``."""
+    """Plays planned episodes on a pool (threads or Ray); the calling thread hands each finished one to ``write``."""
 
     def __init__(
         self,
@@ -174,8 +211,10 @@ class _Batch:
         registry: Registry | None,
         timeout: float | None,
         stop: threading.Event | None,
+        executor: str = "local",
     ) -> None:
         self.family, self.config, self.registry, self.timeout = family, config, registry, timeout
+        self.executor = executor
         self.specs = _specs(config)
         self.stop = stop if stop is not None else threading.Event()
         self.halt = threading.Event()  # an episode failed: start no more
@@ -185,11 +224,19 @@ class _Batch:
     def stopping(self) -> bool:
         return self.stop.is_set() or self.halt.is_set()
 
+    def pool(self, concurrency: int) -> EpisodePool:
+        """Where the episodes are played: a thread pool, or Ray tasks (imported only when asked for)."""
+        if self.executor == "ray":
+            from simlab.runner.ray_executor import RayEpisodePool
+
+            return RayEpisodePool(self.config, self.registry, self.timeout, concurrency, self.stopping)
+        return _ThreadPool(self.play_one, concurrency)
+
     def play(self, todo: Sequence[Planned], concurrency: int, write: Callable[[Episode], None]) -> None:
         """Play ``todo`` with at most ``2 * concurrency`` episodes submitted at a time (so stopping is cheap).
         Episodes that finish together are written in plan order (one worker: exactly the plan order)."""
         items = enumerate(todo)
-        pool = ThreadPoolExecutor(concurrency, thread_name_prefix="simlab-episode")
+        pool = self.pool(concurrency)
         pending: dict[Future[Episode | None], int] = {}
         try:
             while True:
@@ -209,7 +256,7 @@ class _Batch:
             raise self.error
 
     def _submit(
-        self, pool: ThreadPoolExecutor, items: Iterator[tuple[int, Planned]], room: int
+        self, pool: EpisodePool, items: Iterator[tuple[int, Planned]], room: int
     ) -> dict[Future[Episode | None], int]:
         """Up to ``room`` more episodes submitted, each mapped to its place in the plan."""
         out: dict[Future[Episode | None], int] = {}
@@ -217,7 +264,7 @@ class _Batch:
             k, item = next(items, (-1, None))
             if item is None:
                 break
-            out[pool.submit(self.play_one, item)] = k
+            out[pool.submit(item)] = k
         return out
 
     def _collect(self, future: Future[Episode | None], write: Callable[[Episode], None]) -> None:

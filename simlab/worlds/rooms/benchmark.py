@@ -7,7 +7,7 @@ staying where it was. ``generate rooms`` also writes the rendered views and maps
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +16,7 @@ from simlab.worlds.rooms.agents import solve_single_view
 from simlab.worlds.rooms.describe import describe_objects
 from simlab.worlds.rooms.generator import generate_scene
 from simlab.worlds.rooms.model import Scene
+from simlab.worlds.rooms.paraphrase import paraphrase_question
 from simlab.worlds.rooms.tasks import TASKS, make_question, passes_necessity
 from simlab.worlds.rooms.visibility import ViewPair, sample_views
 
@@ -32,14 +33,24 @@ def scene_views(seed: int, index: int) -> tuple[Scene, ViewPair] | None:
     return (scene, views) if views is not None else None
 
 
-def instance(scene: Scene, views: ViewPair, task: str, seed: int, filter_tries: int = 3) -> dict[str, Any] | None:
+def instance(
+    scene: Scene,
+    views: ViewPair,
+    task: str,
+    seed: int,
+    filter_tries: int = 3,
+    paraphrase: Mapping[str, Any] | None = None,
+) -> dict[str, Any] | None:
     """One question instance, or None when the task has no fair question here or the single-view solver
-    answers it right in every try (the paper's cross-view necessity filter)."""
+    answers it right in every try (the paper's cross-view necessity filter). With ``paraphrase`` (a model's
+    settings, as for the OpenAI-compatible agent) the kept question is reworded, the template kept beside it."""
     question = make_question(task, scene, views, seed)
     if question is None:
         return None
     if filter_tries and not passes_necessity(question, scene, views, solve_single_view, tries=filter_tries, seed=seed):
         return None
+    if paraphrase:
+        question = paraphrase_question(question, paraphrase)
     ids = sorted({*views.answerer_visible, *views.helper_visible})
     return {
         "id": question.id,
@@ -53,7 +64,11 @@ def instance(scene: Scene, views: ViewPair, task: str, seed: int, filter_tries: 
 
 
 def questions(
-    per_task: int, seed: int, tasks: Sequence[str] = TASKS, max_scenes: int | None = None
+    per_task: int,
+    seed: int,
+    tasks: Sequence[str] = TASKS,
+    max_scenes: int | None = None,
+    paraphrase: Mapping[str, Any] | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Question instances, ``per_task`` of each task, each task's questions from distinct rooms; rooms are
     shared across tasks, visited in order until every task is full (or ``max_scenes`` rooms were tried)."""
@@ -65,7 +80,7 @@ def questions(
         if made is None:
             continue
         for task in (t for t in tasks if wanted[t]):
-            item = instance(*made, task, seed)
+            item = instance(*made, task, seed, paraphrase=paraphrase)
             if item is not None:
                 wanted[task] -= 1
                 yield item
@@ -82,13 +97,19 @@ def generate_tasks(n: int, seed: int, options: dict[str, Any] | None = None) -> 
 
 
 def build_benchmark(
-    out_dir: Path, n_scenes: int, per_task: int, seed: int, images: bool = True, progress: Progress | None = None
+    out_dir: Path,
+    n_scenes: int,
+    per_task: int,
+    seed: int,
+    images: bool = True,
+    progress: Progress | None = None,
+    paraphrase: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Write the benchmark: ``questions/ID.json`` (instances), ``views/`` and ``maps/`` PNGs, ``benchmark.json``."""
     out_dir.mkdir(parents=True, exist_ok=True)
     ids: list[str] = []
     counts = {t: 0 for t in TASKS}
-    for item in questions(per_task, seed, TASKS, max_scenes=n_scenes):
+    for item in questions(per_task, seed, TASKS, max_scenes=n_scenes, paraphrase=paraphrase):
         write_json_atomic(out_dir / "questions" / f"{item['id']}.json", item, 1)
         ids.append(item["id"])
         counts[item["task"]] += 1
