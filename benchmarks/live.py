@@ -21,7 +21,6 @@ import contextlib
 import json
 import multiprocessing
 import os
-import re
 import sys
 import tempfile
 import threading
@@ -34,30 +33,14 @@ from benchmarks import timed
 from simlab.core.plugins import discover
 from simlab.core.recording import INDEX_FILE
 from simlab.runner.batch import RunConfig, run
-from simlab.testing.openai_server import FakeOpenAIServer, last_user_text, scripted_replies
+from simlab.testing.openai_server import FakeOpenAIServer, scripted_replies
+from simlab.testing.scripts import BLOCKS_SCRIPT as SCRIPT
 from simlab.worlds import get_family
 
 KEY_ENV = "SIMLAB_BENCH_KEY"
 MODEL = "fake-model"
 EPISODES, SERIAL_EPISODES, CONCURRENCY = 200, 10, 64
 LATENCY_MS = 200.0
-CANDIDATE = re.compile(r"- PLACE (\w\w) @ \((\d),(\d)\) layer (\d)(?: -> \((\d),(\d)\))?")
-
-
-def builder_says(body: dict[str, Any]) -> str:
-    """The first verified candidate in the CRAFT colon format."""
-    found = CANDIDATE.search(last_user_text(body))
-    if found is None:
-        return "CLARIFY:Which block next?"
-    code, i, j, layer, si, sj = found.groups()
-    span = f":({si},{sj})" if si is not None else ""
-    return f"PLACE:{code}:({i},{j}):{layer}{span}:CONFIRM:the first candidate"
-
-
-SCRIPT = {
-    "You are director": "<think>The wall shows it.</think>\n<message>Take the first candidate.</message>",
-    "You are the builder": builder_says,
-}
 
 
 def row(name: str, seconds: float, baseline_name: str, baseline: float, note: str = "") -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,7 +16,8 @@ import pytest
 from simlab.core.plugins import discover
 from simlab.core.recording import INDEX_FILE
 from simlab.runner.batch import RunConfig, run
-from simlab.testing.openai_server import FakeOpenAIServer, FaultPlan, last_user_text, scripted_replies
+from simlab.testing.openai_server import FakeOpenAIServer, FaultPlan, scripted_replies
+from simlab.testing.scripts import BLOCKS_SCRIPT as SCRIPT
 
 KEY_ENV, KEY = "SIMLAB_LIVE_RUN_KEY", "sk-live-run-SECRET-9f3a"
 MODEL = "fake-model"
@@ -25,24 +25,7 @@ FAULTS = ("429", "500", "503", "drop", "timeout", "malformed", "empty")
 CLIENT_TIMEOUT_S = 1.0
 MAX_RETRIES = 5
 OUTCOMES = {"success", "failure", "abort"}
-CANDIDATE = re.compile(r"- PLACE (\w\w) @ \((\d),(\d)\) layer (\d)(?: -> \((\d),(\d)\))?")
 RETRIED_ERRORS = {"RateLimitError", "InternalServerError", "APIConnectionError", "APITimeoutError", "JSONDecodeError"}
-
-
-def builder_says(body: dict[str, Any]) -> str:
-    """The first verified candidate in the CRAFT colon format (a question when there is none)."""
-    found = CANDIDATE.search(last_user_text(body))
-    if found is None:
-        return "CLARIFY:Which block next?"
-    code, i, j, layer, si, sj = found.groups()
-    span = f":({si},{sj})" if si is not None else ""
-    return f"PLACE:{code}:({i},{j}):{layer}{span}:CONFIRM:the first candidate"
-
-
-SCRIPT = {
-    "You are director": "<think>The wall shows the next block.</think>\n<message>Take the first candidate.</message>",
-    "You are the builder": builder_says,
-}
 
 
 @pytest.fixture(autouse=True)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -16,26 +15,12 @@ from simlab.core.errors import ConfigError
 from simlab.core.plugins import AgentSpec, discover
 from simlab.core.world import Observation
 from simlab.runner.episode import run_episode
-from simlab.testing.openai_server import FakeOpenAIServer, FaultPlan, last_user_text, scripted_replies
+from simlab.testing.openai_server import FakeOpenAIServer, FaultPlan, scripted_replies
+from simlab.testing.scripts import BLOCKS_SCRIPT
 from simlab.worlds import get_family
 
 KEY_ENV, KEY = "SIMLAB_TEST_KEY", "sk-test-SECRET-123"
 MODEL = "fake-model"
-DIRECTOR_SAYS = "<think>My wall shows the next block.</think>\n<message>Follow the first candidate.</message>"
-CANDIDATE = re.compile(r"- PLACE (\w\w) @ \((\d),(\d)\) layer (\d)(?: -> \((\d),(\d)\))?")
-
-
-def builder_says(body: dict[str, Any]) -> str:
-    """The first verified candidate, rewritten in the CRAFT colon format (or a question when there is none)."""
-    found = CANDIDATE.search(last_user_text(body))
-    if found is None:
-        return "CLARIFY:Which block next?"
-    code, i, j, layer, si, sj = found.groups()
-    span = f":({si},{sj})" if si is not None else ""
-    return f"PLACE:{code}:({i},{j}):{layer}{span}:CONFIRM:D1 asked for the first candidate"
-
-
-BLOCKS_SCRIPT = {"You are director": DIRECTOR_SAYS, "You are the builder": builder_says}
 
 
 @pytest.fixture(autouse=True)
