@@ -109,7 +109,7 @@ class _Worker(QThread):
         """The AEC loop; True when it stopped before the world finished."""
         s, world = self.session, self.session.world
         seed = s.episode.seed
-        self.events.emit(world.reset(seed), [], 0)
+        self.events.emit(world.reset(seed) if s.prefix is None else list(s.prefix[1]), [], 0)
         for role, agent in s.agents.items():
             agent.reset(stable_seed("agent", seed, role), role, world.task)
         steps = 0
@@ -158,9 +158,11 @@ class LiveSession(QObject):
         specs: Mapping[str, str],
         humans: Sequence[str] = (),
         parent: QObject | None = None,
+        prefix: tuple[int, list[Event]] | None = None,
     ) -> None:
         super().__init__(parent)
         self.world = world
+        self.prefix = prefix  # (seed, events) of a fork: the world is already advanced, not to be reset
         self.control = _Control()
         self.act_threads: set[int] = set()  # threads agents' act ran on (never the GUI thread)
         self.steps = 0
@@ -176,7 +178,7 @@ class LiveSession(QObject):
         self.episode = Episode(
             episode_id=episode_id,
             world=world.family,
-            seed=episode_seed(run_seed, episode_id),
+            seed=prefix[0] if prefix is not None else episode_seed(run_seed, episode_id),
             task=world.task,
             settings=world.settings,
             agents=dict(specs),
@@ -292,6 +294,28 @@ def make_session(
     task_json = family.generate(1, seed, {"task": task} if task else None)[0]
     episode_id = f"live-{task_json.get('id', world)}"
     return LiveSession(family.world(task_json, settings), built, episode_id, seed, specs, humans, parent)
+
+
+def fork_session(episode: Episode, turn: int, agents: Mapping[str, str], parent: QObject | None = None) -> LiveSession:
+    """A session that continues ``episode`` from ``turn`` (replayed exactly, see :mod:`simlab.runner.fork`)
+    with other agents: ``agents`` maps roles or groups to specs, ``"human"`` included; unnamed roles keep
+    the agents they had."""
+    from simlab.agents.resolve import make_agents
+    from simlab.runner.fork import fork_world
+
+    family = get_family(episode.world)
+    specs = dict(episode.agents) or default_specs(episode.world)
+    for key, spec in agents.items():
+        for role in family.expand_role(key):
+            specs[role] = spec.strip()
+    humans = [role for role, spec in specs.items() if spec == HUMAN]
+    others = {role: AgentSpec.parse(f"{role}={spec}") for role, spec in specs.items() if spec != HUMAN}
+    world, prefix = fork_world(episode, turn)
+    built = make_agents(family, others, dict(episode.settings))
+    fork_id = f"{episode.episode_id}-fork{turn}"
+    session = LiveSession(world, built, fork_id, 0, specs, humans, parent, prefix=(episode.seed, prefix))
+    session.episode.source = {"forked_from": episode.episode_id, "turn": turn}
+    return session
 
 
 def default_specs(world: str) -> dict[str, str]:

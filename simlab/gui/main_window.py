@@ -59,6 +59,7 @@ SHORTCUTS: tuple[tuple[str, str], ...] = (
     ("Home / End", "First / last turn"),
     ("Ctrl+E", "Next turn with an error"),
     ("Ctrl+F", "Search the dialogue (Enter: next hit, Shift+Enter: previous)"),
+    ("Ctrl+Shift+F", "Fork the episode from this turn with other agents (beside the original)"),
     ("Ctrl+N", "New live episode (agents or you in any role)"),
     ("Ctrl+O", "Open a run folder"),
     ("Ctrl+Shift+O", "Open an episode file"),
@@ -79,6 +80,7 @@ class MainWindow(QMainWindow):
         self.settings = settings or QSettings("SimLab", "SimLab")
         self.playback = PlaybackModel(self)
         self.run: Run | None = None
+        self.forks: list[MainWindow] = []  # windows showing forks of this window's episodes
         self.last_error = ""
         self.world = WorldView(self.playback)
         self.setCentralWidget(self.world)
@@ -185,6 +187,7 @@ class MainWindow(QMainWindow):
             "help": self._action("&Keyboard Shortcuts", self.show_shortcuts, "F1"),
             "about": self._action("&About SimLab", self._about),
             "new_episode": self._action("&New Episode...", self._ask_new_episode, "Ctrl+N"),
+            "fork": self._action("&Fork from This Turn...", self._ask_fork, "Ctrl+Shift+F"),
         }
         self._make_menus()
         self._make_toolbar()
@@ -213,7 +216,9 @@ class MainWindow(QMainWindow):
         play_menu = self.menuBar().addMenu("&Playback")
         for name in ("play", "back", "forward", "first", "last", "next_error", "search"):
             play_menu.addAction(a[name])
-        self.menuBar().addMenu("&Run").addAction(a["new_episode"])
+        run_menu = self.menuBar().addMenu("&Run")
+        run_menu.addAction(a["new_episode"])
+        run_menu.addAction(a["fork"])
         help_menu = self.menuBar().addMenu("&Help")
         help_menu.addAction(a["help"])
         help_menu.addAction(a["about"])
@@ -383,6 +388,43 @@ class MainWindow(QMainWindow):
         dialog = NewEpisodeDialog(self)
         if dialog.exec() and dialog.session is not None:
             self.start_live(dialog.session)
+
+    def _ask_fork(self) -> None:
+        episode = self.playback.episode
+        if episode is None:
+            self.show_error("Open an episode first: a fork continues one episode from its current turn")
+            return
+        default = ", ".join(f"{role}={spec}" for role, spec in episode.agents.items())
+        text, ok = QInputDialog.getText(
+            self,
+            "Fork from this turn",
+            f"Agents from turn {self.playback.turn} on (ROLE=SPEC, ...; human too):",
+            text=default,
+        )
+        if ok:
+            self.fork(text)
+
+    def fork(self, specs_text: str) -> MainWindow | None:
+        """Continue the open episode from the current turn with other agents, in a second window placed beside
+        this one (the original stays here). ``specs_text`` is ``ROLE=SPEC, ROLE=SPEC...``."""
+        from simlab.gui.live import fork_session
+
+        try:
+            pairs = [item.split("=", 1) for item in specs_text.split(",") if item.strip()]
+            agents = {role.strip(): spec.strip() for role, spec in pairs}
+            session = fork_session(self.playback.episode, self.playback.turn, agents)
+        except (SimlabError, ValueError) as exc:
+            self.show_error(f"Could not fork:\n{exc}")
+            return None
+        twin = MainWindow(self.settings)
+        twin.setWindowTitle(f"SimLab - fork of {self.playback.episode.episode_id} at turn {self.playback.turn}")
+        geometry = self.geometry()
+        twin.setGeometry(geometry.x() + geometry.width() // 2, geometry.y(), geometry.width() // 2, geometry.height())
+        self.resize(geometry.width() // 2, geometry.height())
+        twin.show()
+        twin.start_live(session)
+        self.forks.append(twin)
+        return twin
 
     def start_live(self, session: LiveSession) -> LiveController:
         """Show a live session in the window (panels follow it as it grows) and start it."""

@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from simlab.core.episode import Episode
+from simlab.core.events import Event
 from simlab.core.seeding import stable_seed
 from simlab.core.world import Agent, World
 
@@ -29,6 +30,7 @@ def run_episode(
     max_steps: int = 10_000,
     timeout: float | None = None,
     cancel: Callable[[], bool] | None = None,
+    resume_from: tuple[int, list[Event]] | None = None,
 ) -> Episode:
     """Play ``world`` to the end with one agent per role and return the recorded episode.
 
@@ -39,10 +41,16 @@ def run_episode(
     step stuck in an agent call ends when the call does (a live-model agent's own HTTP timeout bounds it).
     Past the timeout the episode ends as an abort (see :func:`timed_out`) with the events recorded so far;
     when ``cancel()`` is true, :class:`EpisodeCancelled` is raised and nothing is returned.
+
+    ``resume_from`` (seed, events) continues a world already advanced by :mod:`simlab.runner.fork` instead
+    of resetting it; the episode keeps that seed and starts with those events.
     """
     deadline = None if timeout is None else time.monotonic() + timeout
-    seed = episode_seed(run_seed, episode_id)
-    events = world.reset(seed)
+    if resume_from is None:
+        seed = episode_seed(run_seed, episode_id)
+        events = world.reset(seed)
+    else:
+        seed, events = resume_from[0], list(resume_from[1])
     for role, agent in agents.items():
         agent.reset(stable_seed("agent", seed, role), role, world.task)
     raw: list[dict[str, Any]] = []

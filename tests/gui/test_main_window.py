@@ -216,3 +216,21 @@ def test_monkey_300_random_actions(window, qtbot, tmp_path):
         qtbot.wait(1)
     window.playback.pause()
     assert 0 <= window.playback.turn <= window.playback.last_turn
+
+
+def test_fork_continues_from_the_turn_in_a_window_beside_the_original(window, qtbot):
+    window.open_episode_id(window.browser.visible_episode_ids()[0])
+    original = window.playback.episode
+    window.playback.seek(5)
+    twin = window.fork("builder=oracle")
+    assert twin is not None and twin.isVisible()
+    qtbot.addWidget(twin)
+    session = twin.live.session
+    qtbot.waitUntil(lambda: session.state in ("finished", "failed"), timeout=20000)
+    fork = session.episode
+    assert session.state == "finished" and fork.source == {"forked_from": original.episode_id, "turn": 5}
+    prefix = [e.to_json() for e in original.events if e.turn <= 5 and e.kind != "observation"]
+    assert [e.to_json() for e in fork.events if e.kind != "observation"][: len(prefix)] == prefix
+    assert fork.agents["builder"] == "oracle" and twin.geometry().x() > window.geometry().x()
+    assert not window.fork("nonsense=nobody") and "Could not fork" in window.last_error
+    twin.close()

@@ -113,6 +113,8 @@ class RoomsWorld(World):
             self.history.append({"turn": self.turn, "role": role, "text": ""})
             out.append(ev.protocol_error(self.turn, role, "no_message", f"the {role} sent an empty message"))
         ends = role == ANSWERER and (reply.action or {}).get("action") == "end"
+        if ends:
+            out.append(Event("action", self.turn, role, {"action": {"action": "end"}, "text": "ends the conversation"}))
         if ends or len(self.history) >= int(self.settings["max_rounds"]):
             self.phase = "answer"
             out.append(ev.state(self.turn, {"phase": "answer", "ended_early": ends}))
