@@ -199,17 +199,34 @@ class RunWriter:
 
     def add(self, episode: Episode) -> dict[str, Any]:
         """Write the episode file, then append its summary line (fsynced). Returns the index entry."""
-        rel = f"{EPISODES_DIR}/{episode.episode_id}.json"
+        self.save(episode)
+        return self.index(episode)
+
+    def save(self, episode: Episode) -> None:
+        """Write the episode file only (atomic; any thread: each file has its own temporary). It counts as
+        done once :meth:`index` has appended its line."""
+        save_episode(self.path / self._relative(episode), episode)
+
+    def index(self, episode: Episode) -> dict[str, Any]:
+        """Append the summary line of an episode whose file :meth:`save` wrote (fsynced, under a lock)."""
+        rel = self._relative(episode)
         entry = {"format": INDEX_FORMAT, "version": INDEX_VERSION, "episode_id": episode.episode_id, "file": rel}
         entry.update(episode.summary)
         line = (dumps(entry) + "\n").encode("utf-8")
-        save_episode(self.path / rel, episode)  # its own temporary file: no lock needed
         with self._lock, (self.path / INDEX_FILE).open("ab+") as f:
             f.write(_line_start(f) + line)
             f.flush()
             os.fsync(f.fileno())
             self.done.add(episode.episode_id)
         return entry
+
+    @staticmethod
+    def _relative(episode: Episode) -> str:
+        return _relative_episode_path(episode)
+
+
+def _relative_episode_path(episode: Episode) -> str:
+    return f"{EPISODES_DIR}/{episode.episode_id}.json"
 
 
 def _line_start(f: Any) -> bytes:

@@ -125,14 +125,20 @@ def run(
     todo = [item for item in episode_ids(writer.config) if item[0] not in writer.done]
     written = 0
 
+    saved_by_workers = executor == "local"  # threads write their own files; Ray workers cannot reach the folder
+
     def write(episode: Episode) -> None:
         nonlocal written
-        writer.add(episode)
+        if saved_by_workers:
+            writer.index(episode)
+        else:
+            writer.add(episode)
         written += 1
         if progress is not None:
             progress(written, len(todo), episode)
 
-    _Batch(family, writer.config, registry, episode_timeout, stop, executor).play(todo, concurrency, write)
+    save = writer.save if saved_by_workers else None
+    _Batch(family, writer.config, registry, episode_timeout, stop, executor, save).play(todo, concurrency, write)
     return writer
 
 
@@ -212,9 +218,11 @@ class _Batch:
         timeout: float | None,
         stop: threading.Event | None,
         executor: str = "local",
+        save: Callable[[Episode], None] | None = None,
     ) -> None:
         self.family, self.config, self.registry, self.timeout = family, config, registry, timeout
         self.executor = executor
+        self.save = save  # writes an episode's file in the worker that played it (the index stays with the caller)
         self.specs = _specs(config)
         self.stop = stop if stop is not None else threading.Event()
         self.halt = threading.Event()  # an episode failed: start no more
@@ -230,7 +238,13 @@ class _Batch:
             from simlab.runner.ray_executor import RayEpisodePool
 
             return RayEpisodePool(self.config, self.registry, self.timeout, concurrency, self.stopping)
-        return _ThreadPool(self.play_one, concurrency)
+        return _ThreadPool(self._play_and_save, concurrency)
+
+    def _play_and_save(self, item: Planned) -> Episode | None:
+        episode = self.play_one(item)
+        if episode is not None and self.save is not None:
+            self.save(episode)  # the fsyncs of the file happen here, in parallel, not on the calling thread
+        return episode
 
     def play(self, todo: Sequence[Planned], concurrency: int, write: Callable[[Episode], None]) -> None:
         """Play ``todo`` with at most ``2 * concurrency`` episodes submitted at a time (so stopping is cheap).
