@@ -264,3 +264,30 @@ def test_the_answerer_ends_the_dialogue_with_an_end_line(text, expected):
     from openai_agent import split_end
 
     assert split_end(text) == expected
+
+
+def test_a_rooms_answerer_on_mapping_sends_its_view_and_the_map_as_images():
+    script = {
+        "The conversation with the Helper is over": "yes",
+        "You are the Answerer": "What do you see on your left?\nEND",
+        "You are the Helper": "A sofa.",
+    }
+    task = get_family("rooms").generate(1, 0, {"task": "mapping"})[0]
+    with FakeOpenAIServer(scripted_replies(script, default=None)) as server:
+        settings = agent_settings(server)
+        episode, _ = episode_with("rooms", task, {}, {"answerer": settings, "helper": settings})
+        sent = server.requests
+    parts = [p for r in sent for m in r["messages"] if isinstance(m["content"], list) for p in m["content"]]
+    urls = [p["image_url"]["url"] for p in parts if p.get("type") == "image_url"]
+    assert urls and all(u.startswith("data:image/png;base64,") for u in urls)
+    first_answerer = next(r for r in sent if "You are the Answerer" in json.dumps(r["messages"][0]))
+    images = [p for m in first_answerer["messages"] if isinstance(m["content"], list) for p in m["content"]]
+    assert sum(p.get("type") == "image_url" for p in images) == 2  # its view and the map
+    recorded = [
+        p
+        for r in episode.raw
+        for m in r["request"]["messages"]
+        for p in m.get("content") or []
+        if isinstance(p, dict) and p.get("type") == "image"
+    ]
+    assert {p["name"] for p in recorded} >= {"view", "map"} and "base64" not in json.dumps(episode.raw)
