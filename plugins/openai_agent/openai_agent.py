@@ -23,9 +23,7 @@ request goes to ``Reply.raw`` with images by reference (name, sha256, bytes) and
 
 from __future__ import annotations
 
-import base64
 import hashlib
-import io
 import json
 import logging
 import os
@@ -43,6 +41,7 @@ import openai
 
 from simlab.core.errors import ConfigError
 from simlab.core.world import Observation, Reply
+from simlab.render.images import data_url, to_png_bytes
 from simlab.worlds.blocks.model import BLOCK_CODES
 from simlab.worlds.blocks.replies import ReplyError, parse_builder_reply, parse_director_reply
 from simlab.worlds.blocks.world import ARCHETYPES, BUILDER, DIRECTORS
@@ -279,19 +278,10 @@ def image_parts(images: Mapping[str, Any]) -> tuple[list[dict[str, Any]], list[d
     wire: list[dict[str, Any]] = []
     recorded: list[dict[str, Any]] = []
     for name in images:
-        png = _png(images[name])
-        url = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
-        wire.append({"type": "image_url", "image_url": {"url": url}})
+        png = to_png_bytes(images[name])
+        wire.append({"type": "image_url", "image_url": {"url": data_url(png)}})
         recorded.append({"type": "image", "name": name, "sha256": hashlib.sha256(png).hexdigest(), "bytes": len(png)})
     return wire, recorded
-
-
-def _png(image: Any) -> bytes:
-    if isinstance(image, bytes):
-        return image
-    buffer = io.BytesIO()
-    image.save(buffer, format="PNG")
-    return buffer.getvalue()
 
 
 # ---- one request with retries ---------------------------------------------------------------------------

@@ -9,8 +9,9 @@ from PIL import Image, ImageDraw
 
 from simlab.core.episode import Episode
 from simlab.core.errors import SimlabError
-from simlab.render.blocks_images import TEXT, _font
+from simlab.render.blocks_images import TEXT
 from simlab.render.blocks_scene import CAMERAS, blocks_scene
+from simlab.render.images import text_font
 from simlab.render.scene import render_items
 
 FORMATS: tuple[str, ...] = (".gif", ".mp4")
@@ -25,7 +26,7 @@ def turn_frame(episode: Episode, turn: int, camera: str = "free", size: tuple[in
     draw.text(
         (12, 10),
         f"{episode.episode_id}  turn {turn} of {episode.last_turn}",
-        font=_font(max(12, size[1] // 30)),
+        font=text_font(max(12, size[1] // 30)),
         fill=TEXT,
     )
     return image

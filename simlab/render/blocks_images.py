@@ -10,13 +10,13 @@ view also prints each stack's codes.
 
 from __future__ import annotations
 
-import io
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw
+
+from simlab.render.images import text_font
 
 RGB = tuple[int, int, int]
 Box = tuple[int, int, int, int]
@@ -57,15 +57,6 @@ MATCH_LEGEND = "Green ring + tick = stack already matches the target."
 # ---- small helpers -----------------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=32)
-def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
-    """Pillow's built-in font at ``size`` pixels (needs no font files)."""
-    try:
-        return ImageFont.load_default(size=max(8, size))
-    except (TypeError, OSError, ImportError):  # Pillow < 10.1 or built without FreeType
-        return ImageFont.load_default()
-
-
 def _mix(a: RGB, b: RGB, t: float) -> RGB:
     """Blend ``a`` towards ``b`` by ``t`` (0 = a, 1 = b)."""
     return (round(a[0] + (b[0] - a[0]) * t), round(a[1] + (b[1] - a[1]) * t), round(a[2] + (b[2] - a[2]) * t))
@@ -95,7 +86,7 @@ def color_name(value: Any) -> str | None:
 
 
 def _text_width(text: str, size: int) -> int:
-    left, _, right, _ = _font(size).getbbox(text)
+    left, _, right, _ = text_font(size).getbbox(text)
     return int(right - left)
 
 
@@ -128,26 +119,19 @@ def _draw_block(
     draw.text(
         (box[0] + radius // 2 + max(3, cell_px // 24), box[1] + max(2, cell_px // 30)),
         color[0].upper(),
-        font=_font(letter_size),
+        font=text_font(letter_size),
         fill=_mix(rgb, _ink_on(rgb), 0.6),
     )
 
 
 def _title_strip(draw: ImageDraw.ImageDraw, width: int, height: int, text: str, size: int) -> None:
     draw.rectangle((0, 0, width - 1, height - 1), fill=STRIP)
-    draw.text((width // 2, height // 2), text, font=_font(size), fill=TEXT, anchor="mm")
+    draw.text((width // 2, height // 2), text, font=text_font(size), fill=TEXT, anchor="mm")
 
 
 def _legend(draw: ImageDraw.ImageDraw, width: int, top: int, lines: Iterable[str], size: int) -> None:
     for k, line in enumerate(lines):
-        draw.text((width // 2, top + k * round(size * 1.45)), line, font=_font(size), fill=MUTED, anchor="ma")
-
-
-def to_png_bytes(image: Image.Image) -> bytes:
-    """Encode ``image`` as PNG; the same image always gives the same bytes."""
-    buffer = io.BytesIO()
-    image.save(buffer, format="PNG", optimize=True)
-    return buffer.getvalue()
+        draw.text((width // 2, top + k * round(size * 1.45)), line, font=text_font(size), fill=MUTED, anchor="ma")
 
 
 # ---- wall views --------------------------------------------------------------------------------------
@@ -292,12 +276,14 @@ def _draw_wall_grid(draw: ImageDraw.ImageDraw, wall: _Wall, lay: _WallLayout) ->
         y = gy + (2 - layer) * c
         for k in range(3):
             draw.rectangle((gx + k * c, y, gx + (k + 1) * c, y + c), outline=GRID_LINE, width=1)
-        draw.text((gx - lay.text // 2, y + c // 2), f"L{layer}", font=_font(lay.text), fill=MUTED, anchor="rm")
+        draw.text((gx - lay.text // 2, y + c // 2), f"L{layer}", font=text_font(lay.text), fill=MUTED, anchor="rm")
     floor_y = gy + 3 * c
     draw.line([(gx - 2, floor_y), (gx + 3 * c + 2, floor_y)], fill=FLOOR, width=max(2, c // 32))
     for k, (i, j) in enumerate(wall.positions[:3]):
         label = f"({i},{j})"
-        draw.text((gx + k * c + c // 2, floor_y + lay.text // 2), label, font=_font(lay.text), fill=TEXT, anchor="ma")
+        draw.text(
+            (gx + k * c + c // 2, floor_y + lay.text // 2), label, font=text_font(lay.text), fill=TEXT, anchor="ma"
+        )
 
 
 def _draw_wall_blocks(draw: ImageDraw.ImageDraw, wall: _Wall, lay: _WallLayout) -> None:
@@ -330,8 +316,8 @@ def _draw_interior_inset(draw: ImageDraw.ImageDraw, wall: _Wall, lay: _WallLayou
     size, small = round(lay.cell * 0.6), max(9, lay.text - 2)
     x0, bottom = lay.inset_x, lay.grid_y + 3 * lay.cell
     top = bottom - 3 * size
-    draw.text((x0, top - small * 3), "From above", font=_font(lay.text), fill=TEXT)
-    draw.text((x0, top - round(small * 1.5)), "up = the way you face", font=_font(small), fill=MUTED)
+    draw.text((x0, top - small * 3), "From above", font=text_font(lay.text), fill=TEXT)
+    draw.text((x0, top - round(small * 1.5)), "up = the way you face", font=text_font(small), fill=MUTED)
     offsets = {c: (c[0] - origin[0], c[1] - origin[1]) for c in ((i, j) for i in range(3) for j in range(3))}
     ahead = {c: d[0] * facing[0] + d[1] * facing[1] for c, d in offsets.items()}
     most = max(ahead.values())
@@ -358,7 +344,7 @@ def _interior_groups(tops: Sequence[_Interior]) -> list[list[_Interior]]:
 def _corner_label(draw: ImageDraw.ImageDraw, box: Box, cell: Cell, fill: RGB, size: int) -> None:
     """Cell coordinates ``i,j`` in small text at the top-right of ``box``."""
     inset = max(3, (box[2] - box[0]) // 12)
-    draw.text((box[2] - inset, box[1] + inset), f"{cell[0]},{cell[1]}", font=_font(size), fill=fill, anchor="ra")
+    draw.text((box[2] - inset, box[1] + inset), f"{cell[0]},{cell[1]}", font=text_font(size), fill=fill, anchor="ra")
 
 
 def _draw_inset_top(draw: ImageDraw.ImageDraw, boxes: list[Box], group: list[_Interior], size: int, text: int) -> None:
@@ -369,7 +355,7 @@ def _draw_inset_top(draw: ImageDraw.ImageDraw, boxes: list[Box], group: list[_In
     box = (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
     centre = ((box[0] + box[2]) // 2, (box[1] + box[3]) // 2)
     if top.color is None:
-        draw.text(centre, "empty", font=_font(text - 1), fill=MUTED, anchor="mm")
+        draw.text(centre, "empty", font=text_font(text - 1), fill=MUTED, anchor="mm")
         return
     pad = max(2, size // 12)
     _draw_block(draw, (box[0] + pad, box[1] + pad, box[2] - pad, box[3] - pad), top.color, size)
@@ -379,7 +365,7 @@ def _draw_inset_top(draw: ImageDraw.ImageDraw, boxes: list[Box], group: list[_In
     label = "L?" if top.layer is None else f"L{top.layer}"
     for cell_box in boxes:
         middle = ((cell_box[0] + cell_box[2]) // 2, (cell_box[1] + cell_box[3]) // 2 + size // 8)
-        draw.text(middle, label, font=_font(text + 2), fill=_ink_on(rgb), anchor="mm")
+        draw.text(middle, label, font=text_font(text + 2), fill=_ink_on(rgb), anchor="mm")
 
 
 def _wall_legend(marked: bool) -> tuple[str, ...]:
@@ -488,7 +474,7 @@ def _draw_board_frame(draw: ImageDraw.ImageDraw, lay: _BoardLayout) -> None:
             draw.rectangle(_cell_box(lay, (i, j)), outline=GRID_LINE, width=1)
     gx, gy, side = lay.grid_x, lay.grid_y, 3 * c
     draw.rectangle((gx, gy, gx + side, gy + side), outline=FLOOR, width=max(2, c // 40))
-    font = _font(lay.text)
+    font = text_font(lay.text)
     draw.text((gx + side // 2, gy - lay.text // 2), "far", font=font, fill=TEXT, anchor="md")
     draw.text((gx + side // 2, gy + side + lay.text // 2), "near (builder)", font=font, fill=TEXT, anchor="ma")
     draw.text((gx - lay.text // 2, gy + side // 2), "left", font=font, fill=TEXT, anchor="rm")
@@ -534,14 +520,14 @@ def _draw_stack_text(draw: ImageDraw.ImageDraw, lay: _BoardLayout, cell: Cell, c
     draw.text(
         (x1 - c // 8, y0 + c // 10),
         f"{cell[0]},{cell[1]}",
-        font=_font(small),
+        font=text_font(small),
         fill=_mix(top_rgb, ink, 0.6),
         anchor="ra",
     )
     if not codes:
         return
     draw.text(
-        ((x0 + x1) // 2, y0 + round(c * 0.45)), str(len(codes)), font=_font(round(c * 0.36)), fill=ink, anchor="mm"
+        ((x0 + x1) // 2, y0 + round(c * 0.45)), str(len(codes)), font=text_font(round(c * 0.36)), fill=ink, anchor="mm"
     )
     _draw_chips(draw, ((x0 + x1) // 2, y1 - round(c * 0.22)), codes, c)
 
@@ -549,7 +535,7 @@ def _draw_stack_text(draw: ImageDraw.ImageDraw, lay: _BoardLayout, cell: Cell, c
 def _draw_chips(draw: ImageDraw.ImageDraw, centre: tuple[int, int], codes: list[str], cell_px: int) -> None:
     """Codes bottom to top, each on a small white pill with a colour swatch, centred on ``centre``."""
     size = max(9, cell_px // 9)
-    font = _font(size)
+    font = text_font(size)
     chip_w = _text_width("ww", size) + size
     gap = max(2, cell_px // 48)
     total = len(codes) * chip_w + (len(codes) - 1) * gap

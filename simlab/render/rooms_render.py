@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from functools import lru_cache
 
 import numpy as np
 import pyvista as pv
 import trimesh
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw
 
+from simlab.render.images import text_font
 from simlab.render.scene import CameraPose, SceneItem, offscreen_plotter, render_items, set_camera
 from simlab.worlds.rooms import visibility
 from simlab.worlds.rooms.model import Camera, RoomObject, Scene
@@ -189,17 +189,6 @@ def render_view_overlay(
 # ---- top-down map ------------------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=16)
-def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
-    try:
-        return ImageFont.truetype("DejaVuSans-Bold.ttf", size)
-    except OSError:
-        try:
-            return ImageFont.load_default(size=size)
-        except TypeError:  # Pillow < 10.1
-            return ImageFont.load_default()
-
-
 class MapFrame:
     """World floor coordinates to map pixels, turned so ``camera``'s facing direction points up."""
 
@@ -280,12 +269,12 @@ def _draw_marker(draw: ImageDraw.ImageDraw, frame: MapFrame, camera: Camera) -> 
     r = max(10, frame.size[0] // 40)
     draw.ellipse((x - r * 0.55, y - r * 0.55, x + r * 0.55, y + r * 0.55), fill=MARKER, outline=(90, 0, 0))
     draw.polygon([(x, y - 1.9 * r), (x - 0.7 * r, y - 0.6 * r), (x + 0.7 * r, y - 0.6 * r)], fill=MARKER)
-    draw.text((x, y + r * 0.8), "you", fill=MARKER, font=_font(max(12, frame.size[1] // 48)), anchor="mt")
+    draw.text((x, y + r * 0.8), "you", fill=MARKER, font=text_font(max(12, frame.size[1] // 48)), anchor="mt")
 
 
 def _draw_label(draw: ImageDraw.ImageDraw, at: Point, text: str, placed: list, font_size: int) -> None:
     """``text`` on a pale box near ``at``, nudged up or down until it clears earlier labels."""
-    font = _font(font_size)
+    font = text_font(font_size)
     left, top, right, bottom = draw.textbbox((0, 0), text, font=font)
     w, h = right - left + 6, bottom - top + 4
     box = (at[0] - w / 2, at[1] - h / 2, at[0] + w / 2, at[1] + h / 2)

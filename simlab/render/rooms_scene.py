@@ -14,9 +14,10 @@ from typing import Any
 
 import numpy as np
 import pyvista as pv
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw
 
 from simlab.core.episode import Episode
+from simlab.render.images import text_font
 from simlab.render.rooms_render import camera_pose, project, render_view, room_scene_items, topdown_map
 from simlab.render.scene import CameraPose, SceneItem, text_label
 from simlab.worlds.rooms.describe import mentioned_objects
@@ -201,5 +202,5 @@ def question_card(episode: Episode, turn: int) -> Image.Image:
         colour = (20, 20, 20)
         if line.startswith("Answered"):
             colour = (20, 130, 40) if answered[-1].data.get("correct") else (190, 30, 30)
-        draw.text((12, 12 + 22 * k), line[:90], fill=colour, font=ImageFont.load_default(size=16))
+        draw.text((12, 12 + 22 * k), line[:90], fill=colour, font=text_font(16))
     return image

@@ -6,7 +6,6 @@ so the file opens anywhere with no other files and runs no script.
 
 from __future__ import annotations
 
-import base64
 import html
 from collections.abc import Mapping
 from typing import Any
@@ -15,7 +14,8 @@ from PIL import Image
 
 from simlab.core.episode import Episode
 from simlab.core.events import Event
-from simlab.render.blocks_images import board_image, to_png_bytes, wall_image
+from simlab.render.blocks_images import board_image, wall_image
+from simlab.render.images import data_url
 
 RGB = tuple[int, int, int]
 SPEAKER_PALETTE: tuple[RGB, ...] = (
@@ -57,11 +57,6 @@ def role_colors(episode: Episode) -> dict[str, RGB]:
     roles += [e.role for e in episode.events if e.role and e.role not in roles and e.role != "engine"]
     roles = list(dict.fromkeys(roles))
     return {role: SPEAKER_PALETTE[k % len(SPEAKER_PALETTE)] for k, role in enumerate(roles)}
-
-
-def data_url(image: Image.Image) -> str:
-    """``image`` as a ``data:image/png;base64,...`` URL."""
-    return "data:image/png;base64," + base64.b64encode(to_png_bytes(image)).decode("ascii")
 
 
 def _img(image: Image.Image, alt: str) -> str:

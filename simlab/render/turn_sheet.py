@@ -11,8 +11,9 @@ from PIL import Image, ImageDraw
 
 from simlab.core.episode import Episode
 from simlab.core.events import Event
-from simlab.render.blocks_images import BACKGROUND, MUTED, STRIP, TEXT, _font, board_image, wall_image
+from simlab.render.blocks_images import BACKGROUND, MUTED, STRIP, TEXT, board_image, wall_image
 from simlab.render.blocks_scene import CAMERAS, blocks_scene, board_json_at, director_walls
+from simlab.render.images import text_font
 from simlab.render.scene import render_items
 from simlab.render.transcript import FAILED_RGB, OK_RGB, RGB, role_colors
 
@@ -55,12 +56,12 @@ def _draw_text_panel(image: Image.Image, box: _Box, lines: list[tuple[str, str, 
         wrapped = textwrap.wrap(f"{who}: {text}", chars) or [f"{who}:"]
         for k, part in enumerate(wrapped):
             if y + step > y1 - 4:
-                draw.text((x0 + 12, y), "...", font=_font(size), fill=MUTED)
+                draw.text((x0 + 12, y), "...", font=text_font(size), fill=MUTED)
                 return
-            draw.text((x0 + (12 if k == 0 else 28), y), part, font=_font(size), fill=color)
+            draw.text((x0 + (12 if k == 0 else 28), y), part, font=text_font(size), fill=color)
             y += step
     if not lines:
-        draw.text((x0 + 12, y), "(nothing said or done this turn)", font=_font(size), fill=MUTED)
+        draw.text((x0 + 12, y), "(nothing said or done this turn)", font=text_font(size), fill=MUTED)
 
 
 def _right_column(image: Image.Image, episode: Episode, turn: int, box: _Box) -> None:
@@ -85,7 +86,7 @@ def _title(image: Image.Image, episode: Episode, turn: int, height: int) -> None
     metrics = episode.metrics_at(turn) or {}
     if isinstance(metrics.get("overall_progress"), (int, float)):
         text += f"  -  progress {metrics['overall_progress']:.2f}"
-    draw.text((16, height // 2), text, font=_font(round(height * 0.45)), fill=(255, 255, 255), anchor="lm")
+    draw.text((16, height // 2), text, font=text_font(round(height * 0.45)), fill=(255, 255, 255), anchor="lm")
 
 
 def turn_lines(episode: Episode, turn: int, colors: Mapping[str, RGB]) -> list[tuple[str, str, RGB]]:

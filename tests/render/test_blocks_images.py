@@ -12,10 +12,10 @@ from simlab.render.blocks_images import (
     board_cell_box,
     board_image,
     color_name,
-    to_png_bytes,
     wall_cell_box,
     wall_image,
 )
+from simlab.render.images import to_png_bytes
 from simlab.worlds.blocks.model import Board
 from simlab.worlds.blocks.views import director_view
 
