@@ -73,7 +73,7 @@ def bench_oracle(structures: list) -> None:
 
 def bench_episodes() -> None:
     family = get_family("blocks")
-    tasks = family.generate(10, 0)
+    tasks = family.tasks.generate(10, 0)
 
     def episodes(agents: list[str]) -> Callable[[], None]:
         return lambda: [play(family, task, agents, 0, {"turns": 20}) for task in tasks]

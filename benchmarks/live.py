@@ -164,8 +164,7 @@ def shared_clients() -> Iterator[None]:
     """What-if (this process only): the openai plugin's agents share one client per endpoint and timeout."""
     import openai
 
-    discover().load_agent_factory("openai")  # puts the plugin folder on sys.path
-    import openai_agent
+    from simlab.agents import openai_agent
 
     original, clients, lock = openai_agent.ChatCaller.connect, {}, threading.Lock()
 
@@ -188,7 +187,7 @@ def shared_clients() -> Iterator[None]:
 def main(shared_client: bool = False) -> None:
     """Print the live-run figures (and, with ``shared_client``, the what-if figures too)."""
     os.environ.setdefault(KEY_ENV, "sk-bench-not-a-secret")
-    tasks = get_family("blocks").generate(EPISODES, 0)
+    tasks = get_family("blocks").tasks.generate(EPISODES, 0)
     bench_concurrency(tasks)
     bench_overhead(tasks[:40])
     if shared_client:

@@ -10,14 +10,10 @@ from __future__ import annotations
 import time
 
 from benchmarks import timed
+from simlab.worlds.rooms.cameras import sample_views
 from simlab.worlds.rooms.generator import generate_scene
 from simlab.worlds.rooms.model import Scene
-from simlab.worlds.rooms.visibility import (
-    SceneGeometry,
-    naive_visible_objects,
-    sample_views,
-    visible_for_cameras,
-)
+from simlab.worlds.rooms.visibility import SceneGeometry, naive_visible_objects, visible_for_cameras
 
 
 def _busy_scene() -> tuple[Scene, object]:
@@ -54,7 +50,7 @@ def bench_scenes(n: int = 40) -> None:
     for scene in scenes:
         sample_views(scene, 1, {"pixel_filter": False})
     views = (time.perf_counter() - start) / n
-    from simlab.render.rooms_render import render_view
+    from simlab.worlds.rooms.render import render_view
 
     start = time.perf_counter()
     for scene in scenes[:10]:

@@ -22,11 +22,8 @@ if TYPE_CHECKING:
     from types import FrameType
 
     from simlab.core.episode import Episode
+    from simlab.core.family import WorldFamily
     from simlab.runner.batch import RunConfig
-    from simlab.worlds.blocks.generator import Structure
-
-REPO_ROOT = Path(__file__).resolve().parents[1]
-DEMO_STRUCTURES = REPO_ROOT / "scenes" / "blocks" / "demo_structures"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -57,25 +54,15 @@ def _parser() -> argparse.ArgumentParser:
     gui.add_argument("path", nargs="?", type=Path, help="a run folder or an episode file")
     gui.set_defaults(func=_cmd_gui)
 
-    demo = sub.add_parser("demo", help="run the bundled scripted blocks episode headless and print a summary")
+    demo = sub.add_parser("demo", help="play the bundled demo run headless and print a summary")
     demo.add_argument("--out", type=Path, help="keep the demo run in this folder (default: a temporary folder)")
     demo.set_defaults(func=_cmd_demo)
 
-    gen = sub.add_parser("generate", help="generate tasks (blocks: target structures)")
-    gen.add_argument("family", help="world family, e.g. blocks")
-    gen.add_argument("--n", type=int, default=20, help="how many (blocks: structures; rooms: rooms to try)")
-    gen.add_argument("--questions-per-task", type=int, default=50, help="rooms: questions per task (default 50)")
-    gen.add_argument("--no-images", action="store_true", help="rooms: skip rendering the views and maps")
-    gen.add_argument("--paraphrase-model", help="rooms: reword the questions with this model (Cosmic 7.2)")
-    gen.add_argument("--paraphrase-base-url", default="https://api.openai.com/v1", help="its OpenAI-compatible URL")
-    gen.add_argument("--paraphrase-key-env", default="OPENAI_API_KEY", help="the variable holding its API key")
-    gen.add_argument("--seed", type=int, default=0)
-    gen.add_argument("--out", type=Path, required=True, help="output folder")
-    gen.set_defaults(func=_cmd_generate)
+    _add_generate(sub)
 
     run = sub.add_parser("run", help="run episodes and record them into a run folder")
     run.add_argument("--config", type=Path, help="a TOML run config (world, agents and their settings...)")
-    run.add_argument("--world", help="world family (default blocks)")
+    run.add_argument("--world", help="world family (see `worlds`; default blocks)")
     run.add_argument(
         "--agent",
         action="append",
@@ -84,17 +71,37 @@ def _parser() -> argparse.ArgumentParser:
         help="agent for a role or role group, e.g. director=oracle builder=scripted (repeatable)",
     )
     run.add_argument("--episodes", type=int, help="number of tasks (generated from the seed, or the first N given)")
-    run.add_argument("--turns", type=int, help="turn budget per episode (blocks default 20)")
+    run.add_argument("--turns", type=int, help="shorthand for --set turns=N (the turn budget, where the world has one)")
     run.add_argument("--repeats", type=int, help="play every task this many times (the paper's runs; default 1)")
     run.add_argument("--seed", type=int, help="run seed (default 0)")
-    run.add_argument("--structures", type=Path, help="folder or file of generated tasks to play")
-    run.add_argument("--task", action="append", help="rooms: only these tasks (anchor, counting, distance, ...)")
+    run.add_argument(
+        "--tasks",
+        "--structures",
+        dest="tasks_path",
+        type=Path,
+        help="a file or folder of tasks to play (from generate)",
+    )
+    run.add_argument(
+        "--group",
+        "--task",
+        dest="groups",
+        action="append",
+        default=[],
+        help="only tasks of this group (blocks: a tier; rooms: a question type...; repeatable; see `worlds`)",
+    )
     run.add_argument(
         "--set",
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="a world setting, JSON value, e.g. --set interior='\"reference\"' --set oracle_n=3",
+        help="a world setting (JSON value or text), e.g. --set interior=reference --set oracle_n=3",
+    )
+    run.add_argument(
+        "--agent-setting",
+        action="append",
+        default=[],
+        metavar="ROLE.KEY=VALUE",
+        help="a setting of a role's (or role group's) agent, e.g. --agent-setting director.base_url=http://...",
     )
     run.add_argument("--out", type=Path, required=True, help="run folder to create (or resume)")
     run.add_argument("--resume", action="store_true", help="finish an interrupted run in --out")
@@ -126,7 +133,7 @@ def _parser() -> argparse.ArgumentParser:
     rep.set_defaults(func=_cmd_report)
 
     imp = sub.add_parser("import", help="import recordings made by other tools into a run folder")
-    imp.add_argument("source", choices=("craft",), help="craft: logs of the CRAFT reference code")
+    imp.add_argument("source", help="what made them: an importer a world offers (craft: CRAFT's logs; see `worlds`)")
     imp.add_argument("file", type=Path)
     imp.add_argument("--out", type=Path, required=True)
     imp.set_defaults(func=_cmd_import)
@@ -139,7 +146,11 @@ def _parser() -> argparse.ArgumentParser:
     rep_.add_argument("--out", type=Path, required=True, help="file to write")
     rep_.add_argument("--first", type=int, help="first turn of an animation (default 0)")
     rep_.add_argument("--last", type=int, help="last turn of an animation (default: the last turn)")
+    rep_.add_argument("--camera", help="camera preset of an animation's 3D frames (default: the world's)")
     rep_.set_defaults(func=_cmd_replay)
+
+    worlds = sub.add_parser("worlds", help="list the world families: roles, agents, settings, groups, importers")
+    worlds.set_defaults(func=_cmd_worlds)
 
     plug = sub.add_parser("plugins", help="list installed plugins and any that failed to load")
     plug.set_defaults(func=_cmd_plugins)
@@ -181,85 +192,75 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_generate(sub: argparse._SubParsersAction) -> None:
+    """``generate NAME``: one sub-command per registered family, with its own generate options."""
+    from simlab.options import add_model_options
+    from simlab.worlds import family_names, get_family
+
+    gen = sub.add_parser("generate", help="generate a world family's tasks into a folder that `run --tasks` plays")
+    per_family = gen.add_subparsers(dest="family", metavar="FAMILY", required=True)
+    for name in family_names():
+        try:
+            family = get_family(name)
+        except SimlabError as exc:  # a broken installed family is reported when used, never fatal here
+            broken = per_family.add_parser(name, help=f"(failed to load: {exc})")
+            broken.set_defaults(func=lambda _args, exc=exc: _raise(exc))
+            continue
+        one = per_family.add_parser(name, help=family.description, description=family.description)
+        one.add_argument("--n", type=int, default=20, help=f"{family.tasks.n_help} (default 20)")
+        one.add_argument("--seed", type=int, default=0)
+        one.add_argument("--out", type=Path, required=True, help="output folder")
+        if family.tasks.groups:
+            label = family.tasks.group_label
+            one.add_argument(
+                "--group",
+                dest="groups",
+                action="append",
+                default=[],
+                choices=family.tasks.groups,
+                help=f"only tasks of this {label} (repeatable)",
+            )
+        add_model_options(one, family.tasks.options)
+        one.set_defaults(func=_cmd_generate)
+
+
+def _raise(exc: SimlabError) -> int:
+    raise exc
+
+
 def _cmd_generate(args: argparse.Namespace) -> int:
+    from simlab.options import model_values
+    from simlab.runner.progress import progress_bar
     from simlab.worlds import get_family
 
     family = get_family(args.family)
-    if args.family == "rooms":
-        return _generate_rooms(args)
-    from simlab.worlds.blocks.generator import Structure, save_structures
-
-    structures = [Structure.from_json(t) for t in family.generate(args.n, args.seed)]
-    save_structures(structures, args.out, seed=args.seed)
-    tiers = {t: sum(s.tier == t for s in structures) for t in ("simple", "medium", "complex")}
-    print(f"wrote {len(structures)} structures to {args.out} ({', '.join(f'{v} {k}' for k, v in tiers.items())})")
-    print(_hidden_report(structures))
+    options = family.generate_options(model_values(args, family.tasks.options))
+    groups = family.check_groups(getattr(args, "groups", []))
+    with progress_bar(f"generate {family.name}") as report:
+        summary = family.tasks.write(args.out, args.n, args.seed, options, groups, report.step)
+    print(summary)
     return 0
-
-
-def _generate_rooms(args: argparse.Namespace) -> int:
-    import time
-
-    from simlab.worlds.rooms.benchmark import build_benchmark
-
-    started = time.perf_counter()
-
-    def progress(line: str) -> None:
-        print(f"\r[{time.perf_counter() - started:7.1f} s] {line}", end="", file=sys.stderr, flush=True)
-
-    paraphrase = None
-    if args.paraphrase_model:
-        paraphrase = {
-            "model": args.paraphrase_model,
-            "base_url": args.paraphrase_base_url,
-            "api_key_env": args.paraphrase_key_env,
-        }
-    images = not args.no_images
-    index = build_benchmark(args.out, args.n, args.questions_per_task, args.seed, images, progress, paraphrase)
-    counts = ", ".join(f"{k} {v}" for k, v in index["counts"].items())
-    print(f"\nwrote {len(index['questions'])} questions ({counts}) to {args.out}")
-    return 0
-
-
-def _hidden_report(structures: Sequence[Structure]) -> str:
-    """Which target blocks no director can see, under both interior settings (docs/BLOCKS.md)."""
-    from simlab.worlds.blocks.views import hidden_cells
-
-    lines = ["blocks no director can see (cell@layer):"]
-    for interior in ("paper", "reference"):
-        hidden = {s.id: hidden_cells(s.board, interior) for s in structures}
-        total = sum(len(h) for h in hidden.values())
-        affected = sum(bool(h) for h in hidden.values())
-        lines.append(f"  interior={interior}: {total} blocks in {affected} of {len(structures)} structures")
-        listed = [(sid, cells) for sid, cells in hidden.items() if cells] if interior == "paper" else []
-        lines.extend(f"    {sid}: " + ", ".join(f"({c[0]},{c[1]})@{k}" for c, k in cells) for sid, cells in listed[:10])
-        if len(listed) > 10:
-            lines.append(f"    ... and {len(listed) - 10} more structures")
-    return "\n".join(lines)
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
     """Play a run (or resume one). The first Ctrl-C lets the episodes in flight finish; the second drops them."""
     from simlab.runner.batch import episode_ids, run
-    from simlab.runner.progress import ProgressBar
+    from simlab.runner.progress import progress_bar
 
     config = None if args.resume else _run_config(args)
     concurrency, timeout = _runtime_options(args)
-    stop, bar = threading.Event(), ProgressBar(0)
-    try:
-        with _stop_on_first_sigint(stop):
-            writer = run(
-                config,
-                args.out,
-                args.resume,
-                bar,
-                concurrency=concurrency,
-                episode_timeout=timeout,
-                stop=stop,
-                executor=args.executor,
-            )
-    finally:
-        bar.close()
+    stop = threading.Event()
+    with progress_bar(f"run {args.out.name}") as report, _stop_on_first_sigint(stop):
+        writer = run(
+            config,
+            args.out,
+            args.resume,
+            report.episode,
+            concurrency=concurrency,
+            episode_timeout=timeout,
+            stop=stop,
+            executor=args.executor,
+        )
     done, total = len(writer.done), len(episode_ids(writer.config))
     if done < total:
         print(f"stopped: {done} of {total} episodes done; resume with --resume")
@@ -272,18 +273,19 @@ def _run_config(args: argparse.Namespace) -> RunConfig:
     """The reproducible part of ``run``'s options: a ``--config`` file, with any option given overriding it."""
     from dataclasses import replace
 
+    from simlab.options import key_values, role_key_values
     from simlab.runner.batch import RunConfig
     from simlab.runner.config_file import load_run_config
-    from simlab.worlds import get_family
+    from simlab.worlds import DEFAULT_WORLD, get_family
 
-    base = load_run_config(args.config) if args.config else RunConfig(args.world or "blocks")
+    base = load_run_config(args.config) if args.config else RunConfig(args.world or DEFAULT_WORLD)
     family = get_family(args.world or base.world)
-    settings = {**base.settings, **_parse_settings(args.set)}
+    settings = {**base.settings, **key_values(args.set, "--set")}
     if args.turns is not None:
         settings["turns"] = args.turns
-    tasks = family.load_tasks(args.structures) if args.structures else base.tasks
-    if args.task and tasks is not None:
-        tasks = [t for t in tasks if t.get("task") in args.task]
+    agent_settings = {role: dict(values) for role, values in base.agent_settings.items()}
+    for role, values in role_key_values(args.agent_setting, "--agent-setting").items():
+        agent_settings.setdefault(role, {}).update(values)
     return replace(
         base,
         world=family.name,
@@ -292,8 +294,9 @@ def _run_config(args: argparse.Namespace) -> RunConfig:
         repeats=base.repeats if args.repeats is None else args.repeats,
         agents=[*base.agents, *args.agent],  # later specs win, so the command line overrides the file
         settings=settings,
-        tasks=tasks,
-        generate_options={"task": args.task} if args.task else base.generate_options,
+        tasks=family.tasks.load(args.tasks_path) if args.tasks_path else base.tasks,
+        groups=tuple(args.groups) or tuple(base.groups),
+        agent_settings=agent_settings,
     )
 
 
@@ -327,21 +330,6 @@ def _stop_on_first_sigint(stop: threading.Event) -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
-def _parse_settings(items: Sequence[str]) -> dict[str, object]:
-    from simlab.core.errors import ConfigError
-
-    out: dict[str, object] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise ConfigError(f"--set {item!r}: expected KEY=VALUE")
-        try:
-            out[key] = json.loads(value)
-        except json.JSONDecodeError:
-            out[key] = value  # a bare word such as reference is taken as a string
-    return out
-
-
 def _cmd_report(args: argparse.Namespace) -> int:
     from simlab.analysis.report import build_report
     from simlab.core.recording import load_run
@@ -363,10 +351,18 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 
 def _cmd_import(args: argparse.Namespace) -> int:
-    from simlab.worlds.blocks.craft_run import import_craft_run
+    from simlab.worlds import family_names, get_family
 
-    result = import_craft_run(args.file, args.out)
-    print(result)
+    offered = {}
+    for name in family_names():
+        try:
+            offered.update({key: importer for key, importer in get_family(name).importers.items()})
+        except SimlabError:
+            continue  # a broken family offers nothing; `worlds` says why
+    if args.source not in offered:
+        known = ", ".join(sorted(offered)) or "none"
+        raise SimlabError(f"no importer called {args.source!r}; importers: {known}")
+    print(offered[args.source].run(args.file, args.out))
     return 0
 
 
@@ -412,9 +408,44 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         first, last = (0 if args.first is None else args.first), (last_turn if args.last is None else args.last)
         if args.out.suffix.lower() != f".{args.export}":
             raise ConfigError(f"--out {args.out}: expected a .{args.export} file for --export {args.export}")
-        write_animation(episode, first, last, args.out)
+        write_animation(episode, first, last, args.out, camera=args.camera)
     print(f"wrote {args.out} ({episode.episode_id})")
     return 0
+
+
+def _cmd_worlds(args: argparse.Namespace) -> int:
+    from simlab.core.plugins import discover
+    from simlab.worlds import family_names, get_family, registered
+
+    plugin_agents = sorted(discover().agent_names())
+    for name in family_names():
+        try:
+            family = get_family(name)
+        except SimlabError as exc:
+            print(f"{name}: BROKEN ({registered()[name]}): {exc}\n")
+            continue
+        print(describe_family(family, plugin_agents))
+    return 0
+
+
+def describe_family(family: WorldFamily, plugin_agents: Sequence[str]) -> str:
+    """What ``worlds`` prints for one family."""
+    lines = [f"{family.name}: {family.description}", f"  roles: {', '.join(family.roles)}"]
+    if family.role_groups:
+        groups = ", ".join(f"{g} = {' + '.join(r)}" for g, r in family.role_groups.items())
+        lines.append(f"  role groups: {groups}")
+    defaults = ", ".join(f"{role}={spec}" for role, spec in family.default_agents.items())
+    lines.append(f"  agents: {', '.join(family.agents)} (built in; defaults {defaults})")
+    lines.append(f"  plugin agents: {', '.join(plugin_agents) or 'none'}")
+    if family.tasks.groups:
+        lines.append(f"  {family.tasks.group_label}s (--group): {', '.join(family.tasks.groups)}")
+    lines.append("  settings (--set KEY=VALUE):")
+    for key, field in family.settings.model_fields.items():
+        if key != "repeat":
+            lines.append(f"    {key} = {json.dumps(field.default)}: {field.description}")
+    for key, importer in family.importers.items():
+        lines.append(f"  importer: import {key} FILE --out RUN_DIR ({importer.description})")
+    return "\n".join(lines) + "\n"
 
 
 def _cmd_plugins(args: argparse.Namespace) -> int:

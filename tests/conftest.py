@@ -49,6 +49,16 @@ def record(tmp_path_factory: pytest.TempPathFactory):
     return make
 
 
+@pytest.fixture(scope="session")
+def record_rooms(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A rooms run of three episodes (oracle Answerer and Helper), recorded once per session."""
+    from simlab.runner.batch import RunConfig, run
+
+    out = tmp_path_factory.mktemp("recorded-rooms") / "run"
+    run(RunConfig("rooms", seed=0, episodes=3, agents=["answerer=oracle", "helper=oracle"]), out)
+    return out
+
+
 @pytest.fixture(scope="module", autouse=True)
 def _release_offscreen_plotters():
     """Free the cached off-screen VTK windows after each module (each holds a GL context)."""

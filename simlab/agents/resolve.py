@@ -17,10 +17,15 @@ from simlab.core.world import Agent
 from simlab.worlds import WorldFamily
 
 
-def role_specs(family: WorldFamily, specs: Iterable[AgentSpec]) -> dict[str, AgentSpec]:
-    """Every role of the world mapped to the spec that plays it (defaults first, then ``specs`` in order)."""
+def role_specs(
+    family: WorldFamily, specs: Iterable[AgentSpec], base: Mapping[str, str] | None = None
+) -> dict[str, AgentSpec]:
+    """Every role of the world mapped to the spec that plays it: ``base`` (role -> spec, e.g. the agents an
+    episode had) or else the family's defaults, then ``specs`` with role groups before single roles, so
+    ``D2=random director=oracle`` gives D2 the random agent in any order, on the command line and in the app."""
     chosen: dict[str, AgentSpec] = {}
-    defaults = [AgentSpec(role, name) for role, name in family.default_agents.items()]
+    start = base if base else family.default_agents
+    defaults = [AgentSpec.parse(f"{role}={spec}") for role, spec in start.items()]
     ordered = sorted(specs, key=lambda s: s.role not in family.role_groups)  # groups before single roles
     for spec in [*defaults, *ordered]:
         for role in family.expand_role(spec.role):

@@ -1,7 +1,8 @@
 """The plugin registry: what can be plugged in, found without importing any plugin code.
 
-Plugins come from two places:
+Plugins come from three places:
 
+* the plugins shipped inside SimLab (:data:`BUILTIN`: the OpenAI-compatible model agent);
 * installed packages exposing an entry point in the group ``simlab.plugins`` whose value names a
   module-level :class:`Plugin` manifest (``myplugin = "my_pkg.simlab_plugin:PLUGIN"``);
 * folders under the repository's ``plugins/`` directory holding a ``plugin.toml`` manifest::
@@ -85,9 +86,22 @@ def load_target(target: str, path: str | None = None) -> Any:
     return obj
 
 
+BUILTIN: tuple[Plugin, ...] = (
+    Plugin(
+        "openai",
+        "Live models through an OpenAI-compatible chat API (OpenAI, vLLM, Ollama, llama.cpp...), for every world",
+        {"openai": "simlab.agents.openai_agent:make_agent"},
+        source="built in",
+    ),
+)
+"""Plugins installed with SimLab itself; their manifests are written here so discovery imports nothing."""
+
+
 def discover(plugins_dir: Path | None = REPO_PLUGINS_DIR, entry_points: bool = True) -> Registry:
     """Find plugins without importing their code (entry points load only their small manifest object)."""
     registry = Registry()
+    for plugin in BUILTIN:
+        registry.plugins[plugin.name] = plugin
     if plugins_dir is not None and plugins_dir.is_dir():
         for folder in sorted(plugins_dir.iterdir()):
             manifest = folder / "plugin.toml"

@@ -1,12 +1,12 @@
 """What each agent was given and what it did, at the playback's turn.
 
-:class:`AgentPanels` holds one :class:`AgentPanel` per role of the episode (directors first, the builder
-last) in a vertical scroll area, and redraws them when the :class:`~simlab.gui.playback.PlaybackModel` turn
-changes. A panel shows the role's observation images (rendered by the world's ``images_for`` from
-:mod:`simlab.gui.registry`, or an injected function), its public message and action at this turn in bold,
-and, collapsed by default, the observation text and the private reasoning. A role that did not act at this
-turn gets a grey note and its last observation, dimmed. Pixmaps are cached per (episode, role, turn), so
-stepping is cheap.
+:class:`AgentPanels` holds one :class:`AgentPanel` per role of the episode (in its family's order, in its
+palette's colour) in a vertical scroll area, and redraws them when the
+:class:`~simlab.gui.playback.PlaybackModel` turn changes. A panel shows the role's observation images
+(re-rendered by the family's ``observation_images``, or an injected function), its public message and action
+at this turn in bold, and, collapsed by default, the observation text and the private reasoning. A role that
+did not act at this turn gets a grey note and its last observation, dimmed. Pixmaps are cached per (episode,
+role, turn), so stepping is cheap.
 """
 
 from __future__ import annotations
@@ -34,9 +34,11 @@ from PySide6.QtWidgets import (
 
 from simlab.core.episode import Episode
 from simlab.core.events import Event
-from simlab.gui.dialogue import ERROR_COLOUR, MUTED_COLOUR, OK_COLOUR, speaker_colours
+from simlab.core.family import FamilyViews, hex_colour
+from simlab.gui.dialogue import ERROR_COLOUR, MUTED_COLOUR, OK_COLOUR
 from simlab.gui.playback import PlaybackModel
-from simlab.gui.registry import WorldViews, views_for_episode
+from simlab.render.episode_pictures import views_of
+from simlab.render.formatting import episode_colours, episode_roles
 
 ImagesFor = Callable[[Mapping[str, Any]], dict[str, Image.Image]]
 """Renders an observation event's data (``text``, ``images``, ``data``) to named pictures."""
@@ -91,9 +93,8 @@ class EpisodeIndex:
             self.by_turn.setdefault(event.turn, []).append(event)
 
     def roles(self) -> list[str]:
-        """The episode's roles: episode.agents keys when present, else the observed roles; builders last."""
-        roles = list(self.episode.agents) or list(self.observations)
-        return sorted(set(roles), key=lambda r: ("builder" in r.lower(), r))
+        """The episode's roles in its family's order (the agents it recorded, else the observed roles)."""
+        return episode_roles(self.episode)
 
     def persona(self, role: str) -> str | None:
         for event in self.observations.get(role, []):
@@ -356,7 +357,7 @@ class AgentPanels(QWidget):
         super().__init__(parent)
         self._playback = playback
         self._images_for = images_for
-        self._views: WorldViews | None = None
+        self._views: FamilyViews | None = None
         self._turn = 0
         self._cache: dict[tuple[str, str, int], dict[str, QPixmap]] = {}
         self._cache_size = cache_size
@@ -397,14 +398,14 @@ class AgentPanels(QWidget):
         self._panels = {}
         self._cache.clear()
         self._index = EpisodeIndex(episode) if episode is not None else None
-        self._views = views_for_episode(episode)
+        self._views = views_of(episode) if episode is not None else None
         self._placeholder.setVisible(self._index is None)
         if self._index is None:
             return
         roles = self._index.roles()
-        colours = speaker_colours(roles)
+        colours = episode_colours(self._index.episode)
         for k, role in enumerate(roles):
-            panel = AgentPanel(role, self._title(role), colours[role], self._content)
+            panel = AgentPanel(role, self._title(role), hex_colour(colours[role]), self._content)
             self._content_layout.insertWidget(k + 1, panel)
             self._panels[role] = panel
         self._on_turn(self._playback.turn)
@@ -429,7 +430,7 @@ class AgentPanels(QWidget):
             return self._images_for(observation)
         if self._views is None or self._index is None:
             return {}
-        return self._views.images_for(observation, self._index.episode, self._turn)
+        return self._views.observation_images(observation, self._index.episode, self._turn)
 
     def _pixmaps(self, info: RoleTurn) -> dict[str, QPixmap]:
         if info.observation is None or self._index is None:

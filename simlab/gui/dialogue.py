@@ -13,10 +13,7 @@ model stream (requests and responses) as pretty JSON, for the current turn or fo
 from __future__ import annotations
 
 import bisect
-import html
 import json
-from collections.abc import Iterable
-from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QColor, QFontDatabase, QKeyEvent, QKeySequence, QShortcut, QTextCursor, QTextFormat
@@ -35,110 +32,28 @@ from PySide6.QtWidgets import (
 )
 
 from simlab.core.episode import Episode
-from simlab.core.events import Event
+from simlab.core.family import hex_colour
 from simlab.gui.playback import PlaybackModel
+from simlab.render.formatting import FAILED_RGB, LINK_SCHEME, MUTED_RGB, OK_RGB, TEXT_RGB, episode_colours, event_html
 
-KNOWN_SPEAKER_COLOURS: dict[str, str] = {
-    "D1": "#1f5fbf",  # blue
-    "D2": "#7b3fb5",  # purple
-    "D3": "#00897b",  # teal
-    "builder": "#d2691e",  # orange
-}
-"""Fixed colours of the blocks roles; every view that names a speaker uses the same colour."""
-
-EXTRA_SPEAKER_COLOURS: tuple[str, ...] = ("#c2185b", "#5d7a1f", "#8d5a3b", "#3949ab", "#b8860b", "#455a64")
-"""Colours of other roles, handed out in sorted role order."""
-
-OK_COLOUR = "#2e7d32"
-ERROR_COLOUR = "#c62828"
-MUTED_COLOUR = "#7a7f87"
-TEXT_COLOUR = "#20242a"
+OK_COLOUR = hex_colour(OK_RGB)
+ERROR_COLOUR = hex_colour(FAILED_RGB)
+MUTED_COLOUR = hex_colour(MUTED_RGB)
+TEXT_COLOUR = hex_colour(TEXT_RGB)
 TURN_TINT = QColor(255, 236, 179, 150)
 HIT_TINT = QColor(255, 213, 79)
-MESSAGE_SCHEME = "ev"
-
-
-def speaker_colours(roles: Iterable[str]) -> dict[str, str]:
-    """A stable colour per role: D1 blue, D2 purple, D3 teal, builder orange, others by sorted order."""
-    out: dict[str, str] = {}
-    others = sorted(r for r in set(roles) if r not in KNOWN_SPEAKER_COLOURS)
-    for role in roles:
-        if role in KNOWN_SPEAKER_COLOURS:
-            out[role] = KNOWN_SPEAKER_COLOURS[role]
-    for k, role in enumerate(others):
-        out[role] = EXTRA_SPEAKER_COLOURS[k % len(EXTRA_SPEAKER_COLOURS)]
-    return out
-
-
-# ---- HTML (pure functions of the episode) ------------------------------------------------------------------
-
-
-def _esc(text: Any) -> str:
-    return html.escape(str(text), quote=True)
-
-
-def _speaker(role: str | None, colours: dict[str, str]) -> str:
-    name = role or "engine"
-    return f'<span style="color:{colours.get(name, TEXT_COLOUR)}; font-weight:600">{_esc(name)}</span>'
-
-
-def _action_text(data: dict[str, Any]) -> str:
-    text = data.get("text")
-    if isinstance(text, str) and text:
-        return text
-    return json.dumps(data.get("action"), ensure_ascii=False, sort_keys=True)
-
-
-def _event_html(index: int, event: Event, colours: dict[str, str], show_reasoning: bool) -> str:
-    """One paragraph for an event, or "" when the event is not part of the dialogue."""
-    data = dict(event.data)
-    if event.kind == "message":
-        link = f'href="{MESSAGE_SCHEME}:{index}" name="ev-{index}"'
-        return (
-            f'<p style="margin:3px 0 3px 10px"><a {link} style="text-decoration:none">'
-            f'{_speaker(event.role, colours)}<span style="color:{TEXT_COLOUR}">&nbsp; '
-            f"{_esc(data.get('text', ''))}</span></a></p>"
-        )
-    if event.kind == "reasoning" and show_reasoning:
-        return (
-            f'<p style="margin:1px 0 1px 10px; color:{MUTED_COLOUR}"><i>{_esc(event.role)} (private): '
-            f"{_esc(data.get('text', ''))}</i></p>"
-        )
-    if event.kind == "action":
-        return (
-            f'<p style="margin:3px 0 1px 10px">{_speaker(event.role, colours)}&nbsp; '
-            f'<code style="font-family:monospace; background-color:#f1f3f5">{_esc(_action_text(data))}</code></p>'
-        )
-    if event.kind == "result":
-        return _result_html(data)
-    if event.kind == "protocol_error":
-        return (
-            f'<p style="margin:1px 0 1px 10px; color:{ERROR_COLOUR}">protocol error '
-            f"<b>{_esc(data.get('code', ''))}</b> ({_esc(event.role or 'engine')}): "
-            f"{_esc(data.get('message', ''))}</p>"
-        )
-    return ""
-
-
-def _result_html(data: dict[str, Any]) -> str:
-    if data.get("ok", True):
-        head = f'<span style="color:{OK_COLOUR}; font-weight:600">ok</span>'
-    else:
-        head = f'<span style="color:{ERROR_COLOUR}; font-weight:600">FAILED {_esc(data.get("error", ""))}</span>'
-    taxonomy = data.get("taxonomy")
-    tail = f' <span style="color:{MUTED_COLOUR}">[{_esc(taxonomy)}]</span>' if taxonomy else ""
-    return f'<p style="margin:1px 0 3px 26px">&rarr; {head} {_esc(data.get("message", ""))}{tail}</p>'
+MESSAGE_SCHEME = LINK_SCHEME
 
 
 def dialogue_html(episode: Episode | None, show_reasoning: bool = False) -> str:
-    """The whole episode as HTML: a ``turn-N`` anchor and heading per turn that has something to show."""
+    """The whole episode as HTML: a ``turn-N`` anchor and heading per turn that has something to show, each
+    event worded and coloured by the one formatter the exports use too."""
     if episode is None:
         return f'<p style="color:{MUTED_COLOUR}">No episode loaded.</p>'
-    roles = {e.role for e in episode.events if e.role} | set(episode.agents)
-    colours = speaker_colours(sorted(roles))
+    colours = episode_colours(episode)
     by_turn: dict[int, list[str]] = {}
     for index, event in enumerate(episode.events):
-        part = _event_html(index, event, colours, show_reasoning)
+        part = event_html(event, colours, show_reasoning, link=index)
         if part:
             by_turn.setdefault(event.turn, []).append(part)
     parts = []

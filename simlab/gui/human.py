@@ -6,7 +6,9 @@ session's ``needsHuman`` signal) and blocks until the GUI calls :meth:`HumanAgen
 person's turns are recorded exactly as a model's.
 
 The role window shows only what that role is given: the observation's own pictures and text (never the task,
-the target or other roles' private reasoning), a message box and the role's actions.
+the target or other roles' private reasoning) and the reply form the family declares for the role at this
+observation (:meth:`~simlab.core.family.WorldFamily.reply_form`): message and reasoning boxes, the action's
+fields, presets that fill them, answer buttons. Nothing here knows any family.
 """
 
 from __future__ import annotations
@@ -17,25 +19,21 @@ from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
-    QCheckBox,
-    QComboBox,
-    QFormLayout,
     QGroupBox,
     QHBoxLayout,
     QLabel,
     QPlainTextEdit,
     QPushButton,
-    QSpinBox,
     QVBoxLayout,
     QWidget,
 )
 
+from simlab.core.family import ReplyForm, WorldFamily
 from simlab.core.world import Observation, Reply
 from simlab.gui.agent_panels import pil_to_pixmap
-from simlab.worlds.blocks.model import BLOCK_CODES, Move
+from simlab.gui.forms import ActionForm
 
 IMAGE_SIZE = 340  # longest side of a picture in the role window, in pixels
-BLOCKS_DIRECTORS = ("D1", "D2", "D3")
 
 
 class HumanStopped(Exception):
@@ -45,9 +43,9 @@ class HumanStopped(Exception):
 class HumanAgent:
     """The Agent protocol for a person: ``act`` asks the GUI (via ``ask``) and waits for :meth:`submit`."""
 
-    def __init__(self, role: str, ask: Callable[[str, Observation], None]) -> None:
+    def __init__(self, role: str, ask: Callable[[str, Observation], None] | None = None) -> None:
         self.role = role
-        self._ask = ask
+        self.ask = ask  # set by the live session: hands the observation to the GUI thread
         self._replies: queue.Queue[Reply | None] = queue.Queue()
 
     def reset(self, seed: int, role: str, task: Mapping[str, Any]) -> None:
@@ -56,7 +54,8 @@ class HumanAgent:
 
     def act(self, observation: Observation) -> Reply:
         """Show ``observation`` to the person and block (in the worker thread) until they reply."""
-        self._ask(self.role, observation)
+        assert self.ask is not None, "a HumanAgent needs a live session to ask through"
+        self.ask(self.role, observation)
         reply = self._replies.get()
         if reply is None:
             raise HumanStopped(self.role)
@@ -74,72 +73,15 @@ class HumanAgent:
 # ---- the role window ------------------------------------------------------------------------------------
 
 
-class MoveForm(QGroupBox):
-    """A blocks builder's move: action, block, cell, layer and an optional second cell (``span_to``)."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__("Your move", parent)
-        self.action = QComboBox()
-        self.action.addItems(["place", "remove", "clarify"])
-        self.block = QComboBox()
-        self.block.addItems(list(BLOCK_CODES))
-        self.i, self.j, self.layer = _spin(0, 2), _spin(0, 2), _spin(0, 2)
-        self.span = QCheckBox("spans to")
-        self.span_i, self.span_j = _spin(0, 2), _spin(0, 2)
-        form = QFormLayout(self)
-        form.addRow("Action", self.action)
-        form.addRow("Block", self.block)
-        form.addRow("Cell (i, j)", _row(self.i, self.j))
-        form.addRow("Layer", self.layer)
-        form.addRow(self.span, _row(self.span_i, self.span_j))
-        self.action.currentTextChanged.connect(lambda _t: self._enable())
-        self.span.toggled.connect(lambda _on: self._enable())
-        self._enable()
-
-    def _enable(self) -> None:
-        action = self.action.currentText()
-        for widget in (self.i, self.j, self.layer, self.span):
-            widget.setEnabled(action != "clarify")
-        self.block.setEnabled(action == "place")
-        for widget in (self.span_i, self.span_j):
-            widget.setEnabled(action != "clarify" and self.span.isChecked())
-
-    def set_move(self, move: Mapping[str, Any]) -> None:
-        """Fill the form from a Move JSON (a candidate)."""
-        self.action.setCurrentText(str(move.get("action", "place")))
-        if move.get("block"):
-            self.block.setCurrentText(str(move["block"]))
-        cell = move.get("cell") or [0, 0]
-        self.i.setValue(int(cell[0]))
-        self.j.setValue(int(cell[1]))
-        self.layer.setValue(int(move.get("layer") or 0))
-        span = move.get("span_to")
-        self.span.setChecked(span is not None)
-        if span is not None:
-            self.span_i.setValue(int(span[0]))
-            self.span_j.setValue(int(span[1]))
-
-    def move_json(self, text: str = "") -> dict[str, Any]:
-        """The Move JSON the form describes (``text`` is the question of a clarify)."""
-        action = self.action.currentText()
-        if action == "clarify":
-            return Move.clarify(text or "Could you clarify?").to_json()
-        out: dict[str, Any] = {"action": action, "cell": [self.i.value(), self.j.value()], "layer": self.layer.value()}
-        if action == "place":
-            out["block"] = self.block.currentText()
-        if self.span.isChecked():
-            out["span_to"] = [self.span_i.value(), self.span_j.value()]
-        return out
-
-
 class RoleWindow(QWidget):
     """What one role sees and can do. ``submitted(Reply)`` fires on Send (or on an answer button)."""
 
     submitted = Signal(object)  # Reply
 
-    def __init__(self, role: str, parent: QWidget | None = None) -> None:
+    def __init__(self, role: str, family: WorldFamily, parent: QWidget | None = None) -> None:
         super().__init__(parent, Qt.WindowType.Window)
-        self.role = role
+        self.role, self.family = role, family
+        self.form: ReplyForm | None = None
         self.observation: Observation | None = None
         self.setWindowTitle(f"SimLab - you play {role}")
         self.resize(1100, 820)
@@ -202,63 +144,53 @@ class RoleWindow(QWidget):
         _clear(self.controls)
         self.message: QPlainTextEdit | None = None
         self.reasoning: QPlainTextEdit | None = None
-        self.move_form: MoveForm | None = None
-        self.end_box: QCheckBox | None = None
+        self.move_form: ActionForm | None = None
         self.send_button: QPushButton | None = None
         self.candidate_buttons: list[QPushButton] = []
         self.answer_buttons: dict[str, QPushButton] = {}
 
     def _build_controls(self, observation: Observation) -> None:
-        data = observation.data
-        if self.role == "builder" and "board" in data:
-            self._builder_controls(data.get("candidates") or [])
-        elif self.role in BLOCKS_DIRECTORS:
-            self._message_controls("Your public message (everyone sees it):", reasoning=True)
-            self._add_send()
-        elif data.get("phase") == "answer":
-            self._answer_controls([str(x) for x in data.get("letters") or []])
-        else:
-            self._message_controls(f"Your message to the {'Helper' if self.role == 'answerer' else 'Answerer'}:")
-            if self.role == "answerer":
-                self.end_box = QCheckBox("End the conversation after this message (then give your answer)")
-                self.controls.addWidget(self.end_box)
-            self._add_send()
-
-    def _message_controls(self, label: str, reasoning: bool = False) -> None:
-        self.controls.addWidget(QLabel(label))
-        self.message = _editor(80)
-        self.controls.addWidget(self.message)
-        if reasoning:
-            self.controls.addWidget(QLabel("Private reasoning (optional; recorded, never shown to the others):"))
-            self.reasoning = _editor(50)
-            self.controls.addWidget(self.reasoning)
-
-    def _builder_controls(self, candidates: list[Mapping[str, Any]]) -> None:
-        self.move_form = MoveForm()
-        if candidates:
+        """The family's reply form for this role and observation, as widgets."""
+        self.form = form = self.family.reply_form(self.role, observation)
+        if form.fields:
+            self.move_form = ActionForm(form.fields)
+        if form.presets:
             box = QGroupBox("Pick a verified candidate (fills the form)")
-            row = QVBoxLayout(box)
-            for move in candidates:
-                button = QPushButton(Move.from_json(move).describe())
-                button.clicked.connect(lambda _c=False, m=move: self.move_form and self.move_form.set_move(m))
-                row.addWidget(button)
+            column = QVBoxLayout(box)
+            for label, action in form.presets:
+                button = QPushButton(label)
+                button.clicked.connect(lambda _c=False, a=action: self.move_form and self.move_form.set_values(a))
+                column.addWidget(button)
                 self.candidate_buttons.append(button)
             self.controls.addWidget(box)
-        self.controls.addWidget(self.move_form)
-        self.controls.addWidget(QLabel("Message (optional; a clarify's question):"))
-        self.message = _editor(50)
-        self.controls.addWidget(self.message)
-        self._add_send()
+        if self.move_form is not None:
+            self.controls.addWidget(self.move_form)
+        if form.message is not None:
+            self.message = self._text_box(form.message, 80 if not form.fields else 50)
+        if form.reasoning is not None:
+            self.reasoning = self._text_box(form.reasoning, 50)
+        if form.answers is not None:
+            self._answer_buttons(form)
+        if form.message is not None or form.fields:
+            self._add_send()
 
-    def _answer_controls(self, letters: list[str]) -> None:
-        self.controls.addWidget(QLabel("The conversation is over. Your final answer:"))
+    def _text_box(self, label: str, height: int) -> QPlainTextEdit:
+        self.controls.addWidget(QLabel(label))
+        editor = QPlainTextEdit()
+        editor.setFixedHeight(height)
+        self.controls.addWidget(editor)
+        return editor
+
+    def _answer_buttons(self, form: ReplyForm) -> None:
+        assert form.answers is not None
+        self.controls.addWidget(QLabel(f"{form.answers.label}:"))
         row = QHBoxLayout()
-        for letter in letters:
-            button = QPushButton(letter)
+        for choice in form.answers.choices:
+            button = QPushButton(choice)
             button.setMinimumHeight(40)
-            button.clicked.connect(lambda _c=False, a=letter: self._send(Reply(message=a)))
+            button.clicked.connect(lambda _c=False, a=choice: self._send(form.answer(a)))
             row.addWidget(button)
-            self.answer_buttons[letter] = button
+            self.answer_buttons[choice] = button
         self.controls.addLayout(row)
 
     def _add_send(self) -> None:
@@ -271,14 +203,11 @@ class RoleWindow(QWidget):
     # ---- replying ------------------------------------------------------------------------------------
     def reply(self) -> Reply:
         """The reply the controls describe now."""
-        message = self.message.toPlainText().strip() if self.message is not None else ""
-        reasoning = self.reasoning.toPlainText().strip() if self.reasoning is not None else ""
-        action: dict[str, Any] | None = None
-        if self.move_form is not None:
-            action = self.move_form.move_json(message)
-        elif self.end_box is not None and self.end_box.isChecked():
-            action = {"action": "end"}
-        return Reply(message=message or None, reasoning=reasoning or None, action=action)
+        assert self.form is not None, "no observation shown yet"
+        message = self.message.toPlainText() if self.message is not None else ""
+        reasoning = self.reasoning.toPlainText() if self.reasoning is not None else ""
+        values = self.move_form.values() if self.move_form is not None else {}
+        return self.form.reply(message, reasoning, values)
 
     def _send(self, reply: Reply) -> None:
         self.wait_for_others()
@@ -295,28 +224,6 @@ class RoleWindow(QWidget):
         parts += [w.text() for w in self.findChildren(QLabel) + self.findChildren(QPushButton)]
         parts += [w.title() for w in self.findChildren(QGroupBox)]
         return "\n".join(parts)
-
-
-def _spin(low: int, high: int) -> QSpinBox:
-    box = QSpinBox()
-    box.setRange(low, high)
-    return box
-
-
-def _row(*widgets: QWidget) -> QWidget:
-    holder = QWidget()
-    row = QHBoxLayout(holder)
-    row.setContentsMargins(0, 0, 0, 0)
-    for widget in widgets:
-        row.addWidget(widget)
-    row.addStretch(1)
-    return holder
-
-
-def _editor(height: int) -> QPlainTextEdit:
-    editor = QPlainTextEdit()
-    editor.setFixedHeight(height)
-    return editor
 
 
 def _clear(layout: QHBoxLayout | QVBoxLayout) -> None:

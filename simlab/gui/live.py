@@ -1,12 +1,13 @@
 """Live episodes in the app: a world played by agents or people while the window watches it grow.
 
-:class:`LiveSession` runs the AEC loop of :func:`simlab.runner.episode.run_episode` in a worker thread (model
-calls never run on the GUI thread) and hands each batch of new events to the GUI thread through queued
-signals; only the GUI thread appends them to the growing :class:`~simlab.core.episode.Episode`, so panels
-never read a list another thread is writing. A role played by ``"human"`` gets a
-:class:`~simlab.gui.human.HumanAgent`, which blocks the worker until its :class:`~simlab.gui.human.RoleWindow`
-sends a reply. :class:`LiveController` ties a session to the main window (the playback follows the live end,
-role windows, a Live toolbar) and :class:`NewEpisodeDialog` is Run > New Episode.
+:class:`LiveSession` steps the runner's episode driver (:class:`~simlab.runner.episode.EpisodeRun`, the same
+one the CLI and batch runs use) in a worker thread, so model calls never run on the GUI thread, and hands
+each batch of new events to the GUI thread through queued signals; only the GUI thread appends them to its
+growing :class:`~simlab.core.episode.Episode`, so panels never read a list another thread is writing. A role
+played by ``"human"`` gets a :class:`~simlab.gui.human.HumanAgent`, which blocks the worker until its
+:class:`~simlab.gui.human.RoleWindow` sends a reply. :class:`LiveController` ties a session to the main
+window (the playback follows the live end, role windows, a Live toolbar) and :class:`NewEpisodeDialog` is
+Run > New Episode.
 """
 
 from __future__ import annotations
@@ -32,22 +33,24 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from simlab.agents.resolve import make_agents, role_specs
 from simlab.core.episode import Episode
 from simlab.core.errors import ConfigError, SimlabError
 from simlab.core.events import Event
+from simlab.core.family import WorldFamily
 from simlab.core.plugins import AgentSpec
-from simlab.core.seeding import stable_seed
-from simlab.core.world import Agent, Observation, Reply, World
+from simlab.core.world import Agent, Observation, Reply
+from simlab.gui.forms import SettingsForm
 from simlab.gui.human import HumanAgent, HumanStopped, RoleWindow
 from simlab.gui.playback import PlaybackModel
-from simlab.runner.episode import episode_seed
-from simlab.worlds import FAMILIES, get_family
+from simlab.runner.episode import EpisodeRun
+from simlab.runner.fork import fork_run
+from simlab.worlds import family_names, get_family
 
 if TYPE_CHECKING:
     from simlab.gui.main_window import MainWindow
 
 HUMAN = "human"
-MAX_STEPS = 10_000
 REFRESH_MS = 30  # events arriving closer together than this redraw the panels once
 
 
@@ -98,38 +101,23 @@ class _Worker(QThread):
         self.thread_ident = threading.get_ident()
         try:
             stopped = self._play()
-            summary = self.session.world.summary()
-            if stopped:
-                summary = {**summary, "outcome": "abort", "stopped": True}
-            self.over.emit(summary, stopped)
+            self.over.emit(self.session.playing.finish(stopped=stopped).summary, stopped)
         except Exception as exc:  # an agent or the world failed: tell the GUI, never raise in a thread
             self.error.emit(f"{type(exc).__name__}: {exc}")
 
     def _play(self) -> bool:
-        """The AEC loop; True when it stopped before the world finished."""
-        s, world = self.session, self.session.world
-        seed = s.episode.seed
-        self.events.emit(world.reset(seed) if s.prefix is None else list(s.prefix[1]), [], 0)
-        for role, agent in s.agents.items():
-            agent.reset(stable_seed("agent", seed, role), role, world.task)
-        steps = 0
-        while not world.finished:
+        """The runner's episode loop, one action per permit of the controls; True when stopped early."""
+        s, playing = self.session, self.session.playing
+        self.events.emit(playing.start(), [], 0)
+        while not playing.finished:
             if not s.control.wait_turn():
                 return True
-            role = world.agent_selection
-            assert role is not None
-            observation = world.observe(role)
-            self.events.emit([observation.to_event()], [], steps)
             try:
-                reply = s.agents[role].act(observation)
+                events, raw = playing.step(lambda seen: self.events.emit([seen], [], playing.steps))
             except HumanStopped:
                 return True
             s.act_threads.add(threading.get_ident())
-            raw = [{"turn": observation.turn, "role": role, **dict(r)} for r in reply.raw]
-            steps += 1
-            self.events.emit(world.step(reply), raw, steps)
-            if steps >= MAX_STEPS:
-                raise RuntimeError(f"the world did not finish within {MAX_STEPS} steps")
+            self.events.emit(events, raw, playing.steps)
         return False
 
 
@@ -137,11 +125,8 @@ class _Worker(QThread):
 
 
 class LiveSession(QObject):
-    """One episode played live, off the GUI thread. All signals are emitted on the GUI thread.
-
-    ``agents`` are the built agents; every role in ``humans`` gets a :class:`HumanAgent` instead. ``specs``
-    (role -> spec string, ``"human"`` for people) is recorded in the episode like ``run_episode`` does.
-    """
+    """One episode played live, off the GUI thread, by the runner's own driver (:class:`EpisodeRun`). All
+    signals are emitted on the GUI thread. ``humans`` are the person's agents among ``playing``'s agents."""
 
     eventsAdded = Signal(list)  # the events just appended to ``episode.events``
     finished = Signal(object)  # the Episode, with its summary (outcome "abort" and "stopped" when stopped)
@@ -149,20 +134,9 @@ class LiveSession(QObject):
     failed = Signal(str)
     stateChanged = Signal(str)  # "ready", "running", "paused", "waiting", "finished", "stopped", "failed"
 
-    def __init__(
-        self,
-        world: World,
-        agents: Mapping[str, Agent],
-        episode_id: str,
-        run_seed: int,
-        specs: Mapping[str, str],
-        humans: Sequence[str] = (),
-        parent: QObject | None = None,
-        prefix: tuple[int, list[Event]] | None = None,
-    ) -> None:
+    def __init__(self, playing: EpisodeRun, humans: Mapping[str, HumanAgent], parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.world = world
-        self.prefix = prefix  # (seed, events) of a fork: the world is already advanced, not to be reset
+        self.playing = playing  # played by the worker thread only
         self.control = _Control()
         self.act_threads: set[int] = set()  # threads agents' act ran on (never the GUI thread)
         self.steps = 0
@@ -170,18 +144,19 @@ class LiveSession(QObject):
         self._started = False
         self.waiting_for: str | None = None  # the role a person must answer for, while state is "waiting"
         self._worker = _Worker(self)
-        self.humans = {role: HumanAgent(role, self._worker.ask.emit) for role in humans}
-        self.agents: dict[str, Agent] = {**dict(agents), **self.humans}
-        missing = [r for r in world.roles if r not in self.agents]
-        if missing:
-            raise ConfigError(f"no agent for role(s) {', '.join(missing)}")
+        self.humans = dict(humans)
+        for human in self.humans.values():
+            human.ask = self._worker.ask.emit
+        recorded = playing.episode
+        # The GUI thread's own copy, grown from the worker's signals: panels never read a list being written.
         self.episode = Episode(
-            episode_id=episode_id,
-            world=world.family,
-            seed=prefix[0] if prefix is not None else episode_seed(run_seed, episode_id),
-            task=world.task,
-            settings=world.settings,
-            agents=dict(specs),
+            recorded.episode_id,
+            recorded.world,
+            recorded.seed,
+            recorded.task,
+            recorded.settings,
+            dict(recorded.agents),
+            source=dict(recorded.source),
         )
         queued = Qt.ConnectionType.QueuedConnection
         self._worker.events.connect(self._on_events, queued)
@@ -252,7 +227,6 @@ class LiveSession(QObject):
 
     @Slot(object, bool)
     def _on_over(self, summary: dict[str, Any], stopped: bool) -> None:
-        summary["agents"] = dict(self.episode.agents)
         self.episode.summary = summary
         self._set_state("stopped" if stopped else "finished")
         self.finished.emit(self.episode)
@@ -272,56 +246,52 @@ def make_session(
     world: str,
     seed: int,
     agents: Mapping[str, str] | None = None,
-    task: str | None = None,
+    groups: Sequence[str] = (),
     settings: Mapping[str, Any] | None = None,
     parent: QObject | None = None,
 ) -> LiveSession:
-    """A session on a task generated from ``seed`` (rooms: one question of ``task``). ``agents`` maps a role
+    """A session on a task generated from ``seed`` (of ``groups`` only, when given). ``agents`` maps a role
     or role group to a spec (``"oracle"``, ``"scripted"``, ``"human"``...); roles not named get the world's
     defaults. Raises ConfigError for an unknown world, role, agent or setting."""
     family = get_family(world)
-    settings = dict(settings or {})
-    family.check_settings(settings)
-    specs = default_specs(world)
-    for key, spec in (agents or {}).items():
-        for role in family.expand_role(key):
-            specs[role] = spec.strip()
-    humans = [role for role, spec in specs.items() if spec == HUMAN]
-    others = {role: AgentSpec.parse(f"{role}={spec}") for role, spec in specs.items() if spec != HUMAN}
-    from simlab.agents.resolve import make_agents
-
-    built = make_agents(family, others, settings)
-    task_json = family.generate(1, seed, {"task": task} if task else None)[0]
-    episode_id = f"live-{task_json.get('id', world)}"
-    return LiveSession(family.world(task_json, settings), built, episode_id, seed, specs, humans, parent)
+    checked = family.check_settings(settings or {})
+    specs = role_specs(family, _parsed(agents or {}))
+    task = family.tasks.generate(1, seed, family.generate_options(), family.check_groups(groups))
+    if not task:
+        raise ConfigError(f"world {world!r} made no task from seed {seed}")
+    built, humans = _agents(family, specs, checked)
+    episode_id = f"live-{task[0].get('id', world)}"
+    recorded = {role: spec.spec() for role, spec in specs.items()}
+    playing = EpisodeRun(family.world(task[0], checked), {**built, **humans}, episode_id, seed, recorded)
+    return LiveSession(playing, humans, parent)
 
 
 def fork_session(episode: Episode, turn: int, agents: Mapping[str, str], parent: QObject | None = None) -> LiveSession:
     """A session that continues ``episode`` from ``turn`` (replayed exactly, see :mod:`simlab.runner.fork`)
     with other agents: ``agents`` maps roles or groups to specs, ``"human"`` included; unnamed roles keep
     the agents they had."""
-    from simlab.agents.resolve import make_agents
-    from simlab.runner.fork import fork_world
-
     family = get_family(episode.world)
-    specs = dict(episode.agents) or default_specs(episode.world)
-    for key, spec in agents.items():
-        for role in family.expand_role(key):
-            specs[role] = spec.strip()
-    humans = [role for role, spec in specs.items() if spec == HUMAN]
-    others = {role: AgentSpec.parse(f"{role}={spec}") for role, spec in specs.items() if spec != HUMAN}
-    world, prefix = fork_world(episode, turn)
-    built = make_agents(family, others, dict(episode.settings))
-    fork_id = f"{episode.episode_id}-fork{turn}"
-    session = LiveSession(world, built, fork_id, 0, specs, humans, parent, prefix=(episode.seed, prefix))
-    session.episode.source = {"forked_from": episode.episode_id, "turn": turn}
-    return session
+    specs = role_specs(family, _parsed(agents), base=episode.agents)
+    built, humans = _agents(family, specs, dict(episode.settings))
+    recorded = {role: spec.spec() for role, spec in specs.items()}
+    return LiveSession(fork_run(episode, turn, {**built, **humans}, recorded), humans, parent)
+
+
+def _parsed(agents: Mapping[str, str]) -> list[AgentSpec]:
+    return [AgentSpec.parse(f"{key}={spec}") for key, spec in agents.items()]
+
+
+def _agents(
+    family: WorldFamily, specs: Mapping[str, AgentSpec], settings: Mapping[str, Any]
+) -> tuple[dict[str, Agent], dict[str, HumanAgent]]:
+    """(the built agents, a person's agent for every role whose spec is ``human``)."""
+    humans = {role: HumanAgent(role) for role, spec in specs.items() if spec.name == HUMAN}
+    others = {role: spec for role, spec in specs.items() if spec.name != HUMAN}
+    return make_agents(family, others, settings), humans
 
 
 def default_specs(world: str) -> dict[str, str]:
     """Role -> the world's default agent spec."""
-    from simlab.agents.resolve import role_specs
-
     return {role: spec.spec() for role, spec in role_specs(get_family(world), []).items()}
 
 
@@ -400,7 +370,7 @@ class LiveController(QObject):
     def ask_human(self, role: str, observation: Observation) -> None:
         """Show (or bring back) the role window of ``role`` with its new observation."""
         if role not in self.role_windows:
-            win = RoleWindow(role, self.window)
+            win = RoleWindow(role, get_family(self.session.episode.world), self.window)
             win.submitted.connect(lambda reply, r=role: self.session.submit(r, reply))
             self.role_windows[role] = win
         self.role_windows[role].show_observation(observation)
@@ -450,29 +420,31 @@ class LiveController(QObject):
 
 
 class NewEpisodeDialog(QDialog):
-    """Choose a world, a task seed (and a rooms task) and an agent spec per role; ``session`` after accept."""
+    """Choose a world, a task seed (and its group), the world's settings and an agent spec per role; the
+    settings form is made from the family's typed settings, so every family gets its own without a line
+    here. ``session`` after accept."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("New live episode")
         self.session: LiveSession | None = None
         self.world = QComboBox()
-        self.world.addItems(sorted(FAMILIES))
+        self.world.addItems(family_names())
         self.seed = QSpinBox()
         self.seed.setRange(0, 1_000_000)
-        self.task = QComboBox()
-        self.turns = QSpinBox()
-        self.turns.setRange(1, 100)
-        self.turns.setValue(20)
+        self.group = QComboBox()
+        self.group_label = QLabel("Group")
+        self.settings_box = QVBoxLayout()
+        self.settings_form: SettingsForm | None = None
         self.form = QFormLayout()
         self.role_edits: dict[str, QLineEdit] = {}
         layout = QVBoxLayout(self)
         top = QFormLayout()
         top.addRow("World", self.world)
         top.addRow("Task seed", self.seed)
-        top.addRow("Rooms question", self.task)
-        top.addRow("Blocks turns", self.turns)
+        top.addRow(self.group_label, self.group)
         layout.addLayout(top)
+        layout.addLayout(self.settings_box)
         layout.addWidget(QLabel('Agent per role (NAME[:ARG]; type "human" to play that role yourself):'))
         layout.addLayout(self.form)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
@@ -483,26 +455,35 @@ class NewEpisodeDialog(QDialog):
         self._on_world(self.world.currentText())
 
     def _on_world(self, world: str) -> None:
-        from simlab.worlds.rooms.tasks import TASKS
-
         while self.form.rowCount():
             self.form.removeRow(0)
+        if self.settings_form is not None:
+            self.settings_box.removeWidget(self.settings_form)
+            self.settings_form.hide()
+            self.settings_form.deleteLater()
+            self.settings_form = None
+        try:
+            family = get_family(world)
+        except SimlabError as exc:
+            QMessageBox.warning(self, "New live episode", str(exc))
+            return
         self.role_edits = {role: QLineEdit(spec) for role, spec in default_specs(world).items()}
         for role, edit in self.role_edits.items():
             self.form.addRow(role, edit)
-        self.task.clear()
-        if world == "rooms":
-            self.task.addItems(list(TASKS))
-        self.task.setEnabled(world == "rooms")
-        self.turns.setEnabled(world == "blocks")
+        self.group.clear()
+        self.group.addItems(["any", *family.tasks.groups])
+        self.group.setEnabled(bool(family.tasks.groups))
+        self.group_label.setText(family.tasks.group_label.capitalize())
+        self.settings_form = SettingsForm(family.settings, f"{family.name} settings", skip=("repeat",))
+        self.settings_box.addWidget(self.settings_form)
 
     def make_session(self) -> LiveSession:
         """The session the dialog describes (ConfigError when a spec or setting is wrong)."""
         world = self.world.currentText()
-        settings = {"turns": self.turns.value()} if world == "blocks" else {}
+        settings = self.settings_form.values() if self.settings_form is not None else {}
         agents = {role: edit.text() for role, edit in self.role_edits.items()}
-        task = self.task.currentText() if world == "rooms" else None
-        return make_session(world, self.seed.value(), agents, task, settings)
+        group = self.group.currentText()
+        return make_session(world, self.seed.value(), agents, [] if group in ("", "any") else [group], settings)
 
     def accept(self) -> None:
         try:

@@ -1,8 +1,9 @@
 """The one interactive 3D view (pyvistaqt): the world at the playback's turn, drawn from the family's scene.
 
-It listens to the playback model and redraws the scene items the family's builder gives for the turn. Camera
-presets come from the registry; hovering an item that carries a tooltip (a failed move's engine reason, a
-block's code and cells) shows it after the mouse rests, so picking never runs on every mouse move.
+It listens to the playback model and redraws the scene items the family's views give for the turn. Camera
+presets come from the family too; hovering an item that carries a tooltip (a failed move's engine reason, a
+block's code and cells) shows it after the mouse rests, so picking never runs on every mouse move. A family
+with no 3D scene is shown by its turn pictures instead, in the same place.
 """
 
 from __future__ import annotations
@@ -10,14 +11,26 @@ from __future__ import annotations
 from typing import Any
 
 import vtk
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QCursor
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QToolTip, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSizePolicy,
+    QStackedLayout,
+    QToolTip,
+    QVBoxLayout,
+    QWidget,
+)
 from pyvistaqt import QtInteractor
 
 from simlab.core.episode import Episode
+from simlab.core.family import FamilyViews
+from simlab.gui.agent_panels import pil_to_pixmap
 from simlab.gui.playback import PlaybackModel
-from simlab.gui.registry import WorldViews, views_for_episode
+from simlab.render.episode_pictures import side_by_side, views_of
 from simlab.render.scene import CameraPose, SceneItem, add_items, set_camera
 
 TARGET_MODES: dict[str, tuple[bool, str]] = {  # label -> (show the target / overlay, style)
@@ -34,7 +47,7 @@ class WorldView(QWidget):
     def __init__(self, playback: PlaybackModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.playback = playback
-        self.views: WorldViews | None = None
+        self.views: FamilyViews | None = None
         self.items: list[SceneItem] = []
         self._tooltips: dict[str, str] = {}
         self._shown: dict[str, tuple[tuple[Any, ...], Any]] = {}  # key -> (signature, actor) on screen
@@ -46,6 +59,10 @@ class WorldView(QWidget):
         self.target_mode.setToolTip("How the target is drawn: translucent ghosts, wireframes or hidden")
         self.target_mode.currentTextChanged.connect(lambda _text: self.redraw())
         self.message = QLabel("")
+        self.picture = QLabel()  # a family without a 3D scene: its turn pictures
+        self.picture.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.picture.setStyleSheet("background: white")
+        self.picture.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
         self.overlay_label = QLabel("Target:")
         self.cameras: dict[str, CameraPose] = {}
         self._layout(self._camera_row)
@@ -65,20 +82,29 @@ class WorldView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(bar)
-        layout.addWidget(self.plotter.interactor, 1)
+        self.stack = QStackedLayout()
+        self.stack.addWidget(self.plotter.interactor)
+        self.stack.addWidget(self.picture)
+        layout.addLayout(self.stack, 1)
 
     # ---- following the playback ----------------------------------------------------------------------
     def _on_episode(self, episode: Episode | None) -> None:
-        self.views = views_for_episode(episode)
-        self.cameras = dict(self.views.cameras(episode)) if self.views is not None and episode is not None else {}
+        self.views = views_of(episode) if episode is not None else None
+        has_scene = self.views is not None and self.views.scene is not None
+        self.cameras = dict(self.views.cameras(episode)) if has_scene and episode is not None else {}
         self.overlay_label.setText(f"{self.views.overlay_label}:" if self.views is not None else "Target:")
+        self.overlay_label.setVisible(has_scene)
+        self.target_mode.setVisible(has_scene)
+        self.stack.setCurrentWidget(self.plotter.interactor if has_scene or self.views is None else self.picture)
         self._rebuild_camera_buttons()
         if episode is not None and self.views is None:
-            self.message.setText(f"No 3D view for world {episode.world!r} yet")
+            self.message.setText(f"SimLab does not know world {episode.world!r}: nothing to draw")
+        elif episode is not None and not has_scene:
+            self.message.setText(f"{episode.world} has no 3D scene: its pictures of the turn")
         else:
             self.message.setText("")
         self.redraw()
-        if self.views is not None:
+        if has_scene and self.views is not None:
             self.set_camera(self.views.default_camera)
 
     def _rebuild_camera_buttons(self) -> None:
@@ -99,9 +125,11 @@ class WorldView(QWidget):
         and re-adding every actor costs more than rendering the frame."""
         episode = self.playback.episode
         self.items = []
-        if episode is not None and self.views is not None:
+        if episode is not None and self.views is not None and self.views.scene is None:
+            self._draw_pictures(episode)
+        elif episode is not None and self.views is not None and self.views.scene is not None:
             show, style = TARGET_MODES[self.target_mode.currentText()]
-            self.items = self.views.scene(episode, self.playback.turn, show_target=show, target_style=style)
+            self.items = self.views.scene(episode, self.playback.turn, overlay=show, style=style)
         wanted = {item.key: (_signature(item), item) for item in self.items}
         for key in [k for k, (sig, _a) in self._shown.items() if wanted.get(k, (None,))[0] != sig]:
             self.plotter.remove_actor(self._shown.pop(key)[1], render=False)
@@ -114,6 +142,13 @@ class WorldView(QWidget):
         # Ask Qt for a repaint: paintGL renders the scene once. pyvistaqt's render() would render now and
         # again in the paint it triggers (measured: two 33 ms renders per step under Xvfb).
         QWidget.update(self.plotter.interactor)
+
+    def _draw_pictures(self, episode: Episode) -> None:
+        """A family without a 3D scene: its pictures of the turn, side by side, fitted to the view."""
+        assert self.views is not None
+        pictures = list(self.views.turn_pictures(episode, self.playback.turn).values())
+        size = (max(320, self.picture.width()), max(240, self.picture.height()))
+        self.picture.setPixmap(pil_to_pixmap(side_by_side(pictures, size)))
 
     def set_camera(self, name: str) -> None:
         """Move the camera to a preset of the current family."""

@@ -1,4 +1,7 @@
-"""Animated replays: one frame per turn of the 3D scene, written as GIF or MP4 with imageio."""
+"""Animated replays: one frame per turn, written as GIF or MP4 with imageio.
+
+A frame is the turn's big picture (:func:`simlab.render.episode_pictures.main_picture`): the family's 3D
+scene from a camera preset, or its turn pictures side by side for a family without a 3D scene."""
 
 from __future__ import annotations
 
@@ -9,25 +12,25 @@ from PIL import Image, ImageDraw
 
 from simlab.core.episode import Episode
 from simlab.core.errors import SimlabError
-from simlab.render.blocks_images import TEXT
-from simlab.render.blocks_scene import CAMERAS, blocks_scene
+from simlab.render.episode_pictures import main_picture
+from simlab.render.formatting import TEXT_RGB
 from simlab.render.images import text_font
-from simlab.render.scene import render_items
 
 FORMATS: tuple[str, ...] = (".gif", ".mp4")
 
 
-def turn_frame(episode: Episode, turn: int, camera: str = "free", size: tuple[int, int] = (800, 600)) -> Image.Image:
-    """The 3D scene after ``turn`` from ``camera`` with a "turn N of M" caption in the top-left corner."""
-    if camera not in CAMERAS:
-        raise SimlabError(f"unknown camera {camera!r}; expected one of {', '.join(CAMERAS)}")
-    image = render_items(blocks_scene(episode, turn), CAMERAS[camera], size)
+def turn_frame(
+    episode: Episode, turn: int, camera: str | None = None, size: tuple[int, int] = (800, 600)
+) -> Image.Image:
+    """The picture of ``turn`` (the 3D scene from ``camera``, default the family's) with a "turn N of M"
+    caption in the top-left corner."""
+    image, _ = main_picture(episode, turn, size, camera)
     draw = ImageDraw.Draw(image)
     draw.text(
         (12, 10),
         f"{episode.episode_id}  turn {turn} of {episode.last_turn}",
         font=text_font(max(12, size[1] // 30)),
-        fill=TEXT,
+        fill=TEXT_RGB,
     )
     return image
 
@@ -58,7 +61,7 @@ def write_animation(
     last: int,
     path: str | Path,
     fps: float = 2.0,
-    camera: str = "free",
+    camera: str | None = None,
     size: tuple[int, int] = (800, 600),
 ) -> Path:
     """Write turns ``first``..``last`` (inclusive, one frame each) to ``path``: a looping GIF (Pillow) or an

@@ -35,3 +35,13 @@ def to_png_bytes(image: Image.Image | bytes | Any) -> bytes:
 def data_url(image: Image.Image | bytes) -> str:
     """``image`` as a ``data:image/png;base64,...`` URL."""
     return "data:image/png;base64," + base64.b64encode(to_png_bytes(image)).decode("ascii")
+
+
+BACKGROUND: tuple[int, int, int] = (252, 252, 250)
+"""The page colour of composed pictures (turn sheets, side-by-side frames)."""
+
+
+def fit(image: Image.Image, width: int, height: int) -> Image.Image:
+    """``image`` scaled down (never up) to fit ``width`` x ``height``, keeping its aspect."""
+    scale = min(width / image.width, height / image.height, 1.0)
+    return image.resize((max(1, round(image.width * scale)), max(1, round(image.height * scale))), Image.LANCZOS)

@@ -1,5 +1,6 @@
-"""A "window-like" picture of one turn, made without any window: the 3D scene, the builder's board, the
-directors' walls and what was said and done, under a title bar. The CLI's ``replay --export png`` uses it.
+"""A "window-like" picture of one turn, made without any window: the big picture of the turn, the family's
+other pictures beside it, and what was said and done, under a title bar. The CLI's ``replay --export png``
+uses it; what is drawn is whatever the episode's family declares (see :mod:`simlab.render.episode_pictures`).
 """
 
 from __future__ import annotations
@@ -10,72 +11,47 @@ from collections.abc import Mapping
 from PIL import Image, ImageDraw
 
 from simlab.core.episode import Episode
-from simlab.core.events import Event
-from simlab.render.blocks_images import BACKGROUND, MUTED, STRIP, TEXT, board_image, wall_image
-from simlab.render.blocks_scene import CAMERAS, blocks_scene, board_json_at, director_walls
-from simlab.render.images import text_font
-from simlab.render.scene import render_items
-from simlab.render.transcript import FAILED_RGB, OK_RGB, RGB, role_colors
+from simlab.core.errors import ConfigError
+from simlab.core.family import RGB
+from simlab.render.episode_pictures import main_picture, once_pictures, turn_pictures
+from simlab.render.formatting import MUTED_RGB, TEXT_RGB, TONE_RGB, episode_colours, event_line
+from simlab.render.images import BACKGROUND, fit, text_font
 
 TITLE_RGB: RGB = (40, 46, 56)
+STRIP_RGB: RGB = (236, 238, 242)
 _Box = tuple[int, int, int, int]
 
 
-def _fit(image: Image.Image, width: int, height: int) -> Image.Image:
-    """``image`` scaled down (never up) to fit ``width`` x ``height``, keeping its aspect."""
-    scale = min(width / image.width, height / image.height, 1.0)
-    return image.resize((max(1, round(image.width * scale)), max(1, round(image.height * scale))), Image.LANCZOS)
+CAPTION = 15  # pixel height of a picture's caption
 
 
-def _event_line(e: Event) -> tuple[str, str, RGB | None] | None:
-    """``(who, text, colour override)`` for the events a sheet lists; None for the rest."""
-    if e.kind in ("message", "action"):
-        return str(e.role), str(e.data.get("text", "")), None
-    if e.kind == "result":
-        if e.data.get("ok"):
-            return "engine", f"ok: {e.data.get('message', '')}", OK_RGB
-        code = e.data.get("error")
-        return "engine", f"FAILED{f' [{code}]' if code else ''}: {e.data.get('message', '')}", FAILED_RGB
-    if e.kind == "protocol_error":
-        return (
-            str(e.role or "engine"),
-            f"PROTOCOL ERROR [{e.data.get('code')}]: {e.data.get('message', '')}",
-            FAILED_RGB,
-        )
-    return None
-
-
-def _draw_text_panel(image: Image.Image, box: _Box, lines: list[tuple[str, str, RGB]], size: int) -> None:
-    """Wrapped ``who: text`` lines inside ``box``; what does not fit ends with an ellipsis line."""
+def _captioned(image: Image.Image, name: str, picture: Image.Image, at: tuple[int, int], box: tuple[int, int]) -> int:
+    """``picture`` fitted into ``box`` (width, height) under its caption at ``at``; returns the height used."""
+    small = fit(picture, box[0], max(1, box[1] - CAPTION))
     draw = ImageDraw.Draw(image)
-    x0, y0, x1, y1 = box
-    draw.rectangle(box, fill=(255, 255, 255), outline=STRIP)
-    step, y = round(size * 1.35), y0 + 8
-    chars = max(20, int((x1 - x0 - 24) / (size * 0.52)))
-    for who, text, color in lines:
-        wrapped = textwrap.wrap(f"{who}: {text}", chars) or [f"{who}:"]
-        for k, part in enumerate(wrapped):
-            if y + step > y1 - 4:
-                draw.text((x0 + 12, y), "...", font=text_font(size), fill=MUTED)
-                return
-            draw.text((x0 + (12 if k == 0 else 28), y), part, font=text_font(size), fill=color)
-            y += step
-    if not lines:
-        draw.text((x0 + 12, y), "(nothing said or done this turn)", font=text_font(size), fill=MUTED)
+    draw.text((at[0] + (box[0] - small.width) // 2, at[1]), name, font=text_font(CAPTION - 3), fill=MUTED_RGB)
+    image.paste(small, (at[0] + (box[0] - small.width) // 2, at[1] + CAPTION))
+    return small.height + CAPTION
 
 
-def _right_column(image: Image.Image, episode: Episode, turn: int, box: _Box) -> None:
-    """The builder's board on top, the three walls below it."""
+def _column(image: Image.Image, pictures: Mapping[str, Image.Image], box: _Box) -> int:
+    """``pictures`` stacked top-down in ``box`` under their names, each fitted to the width and a fair share
+    of the height; returns the y below the last one."""
     x0, y0, x1, y1 = box
-    width, height = x1 - x0, y1 - y0
-    target = episode.task.get("board")
-    board = _fit(board_image(board_json_at(episode, turn), 96, target_json=target), width, round(height * 0.58))
-    image.paste(board, (x0 + (width - board.width) // 2, y0))
-    walls = [wall_image(view, 72, target_json=target) for view in director_walls(episode).values()]
-    top = y0 + board.height + 10
-    for k, wall in enumerate(walls):
-        small = _fit(wall, (width - 16) // max(1, len(walls)), y1 - top)
-        image.paste(small, (x0 + k * (width // max(1, len(walls))), top))
+    y = y0
+    for k, (name, picture) in enumerate(pictures.items()):
+        y += _captioned(image, name, picture, (x0, y), (x1 - x0, (y1 - y) // (len(pictures) - k))) + 8
+    return y
+
+
+def _row(image: Image.Image, pictures: Mapping[str, Image.Image], box: _Box) -> None:
+    """``pictures`` side by side in equal cells of ``box``, under their names."""
+    x0, y0, x1, y1 = box
+    if not pictures or y1 - y0 < 40:
+        return
+    cell = (x1 - x0) // len(pictures)
+    for k, (name, picture) in enumerate(pictures.items()):
+        _captioned(image, name, picture, (x0 + k * cell, y0), (cell - 8, y1 - y0))
 
 
 def _title(image: Image.Image, episode: Episode, turn: int, height: int) -> None:
@@ -83,35 +59,75 @@ def _title(image: Image.Image, episode: Episode, turn: int, height: int) -> None
     draw.rectangle((0, 0, image.width, height), fill=TITLE_RGB)
     outcome = episode.summary.get("outcome", "unfinished")
     text = f"{episode.episode_id}  -  turn {turn} of {episode.last_turn}  -  {outcome}"
-    metrics = episode.metrics_at(turn) or {}
-    if isinstance(metrics.get("overall_progress"), (int, float)):
-        text += f"  -  progress {metrics['overall_progress']:.2f}"
+    metric = _headline(episode)
+    value = (episode.metrics_at(turn) or {}).get(metric) if metric else None
+    if isinstance(value, (int, float)):
+        text += f"  -  {metric} {value:.2f}"
     draw.text((16, height // 2), text, font=text_font(round(height * 0.45)), fill=(255, 255, 255), anchor="lm")
 
 
-def turn_lines(episode: Episode, turn: int, colors: Mapping[str, RGB]) -> list[tuple[str, str, RGB]]:
-    """What a sheet lists for ``turn``: messages, actions, results and protocol errors, each with its colour."""
+def _headline(episode: Episode) -> str | None:
+    from simlab.worlds import get_family
+
+    try:
+        metrics = get_family(episode.world).headline_metrics
+    except ConfigError:
+        return None
+    return metrics[0] if metrics else None
+
+
+def turn_lines(episode: Episode, turn: int, colours: Mapping[str, RGB]) -> list[tuple[str, str, RGB]]:
+    """What a sheet lists for ``turn``: ``(who, text, colour)`` for each message, action, result and protocol
+    error (private reasoning stays out), worded by the one event formatter."""
     out = []
-    for e in episode.events_of_turn(turn):
-        line = _event_line(e)
-        if line is not None:
-            who, text, color = line
-            out.append((who, text, color or colors.get(who, TEXT)))
+    for event in episode.events_of_turn(turn):
+        line = event_line(event)
+        if line is not None and line.kind != "reasoning":
+            colour = TONE_RGB.get(line.tone) or colours.get(line.who, TEXT_RGB)
+            out.append((line.who, line.plain(), colour))
     return out
 
 
+def _text_panel(image: Image.Image, box: _Box, lines: list[tuple[str, str, RGB]], size: int) -> None:
+    """Wrapped ``who: text`` lines inside ``box``; what does not fit ends with an ellipsis line."""
+    draw = ImageDraw.Draw(image)
+    x0, y0, x1, y1 = box
+    draw.rectangle(box, fill=(255, 255, 255), outline=STRIP_RGB)
+    step, y = round(size * 1.35), y0 + 8
+    chars = max(20, int((x1 - x0 - 24) / (size * 0.52)))
+    for who, text, colour in lines:
+        wrapped = textwrap.wrap(f"{who}: {text}", chars) or [f"{who}:"]
+        for k, part in enumerate(wrapped):
+            if y + step > y1 - 4:
+                draw.text((x0 + 12, y), "...", font=text_font(size), fill=MUTED_RGB)
+                return
+            draw.text((x0 + (12 if k == 0 else 28), y), part, font=text_font(size), fill=colour)
+            y += step
+    if not lines:
+        draw.text((x0 + 12, y), "(nothing said or done this turn)", font=text_font(size), fill=MUTED_RGB)
+
+
 def turn_sheet(episode: Episode, turn: int, size: tuple[int, int] = (1600, 1000)) -> Image.Image:
-    """One turn as a single image of ``size``: a title bar ("episode - turn N of M - outcome"), the 3D scene
-    (free camera) large on the left, the builder's board and the directors' walls on the right, and the
-    turn's messages, actions and engine result as wrapped text below."""
+    """One turn as a single image of ``size``: a title bar ("episode - turn N of M - outcome - headline
+    metric"), the big picture of the turn on the left (the 3D scene, or the family's turn pictures), the
+    family's other pictures on the right (the turn's above those shown once), and the turn's messages,
+    actions, engine results and protocol errors as wrapped text below."""
     width, height = size
     image = Image.new("RGB", size, BACKGROUND)
     bar, pad = max(28, height // 22), max(8, width // 100)
     _title(image, episode, turn, bar)
-    scene_w, scene_h = round(width * 0.6), round(height * 0.68)
-    scene = render_items(blocks_scene(episode, turn), CAMERAS["free"], (scene_w, scene_h))
-    image.paste(scene, (pad, bar + pad))
-    _right_column(image, episode, turn, (scene_w + 2 * pad, bar + pad, width - pad, bar + pad + scene_h))
-    text_box = (pad, bar + 2 * pad + scene_h, width - pad, height - pad)
-    _draw_text_panel(image, text_box, turn_lines(episode, turn, role_colors(episode)), max(11, height // 60))
+    main_w, main_h = round(width * 0.6), round(height * 0.68)
+    picture, was_scene = main_picture(episode, turn, (main_w, main_h))
+    image.paste(picture, (pad, bar + pad))
+    right: _Box = (main_w + 2 * pad, bar + pad, width - pad, bar + pad + main_h)
+    once = once_pictures(episode)
+    if was_scene:
+        stacked = turn_pictures(episode, turn)
+        split = right[1] + round(main_h * (0.58 if once else 1.0))
+        below = _column(image, stacked, (right[0], right[1], right[2], split))
+        _row(image, once, (right[0], below, right[2], right[3]))
+    else:
+        _column(image, once, right)
+    text_box = (pad, bar + 2 * pad + main_h, width - pad, height - pad)
+    _text_panel(image, text_box, turn_lines(episode, turn, episode_colours(episode)), max(11, height // 60))
     return image

@@ -58,27 +58,40 @@ class RunConfig:
     agents: Sequence[str] = ()
     settings: Mapping[str, Any] = field(default_factory=dict)
     tasks: list[dict[str, Any]] | None = None  # None: generate ``episodes`` tasks from the seed
-    generate_options: Mapping[str, Any] = field(default_factory=dict)  # e.g. rooms: {"task": "counting"}
+    groups: Sequence[str] = ()  # only tasks of these groups (a blocks tier, a rooms question type)
+    generate_options: Mapping[str, Any] = field(default_factory=dict)  # the family's generate options
     agent_settings: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # role or group -> settings
 
     def to_json(self, family: WorldFamily) -> dict[str, Any]:
+        """The reproducible config as ``run.json`` records it: every role's agent, every setting (defaults
+        filled in, checked by the family) and the tasks themselves."""
         specs = role_specs(family, [AgentSpec.parse(a) for a in self.agents])
         return {
             "world": self.world,
             "seed": self.seed,
             "repeats": self.repeats,
             "agents": {role: spec.spec() for role, spec in specs.items()},
-            "settings": {**family.default_settings, **dict(self.settings)},
+            "settings": family.check_settings(self.settings),
             "agent_settings": role_agent_settings(family, self.agent_settings),
             "tasks": self.plan_tasks(family),
         }
 
     def plan_tasks(self, family: WorldFamily) -> list[dict[str, Any]]:
+        """The tasks to play: those given (checked, filtered by group, the first ``episodes``), or
+        ``episodes`` tasks generated from the seed."""
+        groups = family.check_groups(self.groups)
         if self.tasks is not None:
-            return list(self.tasks[: self.episodes] if self.episodes else self.tasks)
+            for k, task in enumerate(self.tasks):
+                try:
+                    family.tasks.validate(task)
+                except (ValueError, TypeError, KeyError) as exc:
+                    raise ConfigError(f"task {k} ({task.get('id', '?')}): {exc}") from None
+            tasks = [t for t in self.tasks if not groups or family.tasks.group_of(t) in groups]
+            return list(tasks[: self.episodes] if self.episodes else tasks)
         if not self.episodes or self.episodes < 1:
             raise ConfigError("--episodes must be at least 1 when no tasks are given")
-        return family.generate(self.episodes, self.seed, dict(self.generate_options))
+        options = family.generate_options(self.generate_options)
+        return family.tasks.generate(self.episodes, self.seed, options, groups)
 
 
 def episode_ids(config: Mapping[str, Any]) -> list[Planned]:
@@ -172,7 +185,6 @@ def _open(
         return writer, get_family(writer.config["world"])
     family = get_family(config.world)
     config_json = config.to_json(family)
-    family.check_settings(config.settings)
     # Build every agent once before anything is written, so a bad spec or setting leaves no run folder.
     make_agents(family, _specs(config_json), config_json["settings"], registry, config_json["agent_settings"])
     return RunWriter(out_dir, config_json, resume=resume), family

@@ -5,12 +5,14 @@
     world = "blocks"           # required
     seed = 0
     episodes = 20              # tasks generated from the seed ...
-    structures = "structures/" # ... or played from a folder (relative to this file)
+    tasks = "structures/"      # ... or played from a file or folder (relative to this file)
     repeats = 3
-    task = ["counting"]        # rooms: only these tasks
+    groups = ["simple"]        # only tasks of these groups (blocks tiers, rooms question types...)
 
     [settings]                 # world settings, as --set
     turns = 20
+
+    [generate]                 # the family's generate options, as the flags of `generate NAME`
 
     [agents.director]          # a role or a role group
     agent = "openai:gpt-4o-mini"          # the spec, NAME[:ARG]
@@ -34,7 +36,7 @@ from simlab.core.errors import FormatError
 from simlab.runner.batch import RunConfig
 from simlab.worlds import get_family
 
-TOP_LEVEL = {"world", "seed", "episodes", "structures", "repeats", "task", "settings", "agents"}
+TOP_LEVEL = {"world", "seed", "episodes", "tasks", "repeats", "groups", "settings", "generate", "agents"}
 
 
 def load_run_config(path: str | Path) -> RunConfig:
@@ -52,9 +54,11 @@ def load_run_config(path: str | Path) -> RunConfig:
     world = _field(path, data, "world", str, None)
     family = get_family(world)
     specs, agent_settings = _agents(path, data.get("agents", {}))
-    structures = _field(path, data, "structures", str, None, required=False)
-    tasks = family.load_tasks((path.parent / structures).resolve()) if structures else None
-    task = data.get("task")
+    tasks_path = _field(path, data, "tasks", str, None, required=False)
+    tasks = family.tasks.load((path.parent / tasks_path).resolve()) if tasks_path else None
+    groups = _field(path, data, "groups", list, [])
+    if not all(isinstance(g, str) for g in groups):
+        raise FormatError(path, "key 'groups'", f"expected a list of strings, got {groups!r}")
     return RunConfig(
         world=world,
         seed=_field(path, data, "seed", int, 0),
@@ -62,8 +66,9 @@ def load_run_config(path: str | Path) -> RunConfig:
         repeats=_field(path, data, "repeats", int, 1),
         agents=specs,
         settings=dict(_field(path, data, "settings", dict, {})),
-        tasks=[t for t in tasks if not task or t.get("task") in task] if tasks is not None else None,
-        generate_options={"task": task} if task else {},
+        tasks=tasks,
+        groups=tuple(groups),
+        generate_options=dict(_field(path, data, "generate", dict, {})),
         agent_settings=agent_settings,
     )
 

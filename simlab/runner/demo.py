@@ -1,4 +1,8 @@
-"""The headless demo behind ``make run`` on a machine without a display: scripted blocks episodes."""
+"""The headless demo behind ``make run`` on a machine without a display: the bundled demo run config played.
+
+The demo is data, not code: ``scenes/blocks/demo.toml`` is an ordinary run config (``python main.py run
+--config`` reads the same file), and ``scenes/blocks/demo_run`` is its recording, which the app opens.
+"""
 
 from __future__ import annotations
 
@@ -6,26 +10,25 @@ from pathlib import Path
 
 from simlab.analysis.report import build_report
 from simlab.core.recording import load_run
-from simlab.runner.batch import RunConfig, run
+from simlab.runner.batch import run
+from simlab.runner.config_file import load_run_config
 from simlab.worlds import get_family
 
 SCENES = Path(__file__).resolve().parents[2] / "scenes" / "blocks"
-DEMO_STRUCTURES = SCENES / "demo_structures"
+DEMO_CONFIG = SCENES / "demo.toml"
 DEMO_RUN = SCENES / "demo_run"  # the bundled recording the app opens; `python main.py demo --out` remakes it
-DEMO_AGENTS = ("director=oracle", "builder=scripted:0.15")  # a builder that sometimes mishears: real errors
 
 
 def run_demo(out_dir: Path) -> str:
-    """Play the bundled demo structures twice with oracle directors and a scripted builder that sometimes
-    mishears; return the report."""
-    family = get_family("blocks")
-    tasks = family.load_tasks(DEMO_STRUCTURES)
-    run(RunConfig("blocks", seed=0, repeats=2, agents=DEMO_AGENTS, tasks=tasks), out_dir)
-    summaries = load_run(out_dir).summaries
-    table = build_report(summaries).to_table(headline=list(family.headline_metrics))
+    """Play the demo run config into ``out_dir``; return the report."""
+    config = load_run_config(DEMO_CONFIG)
+    family = get_family(config.world)
+    run(config, out_dir)
+    loaded = load_run(out_dir)
+    table = build_report(loaded.summaries).to_table(headline=list(family.headline_metrics))
+    agents = ", ".join(f"{role}={spec}" for role, spec in loaded.config["agents"].items())
     return (
-        f"SimLab demo: CRAFT blocks, {len(summaries)} episodes, oracle directors + a scripted builder that "
-        "sometimes mishears\n"
+        f"SimLab demo: {family.description}.\n{len(loaded.summaries)} episodes with {agents},\n"
         f"recorded in {out_dir}\n\n{table}\n\n"
         "Inspect any run with: python main.py report RUN_DIR --format json"
     )

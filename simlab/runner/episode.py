@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from simlab.core.episode import Episode
+from simlab.core.errors import ConfigError
 from simlab.core.events import Event
 from simlab.core.seeding import stable_seed
 from simlab.core.world import Agent, World
@@ -21,6 +22,83 @@ def episode_seed(run_seed: int, episode_id: str) -> int:
     return stable_seed("episode", run_seed, episode_id)
 
 
+class EpisodeRun:
+    """One episode being played: the AEC loop, one agent action at a time, recorded as it goes.
+
+    This is the only episode driver: :func:`run_episode` (the CLI, batch runs, Ray workers) loops it to the
+    end, the app's live play and fork step it from a worker thread between pauses. ``specs`` maps each role
+    to the agent spec string recorded in the episode (``"oracle"``, ``"human"``...). ``resume_from`` (seed,
+    events) continues a world already advanced by :mod:`simlab.runner.fork` instead of resetting it.
+    """
+
+    def __init__(
+        self,
+        world: World,
+        agents: Mapping[str, Agent],
+        episode_id: str,
+        run_seed: int,
+        specs: Mapping[str, str] | None = None,
+        resume_from: tuple[int, list[Event]] | None = None,
+        max_steps: int = 10_000,
+    ) -> None:
+        missing = [role for role in world.roles if role not in agents]
+        if missing:
+            raise ConfigError(f"no agent for role(s) {', '.join(missing)}")
+        self.world, self.agents, self.max_steps = world, dict(agents), max_steps
+        self.resume_from = resume_from
+        seed = resume_from[0] if resume_from is not None else episode_seed(run_seed, episode_id)
+        self.episode = Episode(episode_id, world.family, seed, world.task, world.settings, dict(specs or {}))
+        self.steps = 0
+
+    @property
+    def finished(self) -> bool:
+        return self.world.finished
+
+    def start(self) -> list[Event]:
+        """Reset the world (or take the fork's prefix) and every agent; returns the set-up events."""
+        seed = self.episode.seed
+        events = self.world.reset(seed) if self.resume_from is None else list(self.resume_from[1])
+        for role, agent in self.agents.items():
+            agent.reset(stable_seed("agent", seed, role), role, self.world.task)
+        self.episode.events.extend(events)
+        return events
+
+    def step(self, on_observation: Callable[[Event], None] | None = None) -> tuple[list[Event], list[dict[str, Any]]]:
+        """The role in turn observes and acts; returns the events its act caused and its raw model records.
+
+        The observation event is recorded (and handed to ``on_observation``) before the agent acts, so a
+        watcher sees what a slow agent or a person is answering."""
+        role = self.world.agent_selection
+        if role is None:
+            raise RuntimeError(f"{self.episode.episode_id}: the episode is over; nothing may act")
+        observation = self.world.observe(role)
+        seen = observation.to_event()
+        self.episode.events.append(seen)
+        if on_observation is not None:
+            on_observation(seen)
+        reply = self.agents[role].act(observation)
+        raw = [{"turn": observation.turn, "role": role, **dict(r)} for r in reply.raw]
+        events = self.world.step(reply)
+        self.episode.events.extend(events)
+        self.episode.raw.extend(raw)
+        self.steps += 1
+        if self.steps >= self.max_steps and not self.world.finished:
+            raise RuntimeError(f"{self.episode.episode_id}: the world did not finish within {self.max_steps} steps")
+        return events, raw
+
+    def finish(self, stopped: bool = False, timeout: float | None = None) -> Episode:
+        """The episode with its summary: the world's own once finished; otherwise an abort, either
+        ``stopped`` by the user or cut off by ``timeout``. Adds the agents' specs and model usage."""
+        summary = self.world.summary()
+        if not self.world.finished:
+            summary = {**summary, "outcome": "abort", "stopped": True} if stopped else timed_out(summary, timeout)
+        summary["agents"] = dict(self.episode.agents)
+        if self.episode.raw:
+            summary["usage"] = model_usage(self.episode.raw)
+        self.episode.summary = summary
+        return self.episode
+
+
 def run_episode(
     world: World,
     agents: Mapping[str, Agent],
@@ -32,59 +110,29 @@ def run_episode(
     cancel: Callable[[], bool] | None = None,
     resume_from: tuple[int, list[Event]] | None = None,
 ) -> Episode:
-    """Play ``world`` to the end with one agent per role and return the recorded episode.
-
-    ``specs`` maps each role to the agent spec string recorded in the episode (``"oracle"``...).
-    ``max_steps`` guards against a world whose protocol never ends.
+    """Play ``world`` to the end with one agent per role and return the recorded episode (see
+    :class:`EpisodeRun`; ``max_steps`` guards against a world whose protocol never ends).
 
     ``timeout`` (seconds of wall-clock time) and ``cancel`` are checked between steps, never inside one: a
     step stuck in an agent call ends when the call does (a live-model agent's own HTTP timeout bounds it).
     Past the timeout the episode ends as an abort (see :func:`timed_out`) with the events recorded so far;
     when ``cancel()`` is true, :class:`EpisodeCancelled` is raised and nothing is returned.
-
-    ``resume_from`` (seed, events) continues a world already advanced by :mod:`simlab.runner.fork` instead
-    of resetting it; the episode keeps that seed and starts with those events.
     """
+    playing = EpisodeRun(world, agents, episode_id, run_seed, specs, resume_from, max_steps)
+    return play(playing, timeout, cancel)
+
+
+def play(playing: EpisodeRun, timeout: float | None = None, cancel: Callable[[], bool] | None = None) -> Episode:
+    """Start ``playing`` and step it to the end (see :func:`run_episode` for ``timeout`` and ``cancel``)."""
     deadline = None if timeout is None else time.monotonic() + timeout
-    if resume_from is None:
-        seed = episode_seed(run_seed, episode_id)
-        events = world.reset(seed)
-    else:
-        seed, events = resume_from[0], list(resume_from[1])
-    for role, agent in agents.items():
-        agent.reset(stable_seed("agent", seed, role), role, world.task)
-    raw: list[dict[str, Any]] = []
-    steps = 0
-    while not world.finished:
+    playing.start()
+    while not playing.finished:
         if cancel is not None and cancel():
-            raise EpisodeCancelled(episode_id)
+            raise EpisodeCancelled(playing.episode.episode_id)
         if deadline is not None and time.monotonic() > deadline:
             break
-        role = world.agent_selection
-        assert role is not None
-        observation = world.observe(role)
-        events.append(observation.to_event())
-        reply = agents[role].act(observation)
-        raw.extend({"turn": observation.turn, "role": role, **dict(r)} for r in reply.raw)
-        events.extend(world.step(reply))
-        steps += 1
-        if steps >= max_steps:
-            raise RuntimeError(f"{episode_id}: the world did not finish within {max_steps} steps")
-    summary = world.summary() if world.finished else timed_out(world.summary(), timeout)
-    summary["agents"] = dict(specs or {})
-    if raw:
-        summary["usage"] = model_usage(raw)
-    return Episode(
-        episode_id=episode_id,
-        world=world.family,
-        seed=seed,
-        task=world.task,
-        settings=world.settings,
-        agents=dict(specs or {}),
-        events=events,
-        raw=raw,
-        summary=summary,
-    )
+        playing.step()
+    return playing.finish(timeout=timeout)
 
 
 def timed_out(summary: dict[str, Any], timeout: float | None) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from simlab.core.episode import Episode
 from simlab.core.errors import ConfigError
 from simlab.core.events import Event
 from simlab.core.world import Agent, Reply, World
-from simlab.runner.episode import run_episode
+from simlab.runner.episode import EpisodeRun, play
 from simlab.worlds import get_family
 
 
@@ -54,12 +54,21 @@ def fork_world(episode: Episode, turn: int) -> tuple[World, list[Event]]:
     return world, events
 
 
-def fork_episode(
-    episode: Episode, turn: int, agents: Mapping[str, Agent], specs: Mapping[str, str], episode_id: str
-) -> Episode:
-    """Play ``episode`` on from ``turn`` with ``agents``; the new episode holds the shared prefix too and
-    names its origin in ``source``."""
+def fork_run(
+    episode: Episode, turn: int, agents: Mapping[str, Agent], specs: Mapping[str, str], episode_id: str | None = None
+) -> EpisodeRun:
+    """An :class:`EpisodeRun` that continues ``episode`` from ``turn`` with ``agents`` (not started yet); its
+    episode holds the shared prefix too, is called ``ID-forkTURN`` unless named, and names its origin in
+    ``source``."""
     world, prefix = fork_world(episode, turn)
-    forked = run_episode(world, agents, episode_id, 0, specs, resume_from=(episode.seed, prefix))
-    forked.source = {"forked_from": episode.episode_id, "turn": turn}
-    return forked
+    fork_id = episode_id or f"{episode.episode_id}-fork{turn}"
+    playing = EpisodeRun(world, agents, fork_id, 0, specs, resume_from=(episode.seed, prefix))
+    playing.episode.source = {"forked_from": episode.episode_id, "turn": turn}
+    return playing
+
+
+def fork_episode(
+    episode: Episode, turn: int, agents: Mapping[str, Agent], specs: Mapping[str, str], episode_id: str | None = None
+) -> Episode:
+    """Play ``episode`` on from ``turn`` with ``agents`` to the end (see :func:`fork_run`)."""
+    return play(fork_run(episode, turn, agents, specs, episode_id))

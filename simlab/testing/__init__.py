@@ -49,7 +49,7 @@ def check_world(
 ) -> None:
     """Run every check on ``n_tasks`` generated tasks with the given agent specs (defaults otherwise)."""
     fam = get_family(family) if isinstance(family, str) else family
-    tasks = fam.generate(n_tasks, seeds[0])
+    tasks = fam.tasks.generate(n_tasks, seeds[0])
     assert tasks, f"{fam.name}: generate({n_tasks}, {seeds[0]}) returned no tasks"
     for task in tasks:
         api_test(fam, task, agents, settings)
@@ -62,7 +62,7 @@ def play(
     fam: WorldFamily, task: Mapping[str, Any], agents: Sequence[str], seed: int, settings: Mapping[str, Any] | None
 ) -> Episode:
     """One full episode of ``task`` with the given agent specs and run seed."""
-    world_settings = {**fam.default_settings, **dict(settings or {})}
+    world_settings = fam.check_settings(settings or {})
     specs = role_specs(fam, [AgentSpec.parse(a) for a in agents])
     players = make_agents(fam, specs, world_settings)
     recorded = {role: spec.spec() for role, spec in specs.items()}
@@ -73,7 +73,7 @@ def api_test(
     fam: WorldFamily, task: Mapping[str, Any], agents: Sequence[str] = (), settings: Mapping[str, Any] | None = None
 ) -> None:
     """Drive the AEC loop by hand and check the protocol's promises at every step."""
-    world_settings = {**fam.default_settings, **dict(settings or {})}
+    world_settings = fam.check_settings(settings or {})
     world = fam.world(task, world_settings)
     specs = role_specs(fam, [AgentSpec.parse(a) for a in agents])
     players = make_agents(fam, specs, world_settings)

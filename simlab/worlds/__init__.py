@@ -1,54 +1,57 @@
-"""World families and the registry that finds them by name without importing them all.
+"""The registry of world families: a name -> the family's :class:`~simlab.core.family.WorldFamily`.
 
-Each family module exposes ``FAMILY``, a :class:`WorldFamily` saying how to make tasks, which world class
-runs them, which roles exist (and role groups such as ``director`` for D1-D3) and its built-in agents.
+The bundled families are listed here as ``"module:attribute"`` strings; installed packages add theirs through
+the entry-point group ``simlab.worlds`` (``tictactoe = "my_pkg.family:FAMILY"``). Nothing is imported until
+a family is asked for, and this module is the only place outside a family's folder that names its modules
+(``tests/core/test_family_boundary.py`` enforces it).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+import functools
+import importlib.metadata
 
 from simlab.core.errors import ConfigError
+from simlab.core.family import WorldFamily
 from simlab.core.plugins import load_target
-from simlab.core.world import Agent, World
 
-FAMILIES: dict[str, str] = {
+ENTRY_POINT_GROUP = "simlab.worlds"
+BUILTIN: dict[str, str] = {
     "blocks": "simlab.worlds.blocks.family:FAMILY",
     "rooms": "simlab.worlds.rooms.family:FAMILY",
 }
 
+DEFAULT_WORLD = "blocks"
+"""The world ``run`` plays when neither ``--world`` nor a config names one."""
 
-@dataclass(frozen=True)
-class WorldFamily:
-    """How the engine drives one kind of world."""
-
-    name: str
-    world: type[World]
-    roles: tuple[str, ...]
-    role_groups: Mapping[str, tuple[str, ...]]
-    generate: Callable[..., list[dict[str, Any]]]  # (n, seed, options=None) -> tasks
-    load_tasks: Callable[[Path], list[dict[str, Any]]]
-    agents: Mapping[str, Callable[..., Agent]]
-    default_agents: Mapping[str, str]
-    check_settings: Callable[[Mapping[str, Any]], None]  # raises ConfigError naming a bad setting
-    headline_metrics: Sequence[str] = ()
-    default_settings: Mapping[str, Any] = field(default_factory=dict)
-
-    def expand_role(self, role: str) -> tuple[str, ...]:
-        """``director`` -> (D1, D2, D3); a concrete role -> itself. Raises ConfigError when unknown."""
-        if role in self.role_groups:
-            return self.role_groups[role]
-        if role in self.roles:
-            return (role,)
-        names = ", ".join([*self.role_groups, *self.roles])
-        raise ConfigError(f"world {self.name!r} has no role {role!r}; roles: {names}")
+__all__ = ["BUILTIN", "DEFAULT_WORLD", "ENTRY_POINT_GROUP", "WorldFamily", "family_names", "get_family", "registered"]
 
 
+@functools.cache
+def registered() -> dict[str, str]:
+    """Every family name -> where its ``WorldFamily`` lives: the bundled ones, then installed entry points
+    (a bundled name cannot be taken over by a package)."""
+    out = dict(BUILTIN)
+    for ep in sorted(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+        out.setdefault(ep.name, ep.value)
+    return out
+
+
+def family_names() -> list[str]:
+    """The registered family names, sorted."""
+    return sorted(registered())
+
+
+@functools.cache
 def get_family(name: str) -> WorldFamily:
-    """The family called ``name``; ConfigError listing the known ones otherwise."""
-    if name not in FAMILIES:
-        raise ConfigError(f"unknown world {name!r}; known worlds: {', '.join(sorted(FAMILIES))}")
-    return load_target(FAMILIES[name])
+    """The family called ``name``; ConfigError listing the known ones, or saying why it failed to load."""
+    targets = registered()
+    if name not in targets:
+        raise ConfigError(f"unknown world {name!r}; known worlds: {', '.join(sorted(targets))}")
+    try:
+        family = load_target(targets[name])
+    except Exception as exc:  # an installed family that fails to import must not take SimLab down
+        raise ConfigError(f"world {name!r} ({targets[name]}) failed to load: {type(exc).__name__}: {exc}") from exc
+    if not isinstance(family, WorldFamily) or family.name != name:
+        raise ConfigError(f"world {name!r}: {targets[name]} is not a WorldFamily named {name!r}")
+    return family

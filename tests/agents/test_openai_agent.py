@@ -63,7 +63,7 @@ BUILDER_OBS = Observation("builder", 1, "Verified candidate moves:\n- PLACE gs @
 # ---- whole episodes -------------------------------------------------------------------------------------
 def test_a_blocks_episode_runs_through_the_real_client(blocks_server, caplog):
     caplog.set_level(logging.DEBUG)
-    task = get_family("blocks").generate(1, 0)[0]
+    task = get_family("blocks").tasks.generate(1, 0)[0]
     settings = agent_settings(blocks_server, temperature=0.2, prices={"prompt": 1.0})
     episode, agents = episode_with("blocks", task, {"turns": 3}, {"director": settings, "builder": settings})
 
@@ -110,7 +110,7 @@ def test_a_rooms_episode_runs_and_the_answer_is_read():
         "You are the Answerer": answerer,
         "You are the Helper": "I see two chairs by the window.",
     }
-    task = get_family("rooms").generate(1, 0, {"task": "counting"})[0]
+    task = get_family("rooms").tasks.generate(1, 0, groups=["counting"])[0]
     with FakeOpenAIServer(scripted_replies(script, default=None)) as server:
         settings = agent_settings(server, text_only=True)
         episode, _ = episode_with("rooms", task, {}, {"answerer": settings, "helper": settings})
@@ -234,12 +234,12 @@ def test_a_missing_key_variable_is_a_config_error(monkeypatch):
 
 def test_roles_it_cannot_play_are_refused():
     factory = discover().load_agent_factory("openai")
-    with pytest.raises(ValueError, match="no protocol"):
+    with pytest.raises(ValueError, match=r"has no role .builder."):
         factory("builder", MODEL, {"world": "rooms", "agent": {}})
 
 
 def test_a_refused_request_raises_without_retrying(blocks_server):
-    from openai_agent import ModelCallError  # the plugin folder is on sys.path once its factory is loaded
+    from simlab.agents.openai_agent import ModelCallError
 
     agent = builder(blocks_server, base_url=blocks_server.base_url + "/nowhere")  # the server answers 404
     with pytest.raises(ModelCallError, match="HTTP 404") as caught:
@@ -261,7 +261,7 @@ def test_a_refused_request_raises_without_retrying(blocks_server):
 )
 def test_the_answerer_ends_the_dialogue_with_an_end_line(text, expected):
     discover().load_agent_factory("openai")  # puts the plugin folder on sys.path
-    from openai_agent import split_end
+    from simlab.worlds.rooms.protocol import split_end
 
     assert split_end(text) == expected
 
@@ -272,7 +272,7 @@ def test_a_rooms_answerer_on_mapping_sends_its_view_and_the_map_as_images():
         "You are the Answerer": "What do you see on your left?\nEND",
         "You are the Helper": "A sofa.",
     }
-    task = get_family("rooms").generate(1, 0, {"task": "mapping"})[0]
+    task = get_family("rooms").tasks.generate(1, 0, groups=["mapping"])[0]
     with FakeOpenAIServer(scripted_replies(script, default=None)) as server:
         settings = agent_settings(server)
         episode, _ = episode_with("rooms", task, {}, {"answerer": settings, "helper": settings})

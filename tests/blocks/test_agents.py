@@ -319,7 +319,7 @@ def test_scripted_builder_with_slips_makes_seeded_mistakes() -> None:
     from simlab.worlds import get_family
 
     family = get_family("blocks")
-    task = family.generate(1, 4)[0]
+    task = family.tasks.generate(1, 4)[0]
     runs = [play(family, task, ["builder=scripted:0.5"], 0, {"turns": 12}) for _ in range(2)]
     labels = [e.data["taxonomy"] for e in runs[0].events if e.kind == "result"]
     assert any(label.startswith(("engine-", "wrong-")) for label in labels)

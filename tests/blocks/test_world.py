@@ -144,7 +144,7 @@ def test_episode_replays_board_and_scores_at_every_turn() -> None:
 
 @pytest.mark.parametrize("builder", ["scripted", "oracle"])
 def test_oracle_directors_get_everything_reachable_built(builder: str) -> None:
-    for task in FAMILY.generate(4, 7):
+    for task in FAMILY.tasks.generate(4, 7):
         episode = play(FAMILY, task, ["director=oracle", f"builder={builder}"], 0, {"turns": 60})
         assert episode.summary["metrics"]["completion_reachable"] == 1.0, task["id"]
 
@@ -159,7 +159,7 @@ def test_start_board_setting_starts_from_a_partial_board() -> None:
 
 def test_oracle_builder_completes_all_100_structures_from_seed_0_within_40_turns() -> None:
     agents = ["director=silent", "builder=oracle"]
-    for task in FAMILY.generate(100, 0):
+    for task in FAMILY.tasks.generate(100, 0):
         episode = play(FAMILY, task, agents, 0, {"turns": 40})
         summary = episode.summary
         assert summary["outcome"] == "success", task["id"]
@@ -169,7 +169,7 @@ def test_oracle_builder_completes_all_100_structures_from_seed_0_within_40_turns
 
 
 def test_baselines_are_ordered_oracle_above_scripted_far_above_random() -> None:
-    tasks = FAMILY.generate(12, 0)
+    tasks = FAMILY.tasks.generate(12, 0)
 
     def mean_progress(builder: str) -> float:
         runs = [play(FAMILY, t, ["director=oracle", f"builder={builder}"], 0, {"turns": 40}) for t in tasks]

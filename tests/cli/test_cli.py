@@ -71,7 +71,7 @@ def test_run_prints_progress_and_completion(tmp_path, capsys):
     code, out, err = _run(capsys, "run", "--episodes", "1", "--turns", "1", "--out", str(tmp_path / "r"))
     assert code == 0
     assert "run complete: 1 episodes" in out
-    assert "[1/1] 100.0% | ok" in err
+    assert "1/1 100%" in err and "ok 0 fail 1 abort 0" in err
 
 
 def test_report_table_lists_every_episode(run_dir, capsys):
@@ -202,7 +202,7 @@ def test_run_resume_via_cli_finishes_the_run(tmp_path, capsys):
     code, out, err = _run(capsys, "run", "--resume", "--out", str(out_dir))
     assert code == 0
     assert "run complete: 2 episodes" in out
-    assert "[1/1]" in err
+    assert "1/1 100%" in err
     assert len((out_dir / INDEX_FILE).read_text(encoding="utf-8").splitlines()) == 2
 
 

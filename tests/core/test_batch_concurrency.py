@@ -18,7 +18,7 @@ from simlab.core.errors import ConfigError
 from simlab.core.plugins import Plugin, Registry
 from simlab.core.recording import INDEX_FILE, RUN_FILE, load_run
 from simlab.runner.batch import RunConfig, episode_ids, run
-from simlab.runner.progress import ProgressBar
+from simlab.runner.progress import ProgressReport
 
 AGENTS = ("director=oracle", "builder=scripted")
 N = 12
@@ -150,7 +150,7 @@ def test_cli_run_takes_concurrency_and_resume_reuses_the_recorded_runtime(tmp_pa
     assert main(["run", "--resume", "--out", str(out)]) == 0
     captured = capsys.readouterr()
     assert "run complete: 3 episodes" in captured.out
-    assert "[2/2] 100.0% | ok" in captured.err
+    assert "2/2 100%" in captured.err and "ok 0 fail 2 abort 0" in captured.err
     runtime = json.loads((out / RUN_FILE).read_text(encoding="utf-8"))["runtime"]
     assert runtime == {"concurrency": 3, "episode_timeout": 30.0}
 
@@ -165,7 +165,7 @@ def test_first_sigint_sets_stop_and_the_second_interrupts():
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
-# ---- ProgressBar ------------------------------------------------------------------------------------------
+# ---- progress ---------------------------------------------------------------------------------------------
 
 
 class FakeClock:
@@ -185,54 +185,57 @@ def _episode(outcome: str) -> Episode:
     return Episode("e", "blocks", 0, {}, {}, {}, [], [], {"outcome": outcome})
 
 
-def _feed(bar: ProgressBar, outcomes: dict[str, int]) -> None:
+def _feed(report: ProgressReport, total: int, outcomes: dict[str, int], start: int = 0) -> int:
+    done = start
     for outcome, count in outcomes.items():
         for _ in range(count):
-            bar.update(_episode(outcome))
+            done += 1
+            report.episode(done, total, _episode(outcome))
+    return done
 
 
-def test_progress_line_shows_counts_by_outcome_rate_and_eta():
-    clock = FakeClock()
-    bar = ProgressBar(200, io.StringIO(), clock=clock)
-    _feed(bar, {"success": 30, "failure": 5, "abort": 2})
-    clock.now += 10.0
-    assert bar.line() == "[ 37/200] 18.5% | ok 30 fail 5 abort 2 | 3.7 ep/s | ETA 0:00:44"
-    bar.update(_episode("timeout?"))
-    assert "| ok 30 fail 5 abort 2 other 1 |" in bar.line()
+def test_progress_counts_episodes_by_outcome():
+    report = ProgressReport("run", io.StringIO(), clock=FakeClock())
+    _feed(report, 200, {"success": 30, "failure": 5, "abort": 2})
+    assert report.counts() == "ok 30 fail 5 abort 2"
+    report.episode(38, 200, _episode("timeout?"))
+    assert report.counts() == "ok 30 fail 5 abort 2 other 1"
 
 
 def test_progress_on_a_plain_stream_prints_a_line_every_five_percent_and_at_the_end():
     clock, stream = FakeClock(), io.StringIO()
-    bar = ProgressBar(200, stream, clock=clock)
-    _feed(bar, {"success": 199})
-    clock.now += 1.0
-    bar.update(_episode("failure"))
+    with ProgressReport("run", stream, clock=clock) as report:
+        done = _feed(report, 200, {"success": 199})
+        clock.now += 1.0
+        _feed(report, 200, {"failure": 1}, start=done)
     lines = stream.getvalue().splitlines()
-    assert len(lines) == 20
-    assert lines[0].startswith("[ 10/200] 5.0% | ok 10 fail 0 abort 0 |")
-    assert lines[-1] == "[200/200] 100.0% | ok 199 fail 1 abort 0 | 200.0 ep/s | ETA 0:00:00"
+    assert len(lines) == 21  # the first episode (work has begun), then every 5%
+    assert "1/200" in lines[0] and "10/200" in lines[1] and "ok 10 fail 0 abort 0" in lines[1]
+    assert "200/200" in lines[-1] and "100%" in lines[-1] and "ok 199 fail 1 abort 0" in lines[-1]
     assert "\r" not in stream.getvalue()
 
 
 def test_progress_on_a_plain_stream_also_prints_after_ten_quiet_seconds():
     clock, stream = FakeClock(), io.StringIO()
-    bar = ProgressBar(1000, stream, clock=clock)
-    _feed(bar, {"success": 3})
+    report = ProgressReport("run", stream, clock=clock)
+    report.step(0, 1000)  # the first line: work has begun
+    done = _feed(report, 1000, {"success": 3})
+    assert len(stream.getvalue().splitlines()) == 1
     clock.now += 10.5
-    bar.update(_episode("success"))
-    assert stream.getvalue().splitlines() == ["[   4/1000] 0.4% | ok 4 fail 0 abort 0 | 0.4 ep/s | ETA 0:43:34"]
-    bar.update(_episode("failure"))
-    bar.close()  # a stopped run: the latest count is printed once more, at the end
-    bar.close()
-    assert stream.getvalue().splitlines()[1:] == ["[   5/1000] 0.5% | ok 4 fail 1 abort 0 | 0.5 ep/s | ETA 0:34:50"]
+    done = _feed(report, 1000, {"success": 1}, start=done)
+    assert "4/1000" in stream.getvalue().splitlines()[-1]
+    _feed(report, 1000, {"failure": 1}, start=done)
+    report.close()  # a stopped run: the latest count is printed once more, at the end
+    report.close()
+    last = stream.getvalue().splitlines()[2:]
+    assert len(last) == 1 and "5/1000" in last[0] and "ok 4 fail 1 abort 0" in last[0]
 
 
-def test_progress_on_a_terminal_redraws_one_line():
+def test_progress_on_a_terminal_redraws_one_live_line():
     clock, stream = FakeClock(), FakeTTY()
-    bar = ProgressBar(3, stream, clock=clock)
-    clock.now += 1.0
-    _feed(bar, {"success": 2, "abort": 1})
-    assert stream.getvalue().count("\r") == 3
-    assert "\n" not in stream.getvalue()
-    bar.close()
-    assert stream.getvalue().endswith("[3/3] 100.0% | ok 2 fail 0 abort 1 | 3.0 ep/s | ETA 0:00:00\n")
+    with ProgressReport("run", stream, clock=clock) as report:
+        clock.now += 1.0
+        _feed(report, 3, {"success": 2, "abort": 1})
+    text = stream.getvalue()
+    assert "\x1b[" in text  # drawn in place with terminal control codes
+    assert "3/3" in text and "ok 2 fail 0 abort 1" in text

@@ -19,15 +19,15 @@ def agents_for(world: str, *specs: str):
 
 
 @pytest.mark.parametrize(
-    ("world", "specs", "options"),
+    ("world", "specs", "groups"),
     [
-        ("blocks", ["builder=scripted:0.3"], {}),
-        ("rooms", ["answerer=oracle"], {"task": "counting"}),
+        ("blocks", ["builder=scripted:0.3"], []),
+        ("rooms", ["answerer=oracle"], ["counting"]),
     ],
 )
-def test_a_fork_replays_the_prefix_exactly_and_plays_on(world, specs, options):
+def test_a_fork_replays_the_prefix_exactly_and_plays_on(world, specs, groups):
     family = get_family(world)
-    task = family.generate(1, 2, options)[0]
+    task = family.tasks.generate(1, 2, groups=groups)[0]
     original = play(family, task, specs, 0, None)
     turn = max(1, original.last_turn // 2)
     agents, recorded = agents_for(world, "answerer=random" if world == "rooms" else "builder=oracle")
@@ -40,6 +40,6 @@ def test_a_fork_replays_the_prefix_exactly_and_plays_on(world, specs, options):
 
 def test_a_fork_outside_the_episode_is_refused():
     family = get_family("blocks")
-    original = play(family, family.generate(1, 0)[0], [], 0, {"turns": 3})
+    original = play(family, family.tasks.generate(1, 0)[0], [], 0, {"turns": 3})
     with pytest.raises(ConfigError, match="outside"):
         fork_world(original, original.last_turn + 5)

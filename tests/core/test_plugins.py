@@ -91,12 +91,12 @@ def test_agent_spec_parse_bad_mentions_the_expected_form(text):
 # ---- repo plugin folders ---------------------------------------------------------------------------------
 def test_discover_reads_manifests_without_importing_plugin_code(plugins_dir):
     registry = discover(plugins_dir, entry_points=False)
-    assert sorted(registry.plugins) == ["badimport", "echo"]
+    assert sorted(registry.plugins) == ["badimport", "echo", "openai"]  # openai: shipped with SimLab
     echo = registry.plugins["echo"]
     assert echo.description == "Repeats the last message it saw"
     assert dict(echo.agents) == {"echo": "echo_agent:make_agent"}
     assert echo.path == str(plugins_dir / "echo")
-    assert registry.agent_names() == {"echo": "echo", "bad": "badimport"}
+    assert registry.agent_names() == {"echo": "echo", "bad": "badimport", "openai": "openai"}
     assert "echo_agent" not in sys.modules
     assert "bad_agent" not in sys.modules
 
@@ -129,7 +129,7 @@ def test_plugin_whose_module_fails_to_import_is_a_config_error_and_a_problem(plu
 
 def test_unknown_plugin_agent_lists_the_plugin_agents(plugins_dir):
     registry = discover(plugins_dir, entry_points=False)
-    with pytest.raises(ConfigError, match=r"'ghost' \(plugin agents: bad, echo\)"):
+    with pytest.raises(ConfigError, match=r"'ghost' \(plugin agents: bad, echo, openai\)"):
         registry.load_agent_factory("ghost")
 
 
@@ -145,7 +145,7 @@ def test_unknown_plugin_agent_lists_the_plugin_agents(plugins_dir):
 def test_invalid_manifest_fields_are_reported(tmp_path, manifest, expected):
     _write(tmp_path / "p" / "plugin.toml", manifest)
     registry = discover(tmp_path, entry_points=False)
-    assert registry.plugins == {}
+    assert list(registry.plugins) == ["openai"]
     assert expected in registry.problems[str(tmp_path / "p" / "plugin.toml")]
 
 
@@ -159,7 +159,7 @@ def test_duplicate_plugin_name_keeps_the_first_and_reports_the_second(tmp_path):
 
 def test_discover_of_a_missing_folder_is_empty(tmp_path):
     registry = discover(tmp_path / "nothing", entry_points=False)
-    assert registry.plugins == {}
+    assert list(registry.plugins) == ["openai"]  # only what ships with SimLab
     assert registry.problems == {}
 
 
@@ -228,7 +228,7 @@ def test_entry_point_plugin_agent_plays_a_blocks_episode(fake_distribution):
     settings = {**family.default_settings, "turns": 3}
     agents = make_agents(family, specs, settings, registry)
     assert type(agents["builder"]).__name__ == "AlwaysClarify"
-    world = family.world(family.generate(1, 0)[0], settings)
+    world = family.world(family.tasks.generate(1, 0)[0], settings)
     recorded = {role: spec.spec() for role, spec in specs.items()}
     episode = run_episode(world, agents, "fake-ep", 0, recorded)
     assert episode.agents["builder"] == "fakeagent"

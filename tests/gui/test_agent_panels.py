@@ -8,7 +8,7 @@ from simlab.core.episode import Episode
 from simlab.core.recording import load_run
 from simlab.gui.agent_panels import AgentPanels
 from simlab.gui.playback import PlaybackModel
-from simlab.render.blocks_images import observation_images as blocks_images
+from simlab.worlds.blocks.images import observation_images as blocks_images
 
 
 @pytest.fixture(scope="module")

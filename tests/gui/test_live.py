@@ -79,7 +79,7 @@ def test_a_person_builds_with_the_candidates_and_sees_no_target_or_private_reaso
 
 
 def test_a_person_answers_a_rooms_question(window, qtbot):
-    session = make_session("rooms", 0, {"answerer": "human"}, task="anchor")
+    session = make_session("rooms", 0, {"answerer": "human"}, groups=["anchor"])
     asks = asks_of(session)
     controller = window.start_live(session)
     qtbot.waitUntil(lambda: len(asks) == 1, timeout=WAIT_MS)
@@ -91,7 +91,7 @@ def test_a_person_answers_a_rooms_question(window, qtbot):
     qtbot.waitUntil(lambda: len(asks) == 2, timeout=WAIT_MS)  # the oracle Helper answered in between
     assert any(e.kind == "message" and e.role == "helper" for e in session.episode.events)
     answerer.message.setPlainText("Thanks, I know now.")
-    answerer.end_box.setChecked(True)
+    answerer.move_form.set_values({"action": "end"})  # the family's form: "End the conversation..."
     qtbot.mouseClick(answerer.send_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: len(asks) == 3, timeout=WAIT_MS)
     assert set(answerer.answer_buttons) == {"A", "B", "C", "D"} and answerer.send_button is None
@@ -148,10 +148,17 @@ def test_the_new_episode_dialog_prefills_defaults_and_refuses_bad_specs(qtbot):
         "builder": "scripted",
     }
     dialog.role_edits["builder"].setText("human")
+    assert dialog.settings_form is not None and "turns" in dialog.settings_form.editors
+    dialog.settings_form.set_value("turns", 7)
+    dialog.settings_form.set_value("interior", "reference")
     session = dialog.make_session()
     assert set(session.humans) == {"builder"} and session.episode.agents["builder"] == "human"
+    assert session.episode.settings["turns"] == 7 and session.episode.settings["interior"] == "reference"
     dialog.world.setCurrentText("rooms")
-    assert set(dialog.role_edits) == {"answerer", "helper"} and dialog.task.isEnabled()
+    assert set(dialog.role_edits) == {"answerer", "helper"} and dialog.group.isEnabled()
+    assert set(dialog.settings_form.editors) == {"max_rounds", "image_width", "image_height"}
+    dialog.group.setCurrentText("counting")
+    assert dialog.make_session().episode.task["task"] == "counting"
     with pytest.raises(ConfigError):
         make_session("blocks", 0, {"builder": "nosuchagent"})
 

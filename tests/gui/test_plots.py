@@ -1,4 +1,5 @@
-"""MetricPlots: metric curves and cumulative removes with a turn cursor that follows and drives playback."""
+"""MetricPlots: the family's per-turn plots (blocks: progress and cumulative removes; rooms: objects named) with
+a turn cursor that follows and drives playback."""
 
 from __future__ import annotations
 
@@ -47,8 +48,11 @@ def test_moving_cursor_seeks_and_snaps(plots, signal):
 
 def test_series(plots, episode):
     widget, _ = plots
+    assert widget.titles() == ["Progress metrics per turn", "Removes: builder's attempts vs the oracle's"]
     assert widget.series_names() == ["overall progress", "completion", "IoU", "position accuracy"]
-    attempted, oracle = widget.remove_series()
+    assert widget.series_names(1) == ["turns the oracle offered a remove", "removes the builder attempted"]
+    attempted = widget.series("removes the builder attempted")
+    oracle = widget.series("turns the oracle offered a remove")
     removes = [e for e in episode.events if e.kind == "action" and e.data["action"].get("action") == "remove"]
     assert len(attempted) == len(oracle) == episode.last_turn + 1
     assert attempted[-1] == len(removes)
@@ -65,6 +69,21 @@ def test_missing_metrics_and_empty_episode(qtbot, episode):
     assert widget.series_names() == []
     playback.set_episode(Episode("empty", "blocks", 0, {}))
     assert widget.cursor_turn() == 0
-    assert widget.remove_series() == ([0], [0])
+    assert widget.series("removes the builder attempted") == widget.series("turns the oracle offered a remove") == [0]
+    playback.set_episode(Episode("elsewhere", "no-such-world", 0, {}))
+    assert widget.plots == [] and "declares no per-turn plots" in widget.note.text()
     playback.set_episode(None)
-    assert widget.cursor_turn() == 0
+    assert widget.cursor_turn() == 0 and widget.note.text() == "No episode loaded"
+
+
+def test_rooms_plots_its_own_series_not_the_blocks_progress(qtbot, record_rooms):
+    """Before the family contract the rooms Plots dock showed an empty plot keyed to blocks metric names."""
+    episode = load_run(record_rooms).episodes()[0]
+    playback = PlaybackModel()
+    widget = MetricPlots(playback)
+    qtbot.addWidget(widget)
+    playback.set_episode(episode)
+    assert widget.titles() == ["Objects mentioned per message"]
+    named = widget.series("objects named")
+    assert len(named) == episode.last_turn + 1 and sum(v or 0 for v in named) > 0
+    assert "Progress metrics per turn" not in widget.titles()

@@ -7,8 +7,8 @@ from PySide6.QtCore import QSettings
 
 from simlab.core.recording import load_run
 from simlab.gui.main_window import MainWindow
-from simlab.render.rooms_scene import mentioned_at, scene_and_views
 from simlab.runner.batch import RunConfig, run
+from simlab.worlds.rooms.scene import mentioned_at, scene_and_views
 
 
 @pytest.fixture(scope="module")

@@ -6,6 +6,7 @@ import math
 
 import pytest
 
+from simlab.worlds.rooms import cameras, render
 from simlab.worlds.rooms import visibility as vis
 from simlab.worlds.rooms.model import Camera
 from tests.rooms.box_scenes import box, random_room, room, use_boxes
@@ -86,15 +87,15 @@ def test_both_agents_in_one_query_match_one_at_a_time() -> None:
 
 
 def test_pixel_counts_positive_for_visible_and_zero_for_hidden() -> None:
-    counts = vis.pixel_counts(screened_room(), LOOK_WEST, (320, 240))
+    counts = render.pixel_counts(screened_room(), LOOK_WEST, (320, 240))
     assert counts["front"] > 1000 and counts["partition"] > counts["front"]
     assert counts["behind"] == 0 and counts["beside"] == 0
-    assert vis.agreement(screened_room(), LOOK_WEST, (320, 240)) == 1.0
+    assert render.agreement(screened_room(), LOOK_WEST, (320, 240)) == 1.0
 
 
 def test_min_pixels_scales_with_area() -> None:
-    assert vis.min_pixels((1280, 720)) == 1000
-    assert vis.min_pixels((640, 360)) == 250
+    assert render.min_pixels((1280, 720)) == 1000
+    assert render.min_pixels((640, 360)) == 250
 
 
 def ring_room():
@@ -110,19 +111,19 @@ def ring_room():
 def test_sample_views_meets_its_constraints_and_is_deterministic() -> None:
     scene = ring_room()
     settings = {"id_size": (256, 192)}
-    pair = vis.sample_views(scene, 5, settings)
+    pair = cameras.sample_views(scene, 5, settings)
     assert pair is not None
     assert len(pair.shared) >= 2 and len(pair.answerer_only) >= 2 and len(pair.helper_only) >= 2
-    assert vis.view_constraints(pair, scene)
+    assert cameras.view_constraints(pair, scene)
     pool = vis.coverage_pool(scene)
     assert "rug" not in pool and len(set(pair.answerer_visible) | set(pair.helper_visible)) >= 0.6 * len(pool)
     for camera in (pair.answerer, pair.helper):
         assert camera.position[2] == 1.6 and camera.pitch == pytest.approx(math.radians(-10))
         assert 0.4 <= camera.position[0] <= 6.6 and 0.4 <= camera.position[1] <= 5.6
-    assert vis.sample_views(scene, 5, settings) == pair
+    assert cameras.sample_views(scene, 5, settings) == pair
     assert vis.ViewPair.from_json(pair.to_json()) == pair
 
 
 def test_sample_views_gives_up_with_none() -> None:
     scene = room([box("lonely", (2.0, 2.0, 0.0), (2.5, 2.5, 0.5))])
-    assert vis.sample_views(scene, 1, {"max_attempts": 5, "pixel_filter": False}) is None
+    assert cameras.sample_views(scene, 1, {"max_attempts": 5, "pixel_filter": False}) is None

@@ -14,7 +14,7 @@ FAMILY = get_family("rooms")
 
 @pytest.fixture(scope="module")
 def task():
-    return FAMILY.generate(1, 0, {"task": "counting"})[0]
+    return FAMILY.tasks.generate(1, 0, groups=["counting"])[0]
 
 
 def test_rooms_world_passes_the_conformance_suite():
@@ -89,7 +89,7 @@ def test_mentions_count_scene_vocabulary(task):
 
 def test_oracle_pair_and_random_answerer_on_every_task():
     for name in ("anchor", "counting", "distance", "direction", "mapping"):
-        item = FAMILY.generate(1, 0, {"task": name})[0]
+        item = FAMILY.tasks.generate(1, 0, groups=[name])[0]
         assert play(FAMILY, item, [], 0, None).summary["metrics"]["accuracy"] == 1.0, name
         guess = play(FAMILY, item, ["answerer=random"], 0, None).summary
         assert guess["metrics"]["invalid"] == 0.0

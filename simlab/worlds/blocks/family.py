@@ -1,34 +1,137 @@
-"""The blocks family as the engine sees it: tasks are target structures, roles D1-D3 and the builder."""
+"""The blocks family (CRAFT) as the rest of SimLab sees it: tasks are target structures, roles D1-D3 and the
+builder. Everything here is declared through :class:`~simlab.core.family.WorldFamily`."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
+from itertools import count
 from pathlib import Path
 from typing import Any
 
-from simlab.worlds import WorldFamily
+from pydantic import BaseModel
+
+from simlab.core.family import Importer, PlotSpec, Progress, SeriesSpec, TaskSource, WorldFamily
+from simlab.worlds.blocks import protocol
 from simlab.worlds.blocks.agents import AGENTS
-from simlab.worlds.blocks.generator import generate_structures, load_structures
-from simlab.worlds.blocks.world import BUILDER, DEFAULT_SETTINGS, DIRECTORS, BlocksWorld, check_settings
+from simlab.worlds.blocks.generator import TIERS, Structure, generate_structure, load_structures, save_structures
+from simlab.worlds.blocks.metrics import attempted_removes, oracle_removes
+from simlab.worlds.blocks.views import hidden_cells
+from simlab.worlds.blocks.world import BUILDER, DIRECTORS, PALETTE, BlocksSettings, BlocksWorld
+
+MAX_TRIES_PER_TASK = 200  # structures drawn per wanted one when only some tiers are asked for
 
 
-def _generate(n: int, seed: int, options: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-    return [s.to_json() for s in generate_structures(n, seed)]
+def generate(
+    n: int, seed: int, options: BaseModel | None = None, groups: Sequence[str] = (), progress: Progress | None = None
+) -> list[dict[str, Any]]:
+    """``n`` structures (ids ``structure_000``...) in the index order of the seed; with ``groups`` only those
+    tiers, drawn in that order until ``n`` are found."""
+    out: list[dict[str, Any]] = []
+    for index in count():
+        if len(out) == n or (groups and index >= n * MAX_TRIES_PER_TASK):
+            break
+        structure = generate_structure(seed, index)
+        if not groups or structure.tier in groups:
+            out.append(structure.to_json())
+            if progress is not None:
+                progress(len(out), n, structure.id)
+    return out
+
+
+def write(
+    out_dir: Path,
+    n: int,
+    seed: int,
+    options: BaseModel | None = None,
+    groups: Sequence[str] = (),
+    progress: Progress | None = None,
+) -> str:
+    """``generate blocks``: the structures as a folder ``run --structures`` reads, and a summary with the
+    blocks no director can see (docs/BLOCKS.md)."""
+    structures = [Structure.from_json(t) for t in generate(n, seed, options, groups, progress)]
+    save_structures(structures, out_dir, seed=seed)
+    tiers = ", ".join(f"{sum(s.tier == t for s in structures)} {t}" for t in TIERS)
+    return f"wrote {len(structures)} structures to {out_dir} ({tiers})\n{hidden_report(structures)}"
+
+
+def hidden_report(structures: Sequence[Structure]) -> str:
+    """Which target blocks no director can see, under both interior settings."""
+    lines = ["blocks no director can see (cell@layer):"]
+    for interior in ("paper", "reference"):
+        hidden = {s.id: hidden_cells(s.board, interior) for s in structures}
+        total = sum(len(h) for h in hidden.values())
+        affected = sum(bool(h) for h in hidden.values())
+        lines.append(f"  interior={interior}: {total} blocks in {affected} of {len(structures)} structures")
+        listed = [(sid, cells) for sid, cells in hidden.items() if cells] if interior == "paper" else []
+        lines.extend(f"    {sid}: " + ", ".join(f"({c[0]},{c[1]})@{k}" for c, k in cells) for sid, cells in listed[:10])
+        if len(listed) > 10:
+            lines.append(f"    ... and {len(listed) - 10} more structures")
+    return "\n".join(lines)
 
 
 def _load(path: Path) -> list[dict[str, Any]]:
     return [s.to_json() for s in load_structures(path)]
 
 
+def _validate(task: Mapping[str, Any]) -> None:
+    Structure.from_json(task)
+
+
+def _import_craft(path: Path, out_dir: Path) -> Any:
+    from simlab.worlds.blocks.craft_run import import_craft_run
+
+    return import_craft_run(path, out_dir)
+
+
+def _metric(name: str) -> Callable[[Any], list[float | None]]:
+    return lambda episode: episode.metric_series(name)
+
+
+PROGRESS_PLOT = PlotSpec(
+    "Progress metrics per turn",
+    "progress",
+    (
+        SeriesSpec("overall progress", (31, 95, 191), _metric("overall_progress")),
+        SeriesSpec("completion", (46, 125, 50), _metric("completion")),
+        SeriesSpec("IoU", (210, 105, 30), _metric("iou")),
+        SeriesSpec("position accuracy", (123, 63, 181), _metric("position_accuracy")),
+    ),
+    y_range=(0.0, 1.0),
+)
+REMOVES_PLOT = PlotSpec(
+    "Removes: builder's attempts vs the oracle's",
+    "removes (cumulative)",
+    (
+        SeriesSpec("turns the oracle offered a remove", (69, 90, 100), oracle_removes),
+        SeriesSpec("removes the builder attempted", (198, 40, 40), attempted_removes),
+    ),
+    steps=True,
+)
+
 FAMILY = WorldFamily(
     name="blocks",
+    description="CRAFT: three directors, each seeing one wall of a 3D block structure, guide a builder",
     world=BlocksWorld,
     roles=(*DIRECTORS, BUILDER),
     role_groups={"director": DIRECTORS, "directors": DIRECTORS},
-    generate=_generate,
-    load_tasks=_load,
+    tasks=TaskSource(
+        generate=generate,
+        load=_load,
+        write=write,
+        validate=_validate,
+        groups=TIERS,
+        group_of=lambda task: task.get("tier"),
+        group_label="tier",
+        n_help="how many target structures",
+    ),
+    settings=BlocksSettings,
     agents=AGENTS,
     default_agents={"director": "oracle", "builder": "scripted"},
-    check_settings=check_settings,
+    protocol=protocol.protocol,
+    reply_form=protocol.reply_form,
+    views="simlab.worlds.blocks.presentation:VIEWS",
+    palette=PALETTE,
+    plots=(PROGRESS_PLOT, REMOVES_PLOT),
     headline_metrics=("overall_progress", "completion", "iou", "position_accuracy"),
-    default_settings=DEFAULT_SETTINGS,
+    importers={"craft": Importer("craft", "logs of the CRAFT reference code", _import_craft)},
 )

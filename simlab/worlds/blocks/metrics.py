@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import accumulate
 from typing import Literal
 
+from simlab.core.episode import Episode
 from simlab.worlds.blocks.model import CELLS, Action, Board, Cell, Move, MoveError
 
 METRIC_KEYS: tuple[str, ...] = ("iou", "completion", "position_accuracy", "overall_progress", "distance")
@@ -223,3 +225,27 @@ def _oracle_remove_rate(oracles: list[list[Move]], mode: str) -> float:
     if mode != "share":
         raise ValueError(f"oracle_rate must be 'share' or 'any', got {mode!r}")
     return sum(sum(m.action is Action.REMOVE for m in o) / len(o) for o in labelled) / len(labelled)
+
+
+# ---- per-turn series for the plots (from a recording) ---------------------------------------------------
+
+
+def attempted_removes(episode: Episode) -> list[float | None]:
+    """Cumulative count of the builder's ``remove`` actions, per turn 0..last_turn."""
+    per_turn = [0] * (episode.last_turn + 1)
+    for event in episode.events:
+        action = event.data.get("action") if event.kind == "action" else None
+        if isinstance(action, Mapping) and action.get("action") == "remove":
+            per_turn[event.turn] += 1
+    return [float(v) for v in accumulate(per_turn)]
+
+
+def oracle_removes(episode: Episode) -> list[float | None]:
+    """Cumulative count of turns whose oracle set (the result's ``oracle`` list) holds a remove: turns where
+    removing was verified progress."""
+    per_turn = [0] * (episode.last_turn + 1)
+    for event in episode.events:
+        moves = (event.data.get("oracle") or []) if event.kind == "result" else []
+        if any(isinstance(m, Mapping) and m.get("action") == "remove" for m in moves):
+            per_turn[event.turn] = 1
+    return [float(v) for v in accumulate(per_turn)]

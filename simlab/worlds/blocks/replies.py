@@ -19,13 +19,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from simlab.core.family import ReplyError
 from simlab.worlds.blocks.model import BLOCK_CODES, Cell, Move, parse_cell
 
 __all__ = ["ReplyError", "parse_builder_reply", "parse_director_reply"]
-
-
-class ReplyError(ValueError):
-    """A reply that does not follow the protocol; the message says what is wrong."""
 
 
 # ---- directors ------------------------------------------------------------------------------------------

@@ -11,11 +11,13 @@ turn; the builder sees only this turn's messages, the board and, when ``oracle_c
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import Field, field_validator
 
 from simlab.core import events as ev
-from simlab.core.errors import ConfigError
 from simlab.core.events import Event
+from simlab.core.family import Settings
 from simlab.core.seeding import rng, stable_seed
 from simlab.core.world import LazyImages, Observation, Reply, World
 from simlab.worlds.blocks import metrics, oracle, views
@@ -23,6 +25,13 @@ from simlab.worlds.blocks.model import Action, Board, Move, MoveError, MoveResul
 
 DIRECTORS: tuple[str, ...] = ("D1", "D2", "D3")
 BUILDER = "builder"
+PALETTE: dict[str, tuple[int, int, int]] = {
+    "D1": (128, 77, 204),  # purple
+    "D2": (13, 150, 155),  # teal
+    "D3": (214, 72, 150),  # pink
+    BUILDER: (69, 90, 100),  # slate: apart from every block colour
+}
+"""The one colour of each role: walls and eyes in 3D, agent panels, dialogue, exports."""
 ARCHETYPES: dict[str, str] = {  # paper table 3
     "assertive": "Confident and direct; forms hypotheses quickly and shares them, updates when others provide "
     "compelling evidence.",
@@ -34,42 +43,41 @@ ARCHETYPES: dict[str, str] = {  # paper table 3
     "drives shared understanding.",
 }
 PAPER_TURNS = 20
-DEFAULT_SETTINGS: dict[str, Any] = {
-    "turns": 20,
-    "interior": "paper",  # "paper": D2 sees the tops of (1,1) and (2,1); "reference": nobody sees the interior
-    "oracle_candidates": True,
-    "oracle_n": 5,
-    "speakers": [1, 3],  # min and max directors per turn, drawn uniformly (mean 2, as in the paper)
-    "history_limit": 50,
-    "history_keep": 40,
-    "repeat": 0,  # the paper's "run": personas are hashed from (structure, run, director)
-    "start_board": None,  # a Board JSON to start from instead of the empty board
-}
 
 
-def check_settings(settings: Mapping[str, Any]) -> None:
-    """Raise ConfigError naming the first setting that cannot work (so a run fails before it writes anything)."""
-    unknown = sorted(set(settings) - set(DEFAULT_SETTINGS))
-    if unknown:
-        raise ConfigError(f"unknown blocks setting(s) {', '.join(unknown)}; known: {', '.join(DEFAULT_SETTINGS)}")
-    s = {**DEFAULT_SETTINGS, **settings}
-    for name in ("turns", "oracle_n", "history_limit", "history_keep", "repeat"):
-        if not isinstance(s[name], int) or isinstance(s[name], bool) or s[name] < (1 if name == "turns" else 0):
-            raise ConfigError(f"setting {name!r}: expected a non-negative integer (turns at least 1), got {s[name]!r}")
-    if s["interior"] not in ("paper", "reference"):
-        raise ConfigError(f"setting 'interior': expected 'paper' or 'reference', got {s['interior']!r}")
-    if not isinstance(s["oracle_candidates"], bool):
-        raise ConfigError(f"setting 'oracle_candidates': expected true or false, got {s['oracle_candidates']!r}")
-    low_high = s["speakers"]
-    if not (isinstance(low_high, list) and len(low_high) == 2 and all(isinstance(v, int) for v in low_high)) or not (
-        1 <= low_high[0] <= low_high[1] <= len(DIRECTORS)
-    ):
-        raise ConfigError(f"setting 'speakers': expected [min, max] with 1 <= min <= max <= 3, got {low_high!r}")
-    if s["start_board"] is not None:
-        try:
-            Board.from_json(s["start_board"])
-        except (ValueError, TypeError, AttributeError) as exc:
-            raise ConfigError(f"setting 'start_board': {exc}") from None
+class BlocksSettings(Settings):
+    """The CRAFT protocol's options (docs/BLOCKS.md)."""
+
+    turns: int = Field(20, ge=1, description="turn budget of an episode (the paper's 20)")
+    interior: Literal["paper", "reference"] = Field(
+        "paper",
+        description="paper: D2 sees the tops of (1,1) and (2,1); reference: nobody sees the interior (CRAFT's code)",
+    )
+    oracle_candidates: bool = Field(True, description="show the builder verified candidate moves")
+    oracle_n: int = Field(5, ge=0, description="how many candidate moves the builder is shown")
+    speakers: tuple[int, int] = Field(
+        (1, 3), description="fewest and most directors speaking per turn, drawn uniformly (the paper: mean 2)"
+    )
+    history_limit: int = Field(50, ge=0, description="once the shared history is longer than this ...")
+    history_keep: int = Field(40, ge=0, description="... directors see only its last this-many entries")
+    start_board: dict[str, Any] | None = Field(None, description="a board JSON to start from instead of empty")
+
+    @field_validator("speakers")
+    @classmethod
+    def _speakers(cls, value: tuple[int, int]) -> tuple[int, int]:
+        if not 1 <= value[0] <= value[1] <= len(DIRECTORS):
+            raise ValueError(f"expected [min, max] with 1 <= min <= max <= {len(DIRECTORS)}")
+        return value
+
+    @field_validator("start_board")
+    @classmethod
+    def _start_board(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        if value is not None:
+            try:
+                Board.from_json(value)
+            except (ValueError, TypeError, AttributeError) as exc:
+                raise ValueError(str(exc)) from None
+        return value
 
 
 def persona(structure_id: str, repeat: int, director: str) -> str:
@@ -85,8 +93,7 @@ class BlocksWorld(World):
     roles = (*DIRECTORS, BUILDER)
 
     def __init__(self, task: Mapping[str, Any], settings: Mapping[str, Any] | None = None) -> None:
-        merged = {**DEFAULT_SETTINGS, **dict(settings or {})}
-        super().__init__(task, merged)
+        super().__init__(task, BlocksSettings.checked(settings))
         self.target = Board.from_json(task["board"])
         self.board = Board()
         self.reachable = views.reachable_board(self.target, self.settings["interior"])
@@ -331,12 +338,12 @@ def _reachable_completion(board: Board, reachable: Board) -> float:
 
 
 def _wall_image(view_json: Mapping[str, Any]) -> Any:
-    from simlab.render.blocks_images import wall_image  # Pillow is only needed when someone looks
+    from simlab.worlds.blocks.images import wall_image  # Pillow is only needed when someone looks
 
     return wall_image(view_json)
 
 
 def _board_image(board_json: Mapping[str, Any]) -> Any:
-    from simlab.render.blocks_images import board_image
+    from simlab.worlds.blocks.images import board_image
 
     return board_image(board_json)

@@ -7,23 +7,24 @@ staying where it was. ``generate rooms`` also writes the rendered views and maps
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from simlab.core.family import Progress
 from simlab.core.recording import write_json_atomic
 from simlab.worlds.rooms.agents import solve_single_view
+from simlab.worlds.rooms.cameras import sample_views
 from simlab.worlds.rooms.describe import describe_objects
 from simlab.worlds.rooms.generator import generate_scene
 from simlab.worlds.rooms.model import Scene
 from simlab.worlds.rooms.paraphrase import paraphrase_question
 from simlab.worlds.rooms.tasks import TASKS, make_question, passes_necessity
-from simlab.worlds.rooms.visibility import ViewPair, sample_views
+from simlab.worlds.rooms.visibility import ViewPair
 
 BENCHMARK_FORMAT = "simlab.rooms.benchmark"
 BENCHMARK_VERSION = 1
 VIEW_SETTINGS: dict[str, Any] = {}  # sample_views defaults (eye height 1.6 m, pitch -10 degrees, coverage)
-Progress = Callable[[str], None]
 
 
 def scene_views(seed: int, index: int) -> tuple[Scene, ViewPair] | None:
@@ -86,12 +87,15 @@ def questions(
                 yield item
 
 
-def generate_tasks(n: int, seed: int, options: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-    """``n`` question instances for ``run`` (cycling through the tasks, or only ``options["task"]``)."""
-    tasks = (options or {}).get("task")
-    chosen = tuple(tasks) if isinstance(tasks, (list, tuple)) else (tasks,) if tasks else TASKS
+def generate_tasks(
+    n: int, seed: int, tasks: Sequence[str] = TASKS, paraphrase: Mapping[str, Any] | None = None
+) -> list[dict[str, Any]]:
+    """``n`` question instances for ``run``, cycling through ``tasks``."""
+    chosen = tuple(tasks) or TASKS
     per_task = -(-n // len(chosen))
-    items = sorted(questions(per_task, seed, chosen), key=lambda q: (chosen.index(q["task"]), q["id"]))
+    items = sorted(
+        questions(per_task, seed, chosen, paraphrase=paraphrase), key=lambda q: (chosen.index(q["task"]), q["id"])
+    )
     by_task = {t: [q for q in items if q["task"] == t] for t in chosen}
     return [by_task[t][k] for k in range(per_task) for t in chosen if k < len(by_task[t])][:n]
 
@@ -104,19 +108,20 @@ def build_benchmark(
     images: bool = True,
     progress: Progress | None = None,
     paraphrase: Mapping[str, Any] | None = None,
+    tasks: Sequence[str] = TASKS,
 ) -> dict[str, Any]:
     """Write the benchmark: ``questions/ID.json`` (instances), ``views/`` and ``maps/`` PNGs, ``benchmark.json``."""
     out_dir.mkdir(parents=True, exist_ok=True)
     ids: list[str] = []
-    counts = {t: 0 for t in TASKS}
-    for item in questions(per_task, seed, TASKS, max_scenes=n_scenes, paraphrase=paraphrase):
+    counts = dict.fromkeys(tasks, 0)
+    for item in questions(per_task, seed, tasks, max_scenes=n_scenes, paraphrase=paraphrase):
         write_json_atomic(out_dir / "questions" / f"{item['id']}.json", item, 1)
         ids.append(item["id"])
         counts[item["task"]] += 1
         if images:
             _write_images(out_dir, item)
         if progress is not None:
-            progress(f"{len(ids)} questions ({', '.join(f'{t} {counts[t]}/{per_task}' for t in TASKS)})")
+            progress(len(ids), per_task * len(tasks), ", ".join(f"{t} {counts[t]}" for t in tasks))
     index = {"format": BENCHMARK_FORMAT, "version": BENCHMARK_VERSION, "seed": seed, "questions": ids}
     index["counts"] = counts
     write_json_atomic(out_dir / "benchmark.json", index, 1)
@@ -144,7 +149,7 @@ def _question_file(path: Path) -> dict[str, Any]:
 
 def _write_images(out_dir: Path, item: dict[str, Any]) -> None:
     """Both agents' views of the question's room and, for cognitive mapping, the map the Answerer is shown."""
-    from simlab.render.rooms_render import render_view, topdown_map
+    from simlab.worlds.rooms.render import render_view, topdown_map
 
     scene, views = Scene.from_json(item["scene"]), ViewPair.from_json(item["views"])
     (out_dir / "views").mkdir(exist_ok=True)

@@ -1,22 +1,136 @@
-"""The rooms family as the engine sees it: tasks are question instances, roles the Answerer and the Helper."""
+"""The rooms family (Cosmic) as the rest of SimLab sees it: tasks are question instances about a furnished
+room, roles the Answerer and the Helper. Everything here is declared through
+:class:`~simlab.core.family.WorldFamily`."""
 
 from __future__ import annotations
 
-from simlab.worlds import WorldFamily
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from simlab.core.episode import Episode
+from simlab.core.family import PlotSpec, Progress, SeriesSpec, TaskSource, WorldFamily
+from simlab.worlds.rooms import protocol
 from simlab.worlds.rooms.agents import AGENTS
-from simlab.worlds.rooms.benchmark import generate_tasks, load_questions
-from simlab.worlds.rooms.world import ANSWERER, DEFAULT_SETTINGS, HELPER, RoomsWorld, check_settings
+from simlab.worlds.rooms.observations import ANSWERER, HELPER, PALETTE
+from simlab.worlds.rooms.tasks import TASKS
+from simlab.worlds.rooms.world import RoomsSettings, RoomsWorld
+
+
+class GenerateOptions(BaseModel):
+    """Options of ``generate rooms`` (and of the questions a run generates)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    questions_per_task: int = Field(50, ge=1, description="questions of each task in a written benchmark")
+    images: bool = Field(True, description="render both agents' views and the maps into the benchmark folder")
+    paraphrase_model: str | None = Field(None, description="reword the questions with this model (Cosmic 7.2)")
+    paraphrase_base_url: str | None = Field(
+        None, description="its OpenAI-compatible URL (default: $OPENAI_BASE_URL, else OpenAI's)"
+    )
+    paraphrase_key_env: str = Field("OPENAI_API_KEY", description="the variable holding its API key")
+
+    def paraphrase(self) -> dict[str, Any] | None:
+        """The paraphrasing model's settings, or None when questions keep their template wording."""
+        if not self.paraphrase_model:
+            return None
+        out = {"model": self.paraphrase_model, "api_key_env": self.paraphrase_key_env}
+        return out | ({"base_url": self.paraphrase_base_url} if self.paraphrase_base_url else {})
+
+
+def _options(options: BaseModel | None) -> GenerateOptions:
+    return options if isinstance(options, GenerateOptions) else GenerateOptions()
+
+
+def generate(
+    n: int, seed: int, options: BaseModel | None = None, groups: Sequence[str] = (), progress: Progress | None = None
+) -> list[dict[str, Any]]:
+    """``n`` question instances, cycling through the tasks (or only ``groups``)."""
+    from simlab.worlds.rooms.benchmark import generate_tasks  # view sampling: loaded when tasks are made
+
+    return generate_tasks(n, seed, tuple(groups) or TASKS, _options(options).paraphrase())
+
+
+def write(
+    out_dir: Path,
+    n: int,
+    seed: int,
+    options: BaseModel | None = None,
+    groups: Sequence[str] = (),
+    progress: Progress | None = None,
+) -> str:
+    """``generate rooms``: try ``n`` rooms, keep ``questions_per_task`` questions of each task, write them
+    with the rendered views and maps (docs in scenes/rooms/README.md)."""
+    from simlab.worlds.rooms.benchmark import build_benchmark
+
+    opts = _options(options)
+    tasks = tuple(groups) or TASKS
+    index = build_benchmark(out_dir, n, opts.questions_per_task, seed, opts.images, progress, opts.paraphrase(), tasks)
+    counts = ", ".join(f"{k} {v}" for k, v in index["counts"].items())
+    return f"wrote {len(index['questions'])} questions ({counts}) to {out_dir}"
+
+
+def _load(path: Path) -> list[dict[str, Any]]:
+    from simlab.worlds.rooms.benchmark import load_questions
+
+    return load_questions(path)
+
+
+def _validate(task: Mapping[str, Any]) -> None:
+    from simlab.worlds.rooms.model import Scene
+    from simlab.worlds.rooms.tasks import Question
+    from simlab.worlds.rooms.visibility import ViewPair
+
+    for name, parse in (("scene", Scene.from_json), ("views", ViewPair.from_json), ("question", Question.from_json)):
+        if not isinstance(task.get(name), Mapping):
+            raise ValueError(f"field {name!r}: expected an object")
+        try:
+            parse(task[name])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"field {name!r}: {exc}") from None
+
+
+def mentions_per_turn(episode: Episode) -> list[float | None]:
+    """The objects each message named (the ``mentions`` score of its turn), 0 on turns without one."""
+    out: list[float | None] = [0.0] * (episode.last_turn + 1)
+    for event in episode.events:
+        if event.kind == "score" and "mentions" in event.data.get("metrics", {}):
+            out[event.turn] = float(event.data["metrics"]["mentions"])
+    return out
+
 
 FAMILY = WorldFamily(
     name="rooms",
+    description="Cosmic: an Answerer and a Helper with different views of a furnished room answer a spatial question",
     world=RoomsWorld,
     roles=(ANSWERER, HELPER),
-    role_groups={},
-    generate=generate_tasks,
-    load_tasks=load_questions,
+    tasks=TaskSource(
+        generate=generate,
+        load=_load,
+        write=write,
+        validate=_validate,
+        options=GenerateOptions,
+        groups=TASKS,
+        group_of=lambda task: task.get("task"),
+        group_label="task",
+        n_help="rooms to try when writing a benchmark; questions when a run generates its tasks",
+    ),
+    settings=RoomsSettings,
     agents=AGENTS,
     default_agents={ANSWERER: "oracle", HELPER: "oracle"},
-    check_settings=check_settings,
+    protocol=protocol.protocol,
+    reply_form=protocol.reply_form,
+    views="simlab.worlds.rooms.presentation:VIEWS",
+    palette=PALETTE,
+    plots=(
+        PlotSpec(
+            "Objects mentioned per message",
+            "objects",
+            (SeriesSpec("objects named", (69, 90, 100), mentions_per_turn),),
+            steps=True,
+        ),
+    ),
     headline_metrics=("accuracy", "invalid", "words", "mentions_per_message"),
-    default_settings=DEFAULT_SETTINGS,
 )

@@ -14,6 +14,8 @@ from simlab.worlds.rooms.model import Camera, Scene
 from simlab.worlds.rooms.tasks import LETTERS, YES_NO, Question, Views, map_layout
 
 ANSWERER, HELPER = "answerer", "helper"
+PALETTE: dict[str, tuple[int, int, int]] = {ANSWERER: (41, 97, 217), HELPER: (237, 125, 26)}
+"""The one colour of each role: frustums and tints in 3D, agent panels, dialogue, exports."""
 
 
 def view_entries(

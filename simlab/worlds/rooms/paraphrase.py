@@ -1,14 +1,15 @@
 """The paraphrase step (Cosmic 7.2): a language model rewords a template question and its options.
 
 The paper has an LLM rephrase each templated question so that the wording varies while the meaning stays.
-:func:`paraphrase_question` asks any OpenAI-compatible chat endpoint (the openai agent plugin's settings
-shape: ``base_url``, ``model``, ``api_key_env``, ``temperature``, ``timeout``, ``max_retries``) for a strict
-JSON reply ``{"question": ..., "options": [...]}``, checks it, and returns the question reworded with the
-template form kept in ``details``. The option order, the answer letter and what each option stands for never
-change; a reply that is not such JSON (or changes the number of options, their numbers or makes two alike)
-and an endpoint that fails past its retries leave the template form, with ``details["paraphrase_error"]``
-saying why. The API key is read from the environment variable named by ``api_key_env`` and never recorded.
-Yes/no options (cognitive mapping) are the answers themselves: only the question text is reworded there.
+:func:`paraphrase_question` asks any OpenAI-compatible chat endpoint (the openai agent's settings shape:
+``base_url`` (default ``$OPENAI_BASE_URL``, else OpenAI's), ``model``, ``api_key_env``, ``temperature``,
+``timeout``, ``max_retries``) for a strict JSON reply ``{"question": ..., "options": [...]}``, checks it,
+and returns the question reworded with the template form kept in ``details``. The option order, the answer
+letter and what each option stands for never change; a reply that is not such JSON (or changes the number
+of options, their numbers or makes two alike) and an endpoint that fails past its retries leave the
+template form, with ``details["paraphrase_error"]`` saying why. The API key is read from the environment
+variable named by ``api_key_env`` and never recorded. Yes/no options (cognitive mapping) are the answers
+themselves: only the question text is reworded there.
 """
 
 from __future__ import annotations
@@ -20,13 +21,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from simlab.agents.endpoint import KEY_ENV, default_base_url
 from simlab.worlds.rooms.tasks import YES_NO, Question
 
 __all__ = ["DEFAULTS", "ParaphraseError", "paraphrase_question", "parse_paraphrase"]
 
 DEFAULTS: dict[str, Any] = {
-    "base_url": "https://api.openai.com/v1",
-    "api_key_env": "OPENAI_API_KEY",
+    "api_key_env": KEY_ENV,
     "temperature": 0.7,
     "timeout": 60.0,
     "max_retries": 3,
@@ -49,7 +50,7 @@ def paraphrase_question(question: Question, client_settings: Mapping[str, Any]) 
     """``question`` with its text and options reworded by the configured model, the template form kept in
     ``details["template_text"]`` / ``details["template_options"]``; on any failure the question unchanged
     but for ``details["paraphrase_error"]``."""
-    settings = {**DEFAULTS, **dict(client_settings)}
+    settings = {**DEFAULTS, "base_url": default_base_url(), **dict(client_settings)}
     fixed = tuple(question.options) == YES_NO
     options = () if fixed else tuple(question.options)
     try:

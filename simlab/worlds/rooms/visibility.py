@@ -1,4 +1,4 @@
-"""Which objects each agent sees: bounding-box corner ray casting (Cosmic, supplementary 7.1) and view sampling.
+"""Which objects each agent sees: bounding-box corner ray casting (Cosmic, supplementary 7.1).
 
 An object is visible from a camera when at least three of the eight corners of its axis-aligned bounding box
 are inside the camera's frustum and a ray from the camera to the corner is not blocked by other geometry. A
@@ -9,9 +9,8 @@ the floor, on walls, or on the object's own surface) or when the first hit is th
 (Embree through ``embreex``); every corner ray of every object is then cast in one ``intersects_first`` call.
 :func:`naive_visible_objects` is the per-triangle Möller–Trumbore baseline that gives the same answer.
 
-:func:`sample_views` places the Answerer and the Helper at eye level with a fixed pitch and a uniform yaw and
-resamples until the two visibility sets overlap but each keeps objects of its own (paper 7.1). The paper's
-exact eye height was lost in our copy of the text; 1.6 m (a standing adult's eyes) is the default.
+:mod:`simlab.worlds.rooms.cameras` places the two agents with these sets; pixel counts from an id render
+live in :mod:`simlab.worlds.rooms.render` (this module never needs VTK).
 """
 
 from __future__ import annotations
@@ -24,7 +23,6 @@ from typing import Any
 import numpy as np
 import trimesh
 
-from simlab.core.seeding import rng
 from simlab.worlds.rooms.model import Camera, RoomObject, Scene, Vec3
 
 CORNER_EPSILON = 0.05
@@ -37,24 +35,6 @@ FLAT_HEIGHT = 0.05
 SHELL = -1
 NO_HIT = -2
 
-DEFAULT_VIEW_SETTINGS: dict[str, Any] = {
-    "eye_height": 1.6,
-    "pitch_deg": -10.0,
-    "fov": 60.0,
-    "image_size": (1024, 768),
-    "wall_clearance": 0.4,
-    "object_clearance": 0.15,
-    "min_separation": 1.0,
-    "min_shared": 2,
-    "min_exclusive": 2,
-    "coverage": 0.6,
-    "stand_back": 8,
-    "max_attempts": 200,
-    "pixel_filter": True,
-    "id_size": (512, 384),
-    "min_corners": 3,
-}
-"""Settings of :func:`sample_views`. ``eye_height`` is our choice (the paper's number is missing from our copy)."""
 
 FirstHits = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
 """``(origins, unit directions) -> (distance to first hit or inf, face index or -1)`` for a batch of rays."""
@@ -279,34 +259,6 @@ def naive_visible_objects(scene: Scene, camera: Camera, min_corners: int = 3) ->
 # ---- pixels ------------------------------------------------------------------------------------------
 
 
-def min_pixels(size: tuple[int, int]) -> int:
-    """The reference's 1,000-pixel threshold at 1280x720, scaled to an image of ``size`` by pixel area."""
-    area = REFERENCE_SIZE[0] * REFERENCE_SIZE[1]
-    return max(1, round(REFERENCE_MIN_PIXELS * size[0] * size[1] / area))
-
-
-def pixel_counts(scene: Scene, camera: Camera, size: tuple[int, int] = (640, 480)) -> dict[str, int]:
-    """How many pixels of an id render of ``size`` each object covers (0 when hidden), by id."""
-    from simlab.render.rooms_render import render_ids
-
-    ids = render_ids(scene, camera, size)
-    counts = np.bincount(ids[ids >= 0].ravel(), minlength=len(scene.objects))
-    return {obj.id: int(counts[k]) for k, obj in enumerate(scene.objects)}
-
-
-def agreement(
-    scene: Scene, camera: Camera, size: tuple[int, int] = (640, 480), geom: SceneGeometry | None = None
-) -> float:
-    """Share of the scene's objects on which corner visibility and "covers >= min_pixels(size)" agree."""
-    if not scene.objects:
-        return 1.0
-    by_corners = set(visible_objects(geom or SceneGeometry(scene), camera))
-    threshold = min_pixels(size)
-    counts = pixel_counts(scene, camera, size)
-    same = sum((obj.id in by_corners) == (counts[obj.id] >= threshold) for obj in scene.objects)
-    return same / len(scene.objects)
-
-
 # ---- view pairs --------------------------------------------------------------------------------------
 
 
@@ -358,102 +310,3 @@ def coverage_pool(scene: Scene) -> list[str]:
     """The objects coverage is measured over: all but floor coverings, which lie under furniture and are
     rarely the point of a question (they may still be visible and be asked about)."""
     return [obj.id for obj in scene.objects if not is_flat(obj)]
-
-
-def sample_views(scene: Scene, seed: int, settings: Mapping[str, Any] | None = None) -> ViewPair | None:
-    """Answerer and Helper cameras whose visibility sets satisfy the paper's constraints, or None.
-
-    Each attempt draws, from ``rng(seed, scene.id, "views", attempt)``, a uniform yaw per camera and
-    ``stand_back`` free floor spots (``wall_clearance`` from the walls, outside the footprint, grown by
-    ``object_clearance``, of every non-flat object reaching below eye level, ``min_separation`` from the other
-    camera), and keeps the spot with the most room ahead: like a photographer stepping back, which makes an
-    acceptable pair about ten times likelier than a uniform spot at a 60-degree field of view. The pair is kept
-    when it shares >= ``min_shared`` objects, each camera sees >= ``min_exclusive`` of its own and together
-    they see >= ``coverage`` of :func:`coverage_pool`. With ``pixel_filter`` the sets also drop objects
-    under :func:`min_pixels` in an id render of ``id_size`` (too small or mostly occluded) and the
-    constraints are checked again."""
-    return sample_views_counted(scene, seed, settings)[0]
-
-
-def sample_views_counted(
-    scene: Scene, seed: int, settings: Mapping[str, Any] | None = None
-) -> tuple[ViewPair | None, int]:
-    """:func:`sample_views` and the number of attempts it drew (for statistics)."""
-    cfg = {**DEFAULT_VIEW_SETTINGS, **(settings or {})}
-    geom = SceneGeometry(scene)
-    pool = set(coverage_pool(scene))
-    for attempt in range(int(cfg["max_attempts"])):
-        cameras = _draw_cameras(scene, rng(seed, scene.id, "views", attempt), cfg)
-        if cameras is None:
-            continue
-        seen = visible_for_cameras(geom, cameras, int(cfg["min_corners"]))
-        if not _acceptable(seen, pool, cfg):
-            continue
-        if cfg["pixel_filter"]:
-            seen = [
-                _pixel_filtered(scene, cam, ids, tuple(cfg["id_size"])) for cam, ids in zip(cameras, seen, strict=True)
-            ]
-            if not _acceptable(seen, pool, cfg):
-                continue
-        return ViewPair(cameras[0], cameras[1], seen[0], seen[1]), attempt + 1
-    return None, int(cfg["max_attempts"])
-
-
-def view_constraints(pair: ViewPair, scene: Scene, settings: Mapping[str, Any] | None = None) -> bool:
-    """True when ``pair``'s visibility sets meet :func:`sample_views`' overlap and coverage constraints."""
-    cfg = {**DEFAULT_VIEW_SETTINGS, **(settings or {})}
-    return _acceptable([pair.answerer_visible, pair.helper_visible], set(coverage_pool(scene)), cfg)
-
-
-def _acceptable(seen: Sequence[Sequence[str]], pool: set[str], cfg: Mapping[str, Any]) -> bool:
-    a, b = set(seen[0]), set(seen[1])
-    if len(a & b) < cfg["min_shared"] or min(len(a - b), len(b - a)) < cfg["min_exclusive"]:
-        return False
-    return len((a | b) & pool) >= cfg["coverage"] * len(pool)
-
-
-def _pixel_filtered(scene: Scene, camera: Camera, ids: Sequence[str], size: tuple[int, int]) -> list[str]:
-    counts = pixel_counts(scene, camera, size)
-    threshold = min_pixels(size)
-    return [i for i in ids if counts[i] >= threshold]
-
-
-def _draw_cameras(scene: Scene, r: Any, cfg: Mapping[str, Any]) -> list[Camera] | None:
-    """Two cameras from one attempt's stream, or None when no free floor spot is found."""
-    width, height = cfg["image_size"]
-    eye, pitch, fov = float(cfg["eye_height"]), math.radians(float(cfg["pitch_deg"])), float(cfg["fov"])
-    cameras: list[Camera] = []
-    for _ in range(2):
-        yaw = r.uniform(0.0, 2 * math.pi)
-        other = cameras[0].position[:2] if cameras else None
-        spots = [p for p in (_free_spot(scene, r, cfg, other) for _ in range(int(cfg["stand_back"]))) if p]
-        if not spots:
-            return None
-        x, y = max(spots, key=lambda p: _room_ahead(scene, p, yaw))
-        cameras.append(Camera((x, y, eye), yaw, pitch, fov, int(width), int(height)))
-    return cameras
-
-
-def _room_ahead(scene: Scene, spot: tuple[float, float], yaw: float) -> float:
-    """Distance from ``spot`` to the wall straight ahead along ``yaw``."""
-    c, s = math.cos(yaw), math.sin(yaw)
-    reach = [(scene.width - spot[0]) / c if c > 1e-9 else (-spot[0] / c if c < -1e-9 else math.inf)]
-    reach.append((scene.depth - spot[1]) / s if s > 1e-9 else (-spot[1] / s if s < -1e-9 else math.inf))
-    return min(reach)
-
-
-def _free_spot(scene: Scene, r: Any, cfg: Mapping[str, Any], other: tuple[float, float] | None, tries: int = 40):
-    """A floor point away from walls, floor objects and ``other``; None after ``tries`` misses."""
-    margin, clear = float(cfg["wall_clearance"]), float(cfg["object_clearance"])
-    if scene.width <= 2 * margin or scene.depth <= 2 * margin:
-        return None
-    eye = float(cfg["eye_height"])
-    blockers = [o.bbox for o in scene.objects if not is_flat(o) and o.bbox[0][2] < eye]
-    for _ in range(tries):
-        x, y = r.uniform(margin, scene.width - margin), r.uniform(margin, scene.depth - margin)
-        if any(lo[0] - clear <= x <= hi[0] + clear and lo[1] - clear <= y <= hi[1] + clear for lo, hi in blockers):
-            continue
-        if other is not None and math.hypot(x - other[0], y - other[1]) < float(cfg["min_separation"]):
-            continue
-        return (x, y)
-    return None

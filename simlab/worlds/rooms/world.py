@@ -18,9 +18,11 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from pydantic import Field
+
 from simlab.core import events as ev
-from simlab.core.errors import ConfigError
 from simlab.core.events import Event
+from simlab.core.family import Settings
 from simlab.core.world import LazyImages, Observation, Reply, World
 from simlab.worlds.rooms.describe import mentioned_objects
 from simlab.worlds.rooms.model import Camera, Scene
@@ -28,7 +30,15 @@ from simlab.worlds.rooms.observations import ANSWERER, HELPER, answerer_data, vi
 from simlab.worlds.rooms.tasks import Question
 from simlab.worlds.rooms.visibility import ViewPair
 
-DEFAULT_SETTINGS: dict[str, Any] = {"max_rounds": 10, "image_width": 1024, "image_height": 768}
+
+class RoomsSettings(Settings):
+    """The Cosmic protocol's options."""
+
+    max_rounds: int = Field(10, ge=1, description="messages before the final answer (the paper's 10)")
+    image_width: int = Field(1024, ge=1, description="width of each agent's rendered view, in pixels")
+    image_height: int = Field(768, ge=1, description="height of each agent's rendered view, in pixels")
+
+
 SYSTEM = {
     ANSWERER: "You are the Answerer. You and your partner (the Helper) are in the same room at different places "
     "and each see only your own view. You must answer a question about the room by talking with the Helper.",
@@ -44,17 +54,6 @@ TASK_INSTRUCTIONS = {
 }
 
 
-def check_settings(settings: Mapping[str, Any]) -> None:
-    """Raise ConfigError naming the first setting that cannot work."""
-    unknown = sorted(set(settings) - set(DEFAULT_SETTINGS))
-    if unknown:
-        raise ConfigError(f"unknown rooms setting(s) {', '.join(unknown)}; known: {', '.join(DEFAULT_SETTINGS)}")
-    for name in DEFAULT_SETTINGS:
-        value = settings.get(name, DEFAULT_SETTINGS[name])
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            raise ConfigError(f"setting {name!r}: expected a positive integer, got {value!r}")
-
-
 class RoomsWorld(World):
     """One question about one room, discussed by an Answerer and a Helper."""
 
@@ -62,7 +61,7 @@ class RoomsWorld(World):
     roles = (ANSWERER, HELPER)
 
     def __init__(self, task: Mapping[str, Any], settings: Mapping[str, Any] | None = None) -> None:
-        super().__init__(task, {**DEFAULT_SETTINGS, **dict(settings or {})})
+        super().__init__(task, RoomsSettings.checked(settings))
         self.scene = Scene.from_json(task["scene"])
         self.views = ViewPair.from_json(task["views"])
         self.question = Question.from_json(task["question"])
@@ -188,13 +187,13 @@ class RoomsWorld(World):
         return sorted({*self.views.answerer_visible, *self.views.helper_visible})
 
     def _render(self, camera: Camera) -> Any:
-        from simlab.render.rooms_render import render_view  # VTK only when someone looks
+        from simlab.worlds.rooms.render import render_view  # VTK only when someone looks
 
         size = (int(self.settings["image_width"]), int(self.settings["image_height"]))
         return render_view(self.scene, camera, size)
 
     def _render_map(self) -> Any:
-        from simlab.render.rooms_render import topdown_map
+        from simlab.worlds.rooms.render import topdown_map
 
         return topdown_map(self.scene, self._map_ids(), self.views.answerer, swap=self.question.map_swap)
 

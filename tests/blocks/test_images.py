@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from simlab.render.blocks_images import (
+from simlab.render.images import to_png_bytes
+from simlab.worlds.blocks.images import (
     COLOR_RGB,
     board_cell_box,
     board_image,
@@ -15,7 +16,6 @@ from simlab.render.blocks_images import (
     wall_cell_box,
     wall_image,
 )
-from simlab.render.images import to_png_bytes
 from simlab.worlds.blocks.model import Board
 from simlab.worlds.blocks.views import director_view
 

@@ -1,9 +1,11 @@
-"""A live-model agent for any OpenAI-compatible chat API, speaking the CRAFT (blocks) and Cosmic (rooms) protocols.
+"""A live-model agent for any OpenAI-compatible chat API, playing any role of any world family.
 
-Use it as ``--agent builder=openai:gpt-4o-mini``; per-agent settings come from the run config's agent table
-(``settings["agent"]``)::
+The agent knows no world: each family declares, per role, its system prompt, how a reply is read, the re-ask
+and the give-up rule (:class:`~simlab.core.family.ReplyProtocol`), and the agent asks the family for it at
+every act. Use it as ``--agent builder=openai:gpt-4o-mini``; per-agent settings come from the run config's
+agent table or ``--agent-setting ROLE.KEY=VALUE`` (``settings["agent"]``)::
 
-    base_url      "https://api.openai.com/v1"   any OpenAI-compatible endpoint (vLLM, Ollama, a proxy...)
+    base_url      $OPENAI_BASE_URL, else "https://api.openai.com/v1"   any OpenAI-compatible endpoint
     api_key_env   "OPENAI_API_KEY"              the NAME of the environment variable holding the key
     model         (the spec's argument wins)
     temperature, max_tokens                     sent when set
@@ -13,11 +15,10 @@ Use it as ``--agent builder=openai:gpt-4o-mini``; per-agent settings come from t
     text_only false                             send no images
     prices {"prompt": USD per 1M tokens, "completion": ...}   -> a cost per call
 
-One act is one chat request (system prompt for the world and role, the observation's text and its images as
-PNG data URLs), retried here (the client's own retries are off) on 429 (honouring Retry-After), 408/409, 5xx,
+One act is one chat request (the role's system prompt, the observation's text and its images as PNG data
+URLs), retried here (the client's own retries are off) on 429 (honouring Retry-After), 408/409, 5xx,
 timeouts, dropped connections and malformed bodies, with seeded jitter. A reply the protocol cannot read is
-re-asked once with a short correction; after that the agent gives up as the protocol says (the builder
-makes no move, a director's raw text becomes its message, a rooms reply goes to the world as is). Every
+re-asked once with the protocol's correction; after that the agent gives up as the protocol says. Every
 request goes to ``Reply.raw`` with images by reference (name, sha256, bytes) and never the key or headers.
 """
 
@@ -28,29 +29,23 @@ import json
 import logging
 import os
 import random
-import re
 import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import cache
-from pathlib import Path
 from typing import Any
 
 import openai
 
+from simlab.agents.endpoint import KEY_ENV, default_base_url
 from simlab.core.errors import ConfigError
+from simlab.core.family import ReplyError, WorldFamily
 from simlab.core.world import Observation, Reply
 from simlab.render.images import data_url, to_png_bytes
-from simlab.worlds.blocks.model import BLOCK_CODES
-from simlab.worlds.blocks.replies import ReplyError, parse_builder_reply, parse_director_reply
-from simlab.worlds.blocks.world import ARCHETYPES, BUILDER, DIRECTORS
-from simlab.worlds.rooms.observations import ANSWERER, HELPER
-from simlab.worlds.rooms.world import TASK_INSTRUCTIONS, parse_answer
 
-__all__ = ["AgentSettings", "ModelCallError", "OpenAIAgent", "make_agent", "split_end"]
+__all__ = ["AgentSettings", "ModelCallError", "OpenAIAgent", "make_agent"]
 
-PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
+Message = dict[str, Any]
 log = logging.getLogger("simlab.plugins.openai")
 
 _NUMBER = (int, float)
@@ -82,8 +77,8 @@ class AgentSettings:
     """The agent's own settings (see the module docstring); never holds the key, only its variable's name."""
 
     model: str
-    base_url: str = "https://api.openai.com/v1"
-    api_key_env: str = "OPENAI_API_KEY"
+    base_url: str = field(default_factory=lambda: default_base_url())
+    api_key_env: str = KEY_ENV
     temperature: float | None = None
     max_tokens: int | None = None
     timeout: float = 60.0
@@ -145,131 +140,6 @@ def _is_number(value: Any) -> bool:
 def _type_name(expected: type | tuple[type, ...]) -> str:
     names = {str: "a string", int: "an integer", bool: "true or false", dict: "a table"}
     return names[expected] if isinstance(expected, type) else "a number"
-
-
-# ---- the protocols --------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Protocol:
-    """How one world role talks: its prompt file, how a reply is read, the re-ask and the give-up reply."""
-
-    prompt: str
-    parse: Callable[[str, Observation], Reply]
-    reask: str
-    give_up: Callable[[str], Reply]
-
-
-_END_LINE = re.compile(r"^\s*\[?\s*END\s*\]?\s*[.!]?\s*$", re.IGNORECASE)
-_END_TAG = re.compile(r"\[\s*END\s*\]", re.IGNORECASE)
-
-
-def split_end(text: str) -> tuple[str, bool]:
-    """The message without its end marker, and whether it had one: a line ``END`` or ``[END]`` (markdown
-    emphasis allowed), or ``[END]`` anywhere, ends the Cosmic dialogue."""
-    lines = text.splitlines()
-    kept = [line for line in lines if not _END_LINE.match(line.replace("*", ""))]
-    message = "\n".join(kept)
-    ends = len(kept) < len(lines) or _END_TAG.search(message) is not None
-    return _END_TAG.sub("", message).strip(), ends
-
-
-def _director(text: str, observation: Observation) -> Reply:
-    reasoning, message = parse_director_reply(text)
-    return Reply(message=message, reasoning=reasoning)
-
-
-def _builder(text: str, observation: Observation) -> Reply:
-    action = parse_builder_reply(text)
-    return Reply(message=action["text"] if action["action"] == "clarify" else None, action=action)
-
-
-def _answerer(text: str, observation: Observation) -> Reply:
-    message, ends = split_end(text)
-    if not message and not ends:
-        raise ReplyError("the reply is empty")
-    return Reply(message=message or text.strip(), action={"action": "end"} if ends else None)
-
-
-def _helper(text: str, observation: Observation) -> Reply:
-    if not text.strip():
-        raise ReplyError("the reply is empty")
-    return Reply(message=text.strip())
-
-
-def _as_message(text: str) -> Reply:
-    """Give-up reply of the rooms roles: the text as the world's message (it records what is wrong)."""
-    return Reply(message=text.strip())
-
-
-def _final_answer(text: str, observation: Observation) -> Reply:
-    letters = [str(x) for x in observation.data.get("letters") or []]
-    if not text.strip() or (letters and parse_answer(text, letters) is None):
-        raise ReplyError(f"no single answer among {'/'.join(letters)}")
-    return Reply(message=text.strip())
-
-
-_MOVE_FORMS = (
-    "PLACE:block_code:position:layer:CONFIRM:reasoning, PLACE:block_code:position:layer:span_to:CONFIRM:reasoning, "
-    "REMOVE:position:layer:CONFIRM:reasoning or CLARIFY:question"
-)
-PROTOCOLS: dict[str, Protocol] = {
-    "blocks_director": Protocol(
-        "blocks_director",
-        _director,
-        "Your reply could not be read ({reason}). Reply again as <think>your private reasoning</think> then "
-        "<message>your public message</message>.",
-        lambda text: Reply(message=text.strip() or None),
-    ),
-    "blocks_builder": Protocol(
-        "blocks_builder",
-        _builder,
-        "Your reply could not be read ({reason}). Reply again with exactly one move line: " + _MOVE_FORMS + ".",
-        lambda text: Reply(action=None),
-    ),
-    "rooms_answerer": Protocol(
-        "rooms_answerer", _answerer, "Your reply could not be read ({reason}). Write your message.", _as_message
-    ),
-    "rooms_helper": Protocol(
-        "rooms_helper", _helper, "Your reply could not be read ({reason}). Write your message.", _as_message
-    ),
-    "rooms_final_answer": Protocol(
-        "rooms_final_answer",
-        _final_answer,
-        "Your reply could not be read ({reason}). Reply with only your final answer: one of {letters}.",
-        _as_message,
-    ),
-}
-
-
-def protocol_for(world: str, role: str, observation: Observation | None = None) -> str:
-    """The protocol key of a world role (and, for rooms, the observation's phase); ValueError otherwise."""
-    if world == "blocks" and role in (*DIRECTORS, BUILDER):
-        return "blocks_builder" if role == BUILDER else "blocks_director"
-    if world == "rooms" and role in (ANSWERER, HELPER):
-        if observation is not None and observation.data.get("phase") == "answer":
-            return "rooms_final_answer"
-        return "rooms_answerer" if role == ANSWERER else "rooms_helper"
-    raise ValueError(f"the openai agent has no protocol for role {role!r} of world {world!r}")
-
-
-@cache
-def load_prompt(name: str) -> str:
-    """A prompt template from ``prompts/NAME.txt``."""
-    return (PROMPTS_DIR / f"{name}.txt").read_text(encoding="utf-8").strip()
-
-
-def prompt_fields(observation: Observation, max_rounds: Any) -> dict[str, Any]:
-    """The values the prompt templates may name."""
-    data = observation.data
-    persona = str(data.get("persona", ""))
-    return {
-        "role": observation.role,
-        "block_codes": ", ".join(BLOCK_CODES),
-        "persona": persona,
-        "persona_traits": ARCHETYPES.get(persona, ""),
-        "task_instruction": TASK_INSTRUCTIONS.get(str(data.get("task", "")), ""),
-        "max_rounds": data.get("max_rounds", max_rounds),
-        "letters": "/".join(str(x) for x in data.get("letters") or []),
-    }
 
 
 # ---- images ---------------------------------------------------------------------------------------------
@@ -417,11 +287,14 @@ class OpenAIAgent:
     requests, cost when prices are set); each ``Reply.raw`` entry carries its own call's usage.
     """
 
-    def __init__(self, role: str, world: str, settings: AgentSettings, max_rounds: Any = None) -> None:
-        protocol_for(world, role)  # fail at construction for a role this agent cannot play
-        self.role, self.world, self.settings = role, world, settings
+    def __init__(
+        self, role: str, family: WorldFamily, settings: AgentSettings, world_settings: Mapping[str, Any] | None = None
+    ) -> None:
+        if role not in family.roles:  # fail at construction for a role this agent cannot play
+            raise ValueError(f"world {family.name!r} has no role {role!r}")
+        self.role, self.family, self.settings = role, family, settings
+        self.world_settings = dict(world_settings or {})
         self.caller = ChatCaller(settings)
-        self.max_rounds = max_rounds
         self.usage: dict[str, float] = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0, "requests": 0}
         if settings.prices:
             self.usage["cost"] = 0.0
@@ -434,9 +307,8 @@ class OpenAIAgent:
 
     def act(self, observation: Observation) -> Reply:
         """Ask the model, re-ask once when the reply cannot be read, then give up as the protocol says."""
-        protocol = PROTOCOLS[protocol_for(self.world, observation.role, observation)]
-        fields = prompt_fields(observation, self.max_rounds)
-        wire, recorded = self._messages(protocol, observation, fields)
+        protocol = self.family.protocol(observation.role, observation, self.world_settings)
+        wire, recorded = self._messages(protocol.system, observation)
         records: list[dict[str, Any]] = []
         text = ""
         for call in (1, 2):
@@ -450,7 +322,7 @@ class OpenAIAgent:
                 reply = protocol.parse(text, observation)
             except ReplyError as exc:
                 record["parse_error"] = str(exc)
-                correction = protocol.reask.format(reason=exc, **fields)
+                correction = protocol.reask.replace("{reason}", str(exc))
                 wire, recorded = _reasked(wire, text, correction), _reasked(recorded, text, correction)
                 continue
             return Reply(reply.message, reply.reasoning, reply.action, tuple(records))
@@ -458,10 +330,10 @@ class OpenAIAgent:
         return Reply(fallback.message, fallback.reasoning, fallback.action, tuple(records))
 
     def _messages(
-        self, protocol: Protocol, observation: Observation, fields: Mapping[str, Any]
+        self, system_prompt: str, observation: Observation
     ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """The chat messages to send and their recorded form (images by reference)."""
-        system = {"role": "system", "content": load_prompt(protocol.prompt).format(**fields)}
+        system = {"role": "system", "content": system_prompt}
         images = {} if self.settings.text_only else observation.images
         if not images:
             user = {"role": "user", "content": observation.text}
@@ -500,10 +372,14 @@ def _reasked(messages: list[dict[str, Any]], answer: str, correction: str) -> li
 
 
 def make_agent(role: str, arg: str | None, settings: Mapping[str, Any]) -> OpenAIAgent:
-    """The plugin's factory: ``openai:MODEL`` for ``role`` of the world ``settings["world"]``; the agent's own
-    settings are ``settings["agent"]``. ValueError says what is wrong."""
+    """The factory: ``openai:MODEL`` for ``role`` of the world ``settings["world"]`` (any registered family);
+    the agent's own settings are ``settings["agent"]``, the rest are the world's. ValueError says what is
+    wrong."""
+    from simlab.worlds import get_family
+
     agent_settings = AgentSettings.from_config(arg, settings.get("agent") or {})
-    return OpenAIAgent(role, str(settings.get("world", "")), agent_settings, settings.get("max_rounds"))
+    world_settings = {k: v for k, v in settings.items() if k not in ("world", "agent")}
+    return OpenAIAgent(role, get_family(str(settings.get("world", ""))), agent_settings, world_settings)
 
 
 _CLIENTS: dict[tuple[str, str, float], openai.OpenAI] = {}

@@ -9,10 +9,10 @@ from simlab.cli import main
 from simlab.core.episode import Episode
 from simlab.core.events import Event
 from simlab.core.recording import load_run
-from simlab.render.blocks_images import COLOR_RGB
-from simlab.render.blocks_scene import CAMERAS, blocks_scene, count_blocks, eye_point
 from simlab.render.scene import render_items
+from simlab.worlds.blocks.images import COLOR_RGB
 from simlab.worlds.blocks.model import Board
+from simlab.worlds.blocks.scene import CAMERAS, blocks_scene, count_blocks, eye_point
 
 REPO = Path(__file__).resolve().parents[2]
 CRAFT_LOG = REPO / "tests" / "blocks" / "fixtures" / "craft_log_small.json"
@@ -82,8 +82,8 @@ def test_target_ghosts_cover_only_what_is_not_built_yet(recorded):
     assert len(_kinds(first, "target")) == len(target)
     last = blocks_scene(recorded, recorded.last_turn)
     assert len(_kinds(last, "target")) < len(target)
-    assert not _kinds(blocks_scene(recorded, 0, show_target=False), "target")
-    wire = _kinds(blocks_scene(recorded, 0, target_style="wireframe"), "target")
+    assert not _kinds(blocks_scene(recorded, 0, overlay=False), "target")
+    wire = _kinds(blocks_scene(recorded, 0, style="wireframe"), "target")
     assert all(i.style == "wireframe" for i in wire)
 
 
@@ -137,7 +137,7 @@ def test_builder_camera_shows_a_red_block_at_0_0_in_the_top_left_quadrant():
         {"board": board.to_json()},
         events=[Event("state", 0, None, {"state": {"board": board.to_json()}})],
     )
-    pixels = np.asarray(render_items(blocks_scene(episode, 0, show_target=False), CAMERAS["builder"], SMALL))
+    pixels = np.asarray(render_items(blocks_scene(episode, 0, overlay=False), CAMERAS["builder"], SMALL))
     red = np.all(np.abs(pixels.astype(int) - np.array(COLOR_RGB["red"])) < 45, axis=-1)
     ys, xs = np.nonzero(red)
     assert len(xs) > 200

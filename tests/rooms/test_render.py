@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import trimesh
 
-from simlab.render import rooms_render as rr
+from simlab.worlds.rooms import render as rr
 from simlab.worlds.rooms import visibility as vis
 from simlab.worlds.rooms.model import Camera
 from tests.rooms.box_scenes import box, box_mesh, room, use_boxes
@@ -44,7 +44,7 @@ def test_id_render_counts_visible_and_hidden_objects() -> None:
     assert ids.shape == (240, 320)
     assert set(np.unique(ids).tolist()) == {-1, 0, 1}
     assert ids[120, 160] == 0  # the red box is straight ahead
-    counts = vis.pixel_counts(scene, LOOK_WEST, (320, 240))
+    counts = rr.pixel_counts(scene, LOOK_WEST, (320, 240))
     assert counts["red"] > 0 and counts["panel"] > 0 and counts["blue"] == 0
 
 

@@ -17,9 +17,10 @@ import pyvista as pv
 
 from simlab.core.episode import Episode
 from simlab.core.events import Event
-from simlab.render.blocks_images import COLOR_RGB, color_name
 from simlab.render.scene import CameraPose, RGBf, SceneItem, darker, text_label
+from simlab.worlds.blocks.images import COLOR_RGB, color_name
 from simlab.worlds.blocks.model import CELLS, Board, Cell, Piece, in_grid, parse_cell
+from simlab.worlds.blocks.world import DIRECTORS, PALETTE
 
 BLOCK_SIZE = 0.94
 GHOST_SIZE = 0.9
@@ -30,7 +31,7 @@ FLOOR_RGB: RGBf = (0.86, 0.87, 0.88)
 GRID_RGB: RGBf = (0.55, 0.57, 0.60)
 HIGHLIGHT_RGB: RGBf = (1.0, 0.0, 0.85)
 FAILED_RGB: RGBf = (0.92, 0.05, 0.05)
-WALL_RGB: dict[str, RGBf] = {"D1": (0.50, 0.30, 0.80), "D2": (0.05, 0.60, 0.62), "D3": (0.85, 0.30, 0.60)}
+WALL_RGB: dict[str, RGBf] = {d: (r / 255, g / 255, b / 255) for d, (r, g, b) in PALETTE.items() if d in DIRECTORS}
 WALL_NAMES: dict[str, str] = {"D1": "left", "D2": "far", "D3": "right"}
 # (axis, coordinate of the panel, the way the director looks from outside)
 _WALLS: dict[str, tuple[int, float, tuple[float, float, float]]] = {
@@ -338,15 +339,16 @@ def _target_pieces(episode: Episode) -> list[Piece]:
 
 
 def blocks_scene(
-    episode: Episode, turn: int, show_target: bool = True, target_style: str = "ghost", cell_labels: bool = False
+    episode: Episode, turn: int, overlay: bool = True, style: str = "ghost", cell_labels: bool = False
 ) -> list[SceneItem]:
     """Everything to draw at ``turn``: floor, walls and eyes, the board's blocks, the target blocks not yet
-    matched (``target_style`` ``ghost`` or ``wireframe``), and this turn's move (highlight or failed ghost)."""
+    matched (the overlay; ``style`` ``ghost`` or ``wireframe``), and this turn's move (highlight or failed
+    ghost)."""
     current = _pieces(episode.state_at(turn))
     items = [*floor_items(cell_labels), *director_items()]  # built once: these never change
     items += [_piece_item(p) for p in current]
-    if show_target:
-        items += _target_items(_target_pieces(episode), current, target_style)
+    if overlay:
+        items += _target_items(_target_pieces(episode), current, style)
     return items + move_items(episode, turn)
 
 
@@ -377,7 +379,7 @@ the top of the screen, orthographic) and a three-quarter view that frames everyt
 
 
 def board_json_at(episode: Episode, turn: int) -> dict[str, Any]:
-    """The board after ``turn`` as board JSON for :func:`~simlab.render.blocks_images.board_image`; an imported
+    """The board after ``turn`` as board JSON for :func:`~simlab.worlds.blocks.images.board_image`; an imported
     illegal board (``{"board": null, "codes": ...}``) gives its raw codes with no spans."""
     state = episode.state_at(turn) or {}
     board = state.get("board")

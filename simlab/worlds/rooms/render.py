@@ -4,7 +4,7 @@
   and the off-screen renders share them);
 * :func:`render_view` is an agent's egocentric RGB image (what a model is shown);
 * :func:`render_ids` renders each object in a flat, unlit colour encoding its index and decodes it back,
-  so :func:`simlab.worlds.rooms.visibility.pixel_counts` can count the pixels each object covers;
+  so :func:`pixel_counts` can count the pixels each object covers;
 * :func:`topdown_map` draws the cognitive-mapping map (Pillow), turned so that the Answerer looks up;
 * :func:`render_view_overlay` marks the bounding-box corners used for visibility on a view.
 """
@@ -290,3 +290,32 @@ def _draw_label(draw: ImageDraw.ImageDraw, at: Point, text: str, placed: list, f
 
 def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> bool:
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+# ---- pixel counts -------------------------------------------------------------------------------------
+
+
+def min_pixels(size: tuple[int, int]) -> int:
+    """The reference's 1,000-pixel threshold at 1280x720, scaled to an image of ``size`` by pixel area."""
+    area = visibility.REFERENCE_SIZE[0] * visibility.REFERENCE_SIZE[1]
+    return max(1, round(visibility.REFERENCE_MIN_PIXELS * size[0] * size[1] / area))
+
+
+def pixel_counts(scene: Scene, camera: Camera, size: tuple[int, int] = (640, 480)) -> dict[str, int]:
+    """How many pixels of an id render of ``size`` each object covers (0 when hidden), by id."""
+    ids = render_ids(scene, camera, size)
+    counts = np.bincount(ids[ids >= 0].ravel(), minlength=len(scene.objects))
+    return {obj.id: int(counts[k]) for k, obj in enumerate(scene.objects)}
+
+
+def agreement(
+    scene: Scene, camera: Camera, size: tuple[int, int] = (640, 480), geom: visibility.SceneGeometry | None = None
+) -> float:
+    """Share of the scene's objects on which corner visibility and "covers >= min_pixels(size)" agree."""
+    if not scene.objects:
+        return 1.0
+    by_corners = set(visibility.visible_objects(geom or visibility.SceneGeometry(scene), camera))
+    threshold = min_pixels(size)
+    counts = pixel_counts(scene, camera, size)
+    same = sum((obj.id in by_corners) == (counts[obj.id] >= threshold) for obj in scene.objects)
+    return same / len(scene.objects)

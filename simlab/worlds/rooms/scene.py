@@ -8,6 +8,7 @@ named in this turn's message are outlined in both the 3D view and the agents' ca
 
 from __future__ import annotations
 
+import textwrap
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -18,13 +19,16 @@ from PIL import Image, ImageDraw
 
 from simlab.core.episode import Episode
 from simlab.render.images import text_font
-from simlab.render.rooms_render import camera_pose, project, render_view, room_scene_items, topdown_map
 from simlab.render.scene import CameraPose, SceneItem, text_label
 from simlab.worlds.rooms.describe import mentioned_objects
 from simlab.worlds.rooms.model import Camera, RoomObject, Scene
+from simlab.worlds.rooms.observations import ANSWERER, HELPER, PALETTE
+from simlab.worlds.rooms.render import camera_pose, project, render_view, room_scene_items, topdown_map
 from simlab.worlds.rooms.visibility import SceneGeometry, ViewPair, corner_rays
 
-ROLE_RGB: dict[str, tuple[float, float, float]] = {"answerer": (0.16, 0.38, 0.85), "helper": (0.93, 0.49, 0.1)}
+ROLE_RGB: dict[str, tuple[float, float, float]] = {
+    role: (r / 255, g / 255, b / 255) for role, (r, g, b) in PALETTE.items()
+}
 SHARED_RGB = (0.55, 0.2, 0.75)
 RAY_RGB = {"visible": (0.1, 0.7, 0.2), "blocked": (0.85, 0.1, 0.1), "outside": (0.6, 0.6, 0.6)}
 HIGHLIGHT_RGB = (1.0, 0.1, 0.7)
@@ -64,13 +68,13 @@ def mentioned_at(episode: Episode, turn: int) -> list[str]:
 # ---- the 3D scene ----------------------------------------------------------------------------------------
 
 
-def rooms_scene(episode: Episode, turn: int, show_target: bool = True, target_style: str = "ghost") -> list[SceneItem]:
-    """Everything the 3D view draws at ``turn``; ``show_target`` switches the visibility overlay."""
+def rooms_scene(episode: Episode, turn: int, overlay: bool = True, style: str = "ghost") -> list[SceneItem]:
+    """Everything the 3D view draws at ``turn``; ``overlay`` switches the visibility tints and corner rays."""
     scene, views = scene_and_views(episode)
     items = list(_memo(("room", episode.episode_id), lambda: tuple(room_scene_items(scene, wall_opacity=0.35))))
-    for role, camera in (("answerer", views.answerer), ("helper", views.helper)):
+    for role, camera in ((ANSWERER, views.answerer), (HELPER, views.helper)):
         items += _frustum(role, camera)
-    if show_target:
+    if overlay:
         items += _tints(scene, views) + list(_memo(("rays", episode.episode_id), lambda: _rays(scene, views)))
     items += [_outline(scene.object(i), f"highlight:{i}", HIGHLIGHT_RGB) for i in mentioned_at(episode, turn)]
     return items
@@ -89,8 +93,8 @@ def _frustum(role: str, camera: Camera, depth: float = 0.6) -> list[SceneItem]:
 
 def _tints(scene: Scene, views: ViewPair) -> list[SceneItem]:
     groups = (
-        (views.answerer_only, ROLE_RGB["answerer"], "seen by the Answerer only"),
-        (views.helper_only, ROLE_RGB["helper"], "seen by the Helper only"),
+        (views.answerer_only, ROLE_RGB[ANSWERER], "seen by the Answerer only"),
+        (views.helper_only, ROLE_RGB[HELPER], "seen by the Helper only"),
         (views.shared, SHARED_RGB, "seen by both"),
     )
     return [
@@ -104,7 +108,7 @@ def _rays(scene: Scene, views: ViewPair) -> tuple[SceneItem, ...]:
     """Corner rays of every object from both cameras, one line set per camera and state (built once)."""
     geom = SceneGeometry(scene)
     out = []
-    for role, camera in (("answerer", views.answerer), ("helper", views.helper)):
+    for role, camera in ((ANSWERER, views.answerer), (HELPER, views.helper)):
         by_state: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {s: [] for s in RAY_RGB}
         eye = np.asarray(camera.position, dtype=float)
         for obj in scene.objects:
@@ -146,8 +150,8 @@ def rooms_cameras(episode: Episode) -> dict[str, CameraPose]:
     )
     free = CameraPose("free", (cx - 0.9 * reach, cy - 1.1 * reach, 1.4 * reach), (cx, cy, 0.6), (0.0, 0.0, 1.0))
     return {
-        "answerer": camera_pose(views.answerer, "answerer"),
-        "helper": camera_pose(views.helper, "helper"),
+        ANSWERER: camera_pose(views.answerer, ANSWERER),
+        HELPER: camera_pose(views.helper, HELPER),
         "top": top,
         "free": free,
     }
@@ -156,23 +160,50 @@ def rooms_cameras(episode: Episode) -> dict[str, CameraPose]:
 # ---- agent panel pictures --------------------------------------------------------------------------------
 
 
-def observation_pictures(observation: Mapping[str, Any], episode: Episode, turn: int) -> dict[str, Image.Image]:
-    """A role's camera picture (rendered once per episode) with this turn's named objects outlined, and for
-    the Answerer the question card and, in cognitive mapping, the map it was shown."""
+def agent_view(episode: Episode, role: str, turn: int) -> Image.Image:
+    """``role``'s camera picture (rendered once per episode) with the objects named at ``turn`` outlined."""
     scene, views = scene_and_views(episode)
-    role = (observation.get("data") or {}).get("role", "")
-    camera = views.answerer if role == "answerer" else views.helper
+    camera = views.answerer if role == ANSWERER else views.helper
     view = _memo(("view", episode.episode_id, role), lambda: render_view(scene, camera, PANEL_SIZE)).copy()
     _outline_in_view(view, scene, camera, mentioned_at(episode, turn))
-    out = {"view": view}
-    if role == "answerer":
-        if episode.task["question"]["task"] == "mapping":
-            ids = sorted({*views.answerer_visible, *views.helper_visible})
-            out["map"] = topdown_map(
-                scene, ids, views.answerer, (480, 480), swap=episode.task["question"].get("map_swap")
-            )
+    return view
+
+
+def answerer_map(episode: Episode) -> Image.Image | None:
+    """The top-down map the Answerer was shown (cognitive mapping only)."""
+    if episode.task["question"]["task"] != "mapping":
+        return None
+    scene, views = scene_and_views(episode)
+    ids = sorted({*views.answerer_visible, *views.helper_visible})
+    return topdown_map(scene, ids, views.answerer, (480, 480), swap=episode.task["question"].get("map_swap"))
+
+
+def observation_pictures(observation: Mapping[str, Any], episode: Episode, turn: int) -> dict[str, Image.Image]:
+    """A role's camera picture with this turn's named objects outlined, and for the Answerer the question
+    card and, in cognitive mapping, the map it was shown."""
+    role = (observation.get("data") or {}).get("role", "")
+    out = {"view": agent_view(episode, role, turn)}
+    if role == ANSWERER:
+        found = answerer_map(episode)
+        if found is not None:
+            out["map"] = found
         out["question"] = question_card(episode, turn)
     return out
+
+
+def turn_pictures(episode: Episode, turn: int) -> dict[str, Image.Image]:
+    """For exports: both agents' views with the objects named at ``turn`` outlined, and the question card."""
+    return {
+        "Answerer's view": agent_view(episode, ANSWERER, turn),
+        "Helper's view": agent_view(episode, HELPER, turn),
+        "question": question_card(episode, turn),
+    }
+
+
+def episode_pictures(episode: Episode) -> dict[str, Image.Image]:
+    """For exports, once: the map the Answerer was shown (cognitive mapping only)."""
+    found = answerer_map(episode)
+    return {"the Answerer's map": found} if found is not None else {}
 
 
 def _outline_in_view(image: Image.Image, scene: Scene, camera: Camera, ids: Sequence[str]) -> None:
@@ -191,7 +222,8 @@ def question_card(episode: Episode, turn: int) -> Image.Image:
 
     question = episode.task["question"]
     letters = ["yes", "no"] if question["task"] == "mapping" else ["A", "B", "C", "D"]
-    lines = [question["text"], ""] + [f"({k}) {o}" for k, o in zip(letters, question["options"], strict=False)]
+    lines = [*textwrap.wrap(question["text"], 66), ""]
+    lines += [f"({k}) {o}"[:70] for k, o in zip(letters, question["options"], strict=False)]
     answered = [e for e in episode.events if e.kind == "result" and e.turn <= turn]
     if answered:
         r = answered[-1].data
@@ -202,5 +234,5 @@ def question_card(episode: Episode, turn: int) -> Image.Image:
         colour = (20, 20, 20)
         if line.startswith("Answered"):
             colour = (20, 130, 40) if answered[-1].data.get("correct") else (190, 30, 30)
-        draw.text((12, 12 + 22 * k), line[:90], fill=colour, font=text_font(16))
+        draw.text((12, 12 + 22 * k), line, fill=colour, font=text_font(16))
     return image

@@ -1,0 +1,369 @@
+"""The world-family contract: everything the rest of SimLab needs to know about one kind of world.
+
+A family lives in one folder (``simlab/worlds/NAME/`` for the bundled ones, any installed package for others)
+and declares itself with one :class:`WorldFamily` object, found by name through :mod:`simlab.worlds` (a
+built-in table plus the entry-point group ``simlab.worlds``). Generic code (the CLI, the runner, the exports,
+the app, the model agents) reads only this object and never imports a family's modules, so adding a family
+is one folder plus one registration.
+
+The parts, in the spirit of PettingZoo's env contract and clemcore's game master:
+
+* :class:`TaskSource`: generate (in memory or written to a folder), load, validate the family's tasks, the
+  groups they fall in (a tier, a question type) and its generate options as a typed model;
+* ``settings``: a pydantic model of the world's settings (defaults, documentation, validation in one place;
+  the CLI's ``--set``, run.toml and the app's new-episode form all go through it);
+* roles, role groups, built-in agents and, per role, the :class:`ReplyProtocol` a model follows (prompt,
+  reply parser, re-ask, give-up rule) and the :class:`ReplyForm` a person fills in;
+* ``views``: where its pictures come from (:class:`FamilyViews`, loaded only when something is drawn, so
+  running episodes never needs VTK), its :class:`PlotSpec` s and its role ``palette``;
+* its headline metrics and the importers it offers.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from simlab.core.errors import ConfigError
+from simlab.core.world import Agent, Observation, Reply, World
+
+if TYPE_CHECKING:
+    from PIL import Image
+
+    from simlab.core.episode import Episode
+    from simlab.render.scene import CameraPose, SceneItem
+
+RGB = tuple[int, int, int]
+Progress = Callable[[int, "int | None", str], None]
+"""Long work reports ``(done, total or None, what is going on)``; the CLI shows it as a progress bar."""
+
+
+# ---- settings --------------------------------------------------------------------------------------------
+
+
+class Settings(BaseModel):
+    """Base of a family's typed settings and generate options: unknown names are errors, every field has a
+    default and a description (shown by ``--help``, ``python main.py worlds`` and the app's forms)."""
+
+    model_config = ConfigDict(extra="forbid", validate_default=True, strict=True)
+
+    repeat: int = Field(0, ge=0, description="which repeat of a task this episode is (set by the runner)")
+
+    @classmethod
+    def checked(cls, values: Mapping[str, Any] | None) -> dict[str, Any]:
+        """``values`` completed with the defaults, as JSON; ConfigError naming the first bad one."""
+        return validate_model(cls, values or {}, "setting").model_dump(mode="json")
+
+
+class NoOptions(BaseModel):
+    """Generate options of a family that has none."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+def validate_model(model: type[BaseModel], values: Mapping[str, Any], what: str) -> BaseModel:
+    """``values`` checked by ``model``; ConfigError naming the first bad field, what it got and the known names.
+
+    Values are checked as JSON (they come from JSON, TOML and the command line, and are recorded as JSON), so
+    a list stands for a tuple, and with strict models a number is never read from a string or a bool."""
+    try:
+        text = json.dumps(dict(values), allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"{what}s must be plain JSON values ({exc})") from None
+    try:
+        return model.model_validate_json(text)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        name = ".".join(str(p) for p in error["loc"]) or "?"
+        if error["type"] == "extra_forbidden":
+            known = ", ".join(model.model_fields)
+            raise ConfigError(f"unknown {what} {name!r}; known: {known}") from None
+        got = error.get("input")
+        message = str(error["msg"]).removeprefix("Value error, ")
+        raise ConfigError(f"{what} {name!r}: {message} (got {got!r})") from None
+
+
+# ---- tasks -----------------------------------------------------------------------------------------------
+
+
+def _no_group(task: Mapping[str, Any]) -> str | None:
+    return None
+
+
+@dataclass(frozen=True)
+class TaskSource:
+    """How a family makes and reads its tasks (one task = the JSON that defines one episode's instance).
+
+    ``generate(n, seed, options, groups, progress)`` returns ``n`` tasks in memory (what ``run`` plays);
+    ``write(out_dir, n, seed, options, groups, progress)`` is the ``generate`` command: it writes a folder
+    that ``load`` reads back and returns the summary to print. ``groups`` restricts both to tasks of those
+    groups (``group_of(task)``: a blocks tier, a rooms question type); ``options`` is an instance of
+    ``options`` (the family's generate options). ``validate(task)`` raises ValueError naming the field.
+    """
+
+    generate: Callable[..., list[dict[str, Any]]]
+    load: Callable[[Path], list[dict[str, Any]]]
+    write: Callable[..., str]
+    validate: Callable[[Mapping[str, Any]], None]
+    options: type[BaseModel] = NoOptions
+    groups: tuple[str, ...] = ()
+    group_of: Callable[[Mapping[str, Any]], str | None] = _no_group
+    group_label: str = "group"
+    n_help: str = "how many tasks"
+
+
+@dataclass(frozen=True)
+class Importer:
+    """``python main.py import NAME FILE --out RUN_DIR``: turns another tool's recordings into a run folder.
+    ``run(file, out_dir)`` returns a line to print; bad input raises a SimlabError naming the place."""
+
+    name: str
+    description: str
+    run: Callable[[Path, Path], Any]
+
+
+# ---- how models and people play a role -----------------------------------------------------------------
+
+
+class ReplyError(ValueError):
+    """A model's reply that the role's protocol cannot read; the message says why (it goes into the re-ask)."""
+
+
+@dataclass(frozen=True)
+class ReplyProtocol:
+    """How a model plays one role at one observation (clemcore's idea: the game owns its protocol).
+
+    ``system`` is the system prompt; ``parse(text, observation)`` reads a reply or raises :class:`ReplyError`;
+    ``reask`` is the correction sent once after an unreadable reply (``{reason}`` is filled in);
+    ``give_up(text)`` is what the role does when the re-asked reply cannot be read either."""
+
+    system: str
+    parse: Callable[[str, Observation], Reply]
+    reask: str
+    give_up: Callable[[str], Reply]
+
+
+FieldKind = Literal["choice", "int", "cell", "flag", "text"]
+
+
+@dataclass(frozen=True)
+class FormField:
+    """One entry of a person's reply form, and of the role's action schema.
+
+    ``choice`` picks one of ``choices``; ``int`` is a number in ``low..high``; ``cell`` is a pair of them;
+    ``flag`` is a checkbox that puts ``value`` under ``name`` when ticked; ``text`` is a line of text.
+    ``optional`` fields have a checkbox and are left out unless ticked; ``when`` = (other field, values)
+    shows the field only while that field holds one of the values."""
+
+    name: str
+    kind: FieldKind
+    label: str
+    choices: tuple[str, ...] = ()
+    low: int = 0
+    high: int = 0
+    optional: bool = False
+    when: tuple[str, tuple[str, ...]] | None = None
+    value: Any = None
+
+
+@dataclass(frozen=True)
+class ReplyForm:
+    """What a person playing a role can send at one observation; the app builds the form from it.
+
+    ``message`` / ``reasoning`` are the labels of the text boxes (None: not offered); ``fields`` build the
+    action object; ``answers`` is a field whose every choice is a button that sends at once (a final answer);
+    ``presets`` are (label, action) pairs that fill the fields (verified candidate moves)."""
+
+    message: str | None = None
+    reasoning: str | None = None
+    fields: tuple[FormField, ...] = ()
+    answers: FormField | None = None
+    presets: tuple[tuple[str, Mapping[str, Any]], ...] = ()
+
+    def active(self, name: str, values: Mapping[str, Any]) -> bool:
+        """Whether field ``name`` takes part in the action given the current ``values``."""
+        spec = next(f for f in self.fields if f.name == name)
+        if spec.when is not None and values.get(spec.when[0]) not in spec.when[1]:
+            return False
+        return not spec.optional or values.get(name) is not None
+
+    def action(self, values: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The action object the field ``values`` describe (None when no field applies)."""
+        out = {f.name: values[f.name] for f in self.fields if self.active(f.name, values) and f.name in values}
+        out = {k: v for k, v in out.items() if v is not None}
+        return out or None
+
+    def reply(self, message: str = "", reasoning: str = "", values: Mapping[str, Any] | None = None) -> Reply:
+        """The reply a filled-in form sends."""
+        return Reply(message.strip() or None, reasoning.strip() or None, self.action(values or {}))
+
+    def answer(self, choice: str) -> Reply:
+        """The reply an answer button sends."""
+        assert self.answers is not None
+        return Reply(message=choice, action={self.answers.name: choice})
+
+
+# ---- pictures and plots ---------------------------------------------------------------------------------
+
+
+SceneBuilder = Callable[..., "list[SceneItem]"]
+"""``(episode, turn, overlay=True, style="ghost") -> items``: the 3D world after ``turn``."""
+
+
+@dataclass(frozen=True)
+class SeriesSpec:
+    """One curve: a legend label, a colour and its value per turn 0..last_turn (None where undefined)."""
+
+    label: str
+    colour: RGB
+    values: Callable[[Episode], list[float | None]]
+
+
+@dataclass(frozen=True)
+class PlotSpec:
+    """One per-turn plot of the app's Plots dock. ``steps`` draws a value per turn as a step, else a line
+    with markers; ``y_range`` fixes the axis (progress on 0..1), else it fits the data."""
+
+    title: str
+    y_label: str
+    series: tuple[SeriesSpec, ...]
+    steps: bool = False
+    y_range: tuple[float, float] | None = None
+
+
+@dataclass(frozen=True)
+class FamilyViews:
+    """How a family is drawn: in the app, in exports and for agents. No Qt: pictures are PIL images and
+    the 3D world is a list of :class:`~simlab.render.scene.SceneItem`.
+
+    * ``scene`` builds the 3D world after a turn (None: a family with no 3D scene, drawn from its pictures);
+      ``cameras(episode)`` are the named presets in button order, ``default_camera`` the first shown;
+      ``overlay_label`` names what the overlay toggle shows (the target, the visibility tints).
+    * ``observation_images(observation_json, episode, turn)`` re-renders an observation's pictures from the
+      recording for the agent panels (``images_follow_turn``: they change with the turn, not only per
+      observation);
+    * ``turn_pictures(episode, turn)`` are the 2D pictures exports show beside the scene for a turn,
+      ``episode_pictures(episode)`` those shown once (each director's wall).
+    """
+
+    observation_images: Callable[[Mapping[str, Any], Episode, int], dict[str, Image.Image]]
+    turn_pictures: Callable[[Episode, int], dict[str, Image.Image]]
+    scene: SceneBuilder | None = None
+    cameras: Callable[[Episode], Mapping[str, CameraPose]] = lambda _episode: {}
+    default_camera: str = "free"
+    overlay_label: str = "Target"
+    images_follow_turn: bool = False
+    episode_pictures: Callable[[Episode], dict[str, Image.Image]] = lambda _episode: {}
+
+
+# ---- the family ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WorldFamily:
+    """One kind of world, as the engine, the CLI, the exports and the app see it.
+
+    ``views`` and the importers' code are named as ``"module:attribute"`` and imported on first use, so a
+    family can be listed and its episodes played without loading its renderers."""
+
+    name: str
+    description: str
+    world: type[World]
+    roles: tuple[str, ...]
+    tasks: TaskSource
+    settings: type[Settings]
+    agents: Mapping[str, Callable[..., Agent]]
+    default_agents: Mapping[str, str]
+    protocol: Callable[[str, Observation, Mapping[str, Any]], ReplyProtocol]
+    reply_form: Callable[[str, Observation], ReplyForm]
+    views: str
+    palette: Mapping[str, RGB]
+    role_groups: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    plots: Sequence[PlotSpec] = ()
+    headline_metrics: Sequence[str] = ()
+    importers: Mapping[str, Importer] = field(default_factory=dict)
+
+    # ---- roles ----------------------------------------------------------------------------------------
+    def expand_role(self, role: str) -> tuple[str, ...]:
+        """``director`` -> (D1, D2, D3); a concrete role -> itself. Raises ConfigError when unknown."""
+        if role in self.role_groups:
+            return self.role_groups[role]
+        if role in self.roles:
+            return (role,)
+        names = ", ".join([*self.role_groups, *self.roles])
+        raise ConfigError(f"world {self.name!r} has no role {role!r}; roles: {names}")
+
+    # ---- settings -------------------------------------------------------------------------------------
+    @property
+    def default_settings(self) -> dict[str, Any]:
+        """Every setting at its default, as recorded in run configs (the runner's ``repeat`` left out)."""
+        return {k: v for k, v in self.settings().model_dump(mode="json").items() if k != "repeat"}
+
+    def check_settings(self, settings: Mapping[str, Any]) -> dict[str, Any]:
+        """``settings`` completed with defaults; ConfigError naming the first setting that cannot work."""
+        checked = validate_model(self.settings, settings, f"{self.name} setting").model_dump(mode="json")
+        return checked if "repeat" in settings else {k: v for k, v in checked.items() if k != "repeat"}
+
+    def generate_options(self, options: Mapping[str, Any] | None = None) -> BaseModel:
+        """The family's generate options from ``options`` (ConfigError naming a bad one)."""
+        return validate_model(self.tasks.options, options or {}, f"{self.name} generate option")
+
+    def check_groups(self, groups: Sequence[str]) -> tuple[str, ...]:
+        """``groups`` when every one is a group of this family; ConfigError listing the known ones."""
+        unknown = [g for g in groups if g not in self.tasks.groups]
+        if unknown:
+            known = ", ".join(self.tasks.groups) or "none"
+            raise ConfigError(f"world {self.name!r} has no {self.tasks.group_label} {unknown[0]!r}; known: {known}")
+        return tuple(groups)
+
+    # ---- pictures -------------------------------------------------------------------------------------
+    def load_views(self) -> FamilyViews:
+        """The family's :class:`FamilyViews` (its rendering code is imported now, once)."""
+        return _load_views(self.views)
+
+    def role_colour(self, role: str | None) -> RGB:
+        """The one colour of ``role`` in every view (3D, panels, dialogue, exports)."""
+        return role_colours(self.palette, [role or ""])[role or ""]
+
+
+@functools.cache
+def _load_views(target: str) -> FamilyViews:
+    from simlab.core.plugins import load_target
+
+    views = load_target(target)
+    if not isinstance(views, FamilyViews):
+        raise TypeError(f"{target} is a {type(views).__name__}, expected a simlab.core.family.FamilyViews")
+    return views
+
+
+NEUTRAL_RGB: RGB = (90, 96, 104)
+"""Colour of the engine and of roles nobody declared."""
+EXTRA_RGB: tuple[RGB, ...] = ((194, 24, 91), (93, 122, 31), (141, 90, 59), (57, 73, 171), (184, 134, 11))
+"""Colours handed out, in sorted order, to roles a palette does not name (an imported log's extra speaker)."""
+
+
+def role_colours(palette: Mapping[str, RGB], roles: Sequence[str]) -> dict[str, RGB]:
+    """A colour per role: the palette's own, then the extras in sorted role order; the engine is neutral."""
+    out = {role: palette[role] for role in roles if role in palette}
+    others = sorted({r for r in roles if r not in palette and r not in ("", "engine")})
+    out.update({role: EXTRA_RGB[k % len(EXTRA_RGB)] for k, role in enumerate(others)})
+    out.update({r: NEUTRAL_RGB for r in roles if r in ("", "engine")})
+    return out
+
+
+def hex_colour(rgb: RGB) -> str:
+    """``(31, 95, 191)`` -> ``"#1f5fbf"``."""
+    return "#{:02x}{:02x}{:02x}".format(*rgb)
+
+
+@functools.cache
+def prompt_text(package: str, name: str) -> str:
+    """A prompt template shipped inside a family's package: ``prompts/NAME.txt``."""
+    return resources.files(package).joinpath("prompts", f"{name}.txt").read_text(encoding="utf-8").strip()

@@ -1,0 +1,236 @@
+"""Forms made from what a family declares, so no widget is hand-made per family (napari does this with magicgui).
+
+* :class:`SettingsForm` shows a pydantic settings model: a spin box per integer (its bounds from the
+  field's constraints), a check box per flag, a combo box per choice, a line per text, and a JSON line for
+  anything else; :meth:`SettingsForm.values` returns the fields the user changed.
+* :class:`ActionForm` shows the fields of a :class:`~simlab.core.family.ReplyForm`: choices, numbers, cells,
+  flags and optional fields, each shown only while its ``when`` condition holds; :meth:`ActionForm.values`
+  feeds :meth:`ReplyForm.action`.
+"""
+
+from __future__ import annotations
+
+import json
+import types
+import typing
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pydantic import BaseModel
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLineEdit,
+    QSpinBox,
+    QWidget,
+)
+
+from simlab.core.errors import ConfigError
+from simlab.core.family import FormField
+
+SPIN_LIMIT = 1_000_000
+
+
+def _base(annotation: Any) -> tuple[Any, bool]:
+    """(the annotation without ``None``, whether ``None`` is allowed)."""
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        return (args[0] if len(args) == 1 else annotation), True
+    return annotation, False
+
+
+def _bounds(field: Any) -> tuple[float, float]:
+    """The ``ge``/``le`` (or ``gt``/``lt``) bounds pydantic keeps in a field's metadata."""
+    low, high = -SPIN_LIMIT, SPIN_LIMIT
+    for item in field.metadata:
+        low = getattr(item, "ge", None) if getattr(item, "ge", None) is not None else low
+        high = getattr(item, "le", None) if getattr(item, "le", None) is not None else high
+    return low, high
+
+
+class SettingsForm(QGroupBox):
+    """One editor per field of a settings model, starting at the defaults."""
+
+    def __init__(
+        self, model: type[BaseModel], title: str, skip: Sequence[str] = (), parent: QWidget | None = None
+    ) -> None:
+        super().__init__(title, parent)
+        self.model = model
+        self.editors: dict[str, QWidget] = {}
+        layout = QFormLayout(self)
+        for name, field in model.model_fields.items():
+            if name in skip:
+                continue
+            editor = self._editor(field)
+            editor.setToolTip(field.description or name)
+            editor.setObjectName(f"setting-{name}")
+            self.editors[name] = editor
+            layout.addRow(name.replace("_", " "), editor)
+
+    @staticmethod
+    def _editor(field: Any) -> QWidget:
+        kind, _optional = _base(field.annotation)
+        default = field.default
+        if kind is bool:
+            box = QCheckBox()
+            box.setChecked(bool(default))
+            return box
+        if typing.get_origin(kind) is typing.Literal:
+            combo = QComboBox()
+            combo.addItems([str(c) for c in typing.get_args(kind)])
+            combo.setCurrentText(str(default))
+            return combo
+        if kind in (int, float):
+            spin: QSpinBox | QDoubleSpinBox = QSpinBox() if kind is int else QDoubleSpinBox()
+            low, high = _bounds(field)
+            spin.setRange(kind(low), kind(high))  # type: ignore[arg-type]
+            spin.setValue(kind(default))  # type: ignore[arg-type]
+            return spin
+        line = QLineEdit("" if default is None else default if kind is str else json.dumps(default))
+        line.setPlaceholderText("(none)" if default is None else "")
+        return line
+
+    def values(self) -> dict[str, Any]:
+        """The settings whose editor differs from the default; ConfigError for a JSON line that is not JSON."""
+        out: dict[str, Any] = {}
+        for name, editor in self.editors.items():
+            field = self.model.model_fields[name]
+            value = self._value(name, editor, field)
+            if value != json.loads(json.dumps(field.default)):  # a tuple default compares as its JSON list
+                out[name] = value
+        return out
+
+    @staticmethod
+    def _value(name: str, editor: QWidget, field: Any) -> Any:
+        if isinstance(editor, QCheckBox):
+            return editor.isChecked()
+        if isinstance(editor, QComboBox):
+            return editor.currentText()
+        if isinstance(editor, (QSpinBox, QDoubleSpinBox)):
+            return editor.value()
+        assert isinstance(editor, QLineEdit)
+        text = editor.text().strip()
+        kind, optional = _base(field.annotation)
+        if not text:
+            return None if optional else ""
+        if kind is str:
+            return text
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError:
+            raise ConfigError(f"setting {name!r}: expected JSON, got {text!r}") from None
+
+    def set_value(self, name: str, value: Any) -> None:
+        """Put ``value`` in the editor of ``name`` (tests, restoring a form)."""
+        editor = self.editors[name]
+        if isinstance(editor, QCheckBox):
+            editor.setChecked(bool(value))
+        elif isinstance(editor, QComboBox):
+            editor.setCurrentText(str(value))
+        elif isinstance(editor, (QSpinBox, QDoubleSpinBox)):
+            editor.setValue(value)
+        elif isinstance(editor, QLineEdit):
+            editor.setText(value if isinstance(value, str) else json.dumps(value))
+
+
+class ActionForm(QGroupBox):
+    """The action fields of a reply form; fields whose ``when`` does not hold are disabled."""
+
+    def __init__(self, fields: Sequence[FormField], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.fields = list(fields)
+        self.editors: dict[str, list[QWidget]] = {}
+        self.toggles: dict[str, QCheckBox] = {}
+        layout = QFormLayout(self)
+        for spec in self.fields:
+            parts = self._editors(spec)
+            self.editors[spec.name] = parts
+            label: str | QWidget = spec.label
+            if spec.optional:
+                toggle = QCheckBox(spec.label)
+                toggle.toggled.connect(lambda _on: self._enable())
+                self.toggles[spec.name] = toggle
+                label = toggle
+            holder = QWidget()
+            row = QHBoxLayout(holder)
+            row.setContentsMargins(0, 0, 0, 0)
+            for part in parts:
+                row.addWidget(part)
+            row.addStretch(1)
+            holder.setObjectName(f"field-{spec.name}")
+            layout.addRow(label, holder)
+        self._enable()
+
+    def _editors(self, spec: FormField) -> list[QWidget]:
+        if spec.kind == "choice":
+            combo = QComboBox()
+            combo.addItems(list(spec.choices))
+            combo.currentTextChanged.connect(lambda _t: self._enable())
+            return [combo]
+        if spec.kind in ("int", "cell"):
+            spins = []
+            for _ in range(2 if spec.kind == "cell" else 1):
+                spin = QSpinBox()
+                spin.setRange(spec.low, spec.high)
+                spins.append(spin)
+            return spins
+        if spec.kind == "flag":
+            return [QCheckBox()]
+        return [QLineEdit()]
+
+    def _raw(self, spec: FormField) -> Any:
+        parts = self.editors[spec.name]
+        if spec.kind == "choice":
+            return parts[0].currentText()  # type: ignore[attr-defined]
+        if spec.kind == "int":
+            return parts[0].value()  # type: ignore[attr-defined]
+        if spec.kind == "cell":
+            return [p.value() for p in parts]  # type: ignore[attr-defined]
+        if spec.kind == "flag":
+            return spec.value if parts[0].isChecked() else None  # type: ignore[attr-defined]
+        return parts[0].text().strip() or None  # type: ignore[attr-defined]
+
+    def values(self) -> dict[str, Any]:
+        """Field name -> value for every shown field (an unticked optional field is left out)."""
+        out: dict[str, Any] = {}
+        for spec in self.fields:
+            if spec.optional and not self.toggles[spec.name].isChecked():
+                continue
+            out[spec.name] = self._raw(spec)
+        return out
+
+    def set_values(self, values: Mapping[str, Any]) -> None:
+        """Fill the fields from an action object (a preset such as a verified candidate move)."""
+        for spec in self.fields:
+            value = values.get(spec.name)
+            if spec.optional:
+                self.toggles[spec.name].setChecked(value is not None)
+            if value is None:
+                continue
+            parts = self.editors[spec.name]
+            if spec.kind == "choice":
+                parts[0].setCurrentText(str(value))  # type: ignore[attr-defined]
+            elif spec.kind == "int":
+                parts[0].setValue(int(value))  # type: ignore[attr-defined]
+            elif spec.kind == "cell":
+                for part, v in zip(parts, value, strict=False):
+                    part.setValue(int(v))  # type: ignore[attr-defined]
+            elif spec.kind == "flag":
+                parts[0].setChecked(value == spec.value)  # type: ignore[attr-defined]
+            else:
+                parts[0].setText(str(value))  # type: ignore[attr-defined]
+        self._enable()
+
+    def _enable(self) -> None:
+        current = {s.name: self._raw(s) for s in self.fields if s.kind == "choice"}
+        for spec in self.fields:
+            shown = spec.when is None or current.get(spec.when[0]) in spec.when[1]
+            toggle = self.toggles.get(spec.name)
+            if toggle is not None:
+                toggle.setEnabled(shown)
+            for part in self.editors[spec.name]:
+                part.setEnabled(shown and (toggle is None or toggle.isChecked()))
