@@ -6,12 +6,15 @@ Use it from a test::
     def test_my_world():
         check_world("blocks")
 
-Each check raises AssertionError with a message saying what the world did wrong.
+Each check raises AssertionError with a message saying what the world did wrong. Like PettingZoo's
+``api_test``, ``seed_test`` and ``render_test``, they are shipped with the library so a family written
+outside this repository runs exactly the checks the bundled ones do.
 """
 
 from __future__ import annotations
 
 import hashlib
+import html
 import json
 import os
 import subprocess
@@ -36,6 +39,7 @@ __all__ = [
     "cross_process_test",
     "episode_digest",
     "recording_round_trip_test",
+    "render_test",
     "seed_test",
 ]
 
@@ -52,10 +56,12 @@ def check_world(
     tasks = fam.tasks.generate(n_tasks, seeds[0])
     assert tasks, f"{fam.name}: generate({n_tasks}, {seeds[0]}) returned no tasks"
     for task in tasks:
+        fam.tasks.validate(task)
         api_test(fam, task, agents, settings)
         seed_test(fam, task, agents, seeds, settings)
         recording_round_trip_test(fam, task, agents, settings)
     cross_process_test(fam, tasks[0], agents, settings)
+    render_test(fam, play(fam, tasks[0], agents, seeds[0], settings))
 
 
 def play(
@@ -186,3 +192,50 @@ def cross_process_test(
         assert out.returncode == 0, f"{fam.name}: child process failed:\n{out.stderr[-2000:]}"
         digests.add(out.stdout.strip())
     assert len(digests) == 1, f"{fam.name}: episodes differ between processes with different PYTHONHASHSEED"
+
+
+# ---- rendering ---------------------------------------------------------------------------------------------
+
+
+def _not_blank(image: Any, what: str) -> None:
+    import numpy as np
+
+    pixels = np.asarray(image.convert("RGB"), dtype=float)
+    assert pixels.size and pixels.std() > 2.0, f"{what} is blank ({image.size[0]}x{image.size[1]}, one flat colour)"
+
+
+def render_test(fam: WorldFamily, episode: Episode, max_frames: int = 4) -> None:
+    """Everything the family draws renders and is not blank: the pictures of every recorded observation
+    (re-rendered from the recording, named as recorded), the turn sheet of the first and last turn, the HTML
+    transcript (pictures inline, every message named) and a GIF of the first turns."""
+    from PIL import Image
+
+    from simlab.render.animation import write_animation
+    from simlab.render.transcript import episode_html
+    from simlab.render.turn_sheet import turn_sheet
+
+    views = fam.load_views()
+    for event in episode.events:
+        if event.kind == "observation":
+            pictures = views.observation_images(event.data, episode, event.turn)
+            names = list(event.data.get("images") or [])
+            assert set(names) <= set(pictures), f"{fam.name}: {event.role}'s pictures {names} gave {sorted(pictures)}"
+            for name, picture in pictures.items():
+                _not_blank(picture, f"{fam.name}: {event.role}'s picture {name!r} at turn {event.turn}")
+    for turn in sorted({0, episode.last_turn}):
+        _not_blank(turn_sheet(episode, turn, (800, 500)), f"{fam.name}: the turn sheet of turn {turn}")
+    page = episode_html(episode)
+    for message in (e for e in episode.events if e.kind == "message"):
+        assert html.escape(str(message.data.get("text", "")), quote=True) in page, (
+            f"{fam.name}: the transcript leaves out {message.role}'s message at turn {message.turn}"
+        )
+    if views.scene is not None or views.turn_pictures(episode, 0):
+        assert page.count("<img") >= episode.last_turn + 1, f"{fam.name}: the transcript has a turn without a picture"
+    last = min(episode.last_turn, max_frames - 1)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = write_animation(episode, 0, last, Path(tmp) / "episode.gif", size=(320, 240))
+        with Image.open(path) as gif:
+            assert gif.n_frames == last + 1, f"{fam.name}: the GIF has {gif.n_frames} frames for turns 0..{last}"
+            for frame in range(gif.n_frames):
+                gif.seek(frame)
+                _not_blank(gif.convert("RGB"), f"{fam.name}: GIF frame {frame}")

@@ -251,3 +251,104 @@ def test_imported_replay_has_the_logged_boards_and_scores(tmp_path, capsys):
         for name in ("iou", "completion", "position_accuracy", "overall_progress"):
             assert abs(event.data["metrics"][name] - event.data["logged"][name]) < 1e-6
     assert episode.state_at(episode.last_turn) is not None
+
+
+# ---- what a family declares, on the command line -----------------------------------------------------------
+
+
+def test_worlds_lists_every_family_with_roles_agents_settings_groups_and_importers(capsys):
+    code, out, _ = _run(capsys, "worlds")
+    assert code == 0
+    blocks, rooms = out.split("\nrooms: ")
+    assert "roles: D1, D2, D3, builder" in blocks and "director = D1 + D2 + D3" in blocks
+    assert "oracle, scripted, random, silent" in blocks and "plugin agents: openai" in blocks
+    assert "tiers (--group): simple, medium, complex" in blocks and "turns = 20" in blocks
+    assert "import craft FILE" in blocks
+    assert "roles: answerer, helper" in rooms and "tasks (--group): anchor, counting" in rooms
+    assert "max_rounds = 10" in rooms and "import " not in rooms
+
+
+def test_generate_options_come_from_each_family(capsys):
+    with pytest.raises(SystemExit):
+        main(["generate", "rooms", "--help"])
+    rooms_help = capsys.readouterr().out
+    assert "--questions-per-task" in rooms_help and "--no-images" in rooms_help and "--paraphrase-model" in rooms_help
+    with pytest.raises(SystemExit):
+        main(["generate", "blocks", "--help"])
+    blocks_help = capsys.readouterr().out
+    assert "--group {simple,medium,complex}" in blocks_help and "--questions-per-task" not in blocks_help
+
+
+def test_run_plays_only_the_groups_asked_for(tmp_path, capsys):
+    rooms = tmp_path / "rooms"
+    assert (
+        _run(capsys, "run", "--world", "rooms", "--episodes", "2", "--group", "counting", "--out", str(rooms))[0] == 0
+    )
+    assert {t["task"] for t in load_run(rooms).config["tasks"]} == {"counting"}
+    blocks = tmp_path / "blocks"
+    args = ["run", "--episodes", "3", "--turns", "1", "--group", "complex", "--out", str(blocks)]
+    assert _run(capsys, *args)[0] == 0
+    assert {t["tier"] for t in load_run(blocks).config["tasks"]} == {"complex"}
+    code, _, err = _run(capsys, "run", "--group", "hardest", "--episodes", "1", "--out", str(tmp_path / "x"))
+    assert code == 2 and "no tier 'hardest'; known: simple, medium, complex" in err
+
+
+def test_turns_is_refused_for_a_world_without_a_turn_budget(tmp_path, capsys):
+    code, _, err = _run(
+        capsys, "run", "--world", "rooms", "--turns", "3", "--episodes", "1", "--out", str(tmp_path / "r")
+    )
+    assert code == 2 and "unknown rooms setting 'turns'" in err and "max_rounds" in err
+    assert not (tmp_path / "r").exists()
+
+
+def test_an_unknown_importer_lists_the_ones_families_offer(tmp_path, capsys):
+    code, _, err = _run(capsys, "import", "clembench", str(CRAFT_LOG), "--out", str(tmp_path / "r"))
+    assert code == 2 and "no importer called 'clembench'; importers: craft" in err
+
+
+@pytest.fixture
+def model_server():
+    from simlab.testing.openai_server import FakeOpenAIServer, scripted_replies
+    from simlab.testing.scripts import BLOCKS_SCRIPT
+
+    with FakeOpenAIServer(scripted_replies(BLOCKS_SCRIPT, default=None)) as server:
+        yield server
+
+
+def test_openai_agent_follows_the_sdk_variables_when_no_setting_names_an_endpoint(
+    tmp_path, capsys, monkeypatch, model_server
+):
+    monkeypatch.setenv("OPENAI_BASE_URL", model_server.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-env")
+    args = [
+        "run",
+        "--agent",
+        "builder=openai:fake-model",
+        "--episodes",
+        "1",
+        "--turns",
+        "2",
+        "--out",
+        str(tmp_path / "r"),
+    ]
+    assert _run(capsys, *args)[0] == 0
+    assert len(model_server.requests) == load_run(tmp_path / "r").summaries[0]["usage"]["requests"] > 0
+
+
+def test_agent_settings_on_the_command_line(tmp_path, capsys, monkeypatch, model_server):
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.setenv("MY_KEY", "sk-test-flag")
+    out = tmp_path / "r"
+    args = ["run", "--agent", "builder=openai:fake-model", "--episodes", "1", "--turns", "2", "--out", str(out)]
+    flags = [
+        "--agent-setting",
+        f"builder.base_url={model_server.base_url}",
+        "--agent-setting",
+        "builder.api_key_env=MY_KEY",
+    ]
+    assert _run(capsys, *args, *flags, "--agent-setting", "builder.temperature=0.25")[0] == 0
+    recorded = load_run(out).config["agent_settings"]["builder"]
+    assert recorded == {"base_url": model_server.base_url, "api_key_env": "MY_KEY", "temperature": 0.25}
+    assert model_server.requests and all(r.get("temperature") == 0.25 for r in model_server.requests)
+    code, _, err = _run(capsys, *args[:-1], str(tmp_path / "bad"), "--agent-setting", "builder=oops")
+    assert code == 2 and "ROLE.KEY=VALUE" in err

@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import QSettings, Qt
 
 from simlab.core.errors import ConfigError
-from simlab.core.recording import load_episode
+from simlab.core.recording import load_episode, load_run
 from simlab.gui.live import LiveSession, NewEpisodeDialog, make_session
 from simlab.gui.main_window import MainWindow
 from simlab.worlds.blocks.world import ARCHETYPES
@@ -174,3 +174,54 @@ def _builder_action(session: LiveSession, turn: int) -> dict | None:
         if event.kind == "action" and event.role == "builder" and event.turn == turn:
             return dict(event.data["action"])
     return None
+
+
+# ---- one episode driver: what the CLI records, the app records too -------------------------------------
+
+
+@pytest.fixture
+def model_server(monkeypatch):
+    """The local OpenAI-compatible server playing the blocks protocol, reached through the openai SDK's own
+    variables (no agent setting names it)."""
+    from simlab.testing.openai_server import FakeOpenAIServer, scripted_replies
+    from simlab.testing.scripts import BLOCKS_SCRIPT
+
+    with FakeOpenAIServer(scripted_replies(BLOCKS_SCRIPT, default=None)) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-live")
+        yield server
+
+
+def _play_out(window, qtbot, session: LiveSession):
+    window.start_live(session)
+    qtbot.waitUntil(lambda: session.state in ("finished", "failed"), timeout=WAIT_MS)
+    assert session.state == "finished"
+    return session.episode
+
+
+def test_live_and_forked_episodes_keep_their_model_usage(window, qtbot, model_server):
+    """The app's live loop was a copy of the runner's that dropped summary["usage"] (tokens and cost)."""
+    from simlab.gui.live import fork_session
+
+    live = _play_out(window, qtbot, make_session("blocks", 0, {"builder": "openai:fake-model"}, settings={"turns": 2}))
+    calls = len(live.raw)
+    assert calls == len(model_server.requests) > 0
+    assert live.summary["usage"]["requests"] == calls and live.summary["usage"]["total_tokens"] > 0
+    forked = _play_out(window, qtbot, fork_session(live, 1, {"builder": "openai:fake-model"}))
+    assert forked.source == {"forked_from": live.episode_id, "turn": 1}
+    assert forked.summary["usage"]["requests"] == len(forked.raw) > 0
+
+
+def test_the_fork_dialog_expands_role_groups_as_the_command_line_does(record):
+    """``D2=silent, director=oracle`` gave D2 the oracle in the app and the silent agent on the command line."""
+    from simlab.agents.resolve import role_specs
+    from simlab.core.plugins import AgentSpec
+    from simlab.gui.live import fork_session
+    from simlab.worlds import get_family
+
+    episode = load_run(record("director=oracle", turns=3)).episodes()[0]
+    wanted = {"D2": "silent", "director": "oracle"}
+    session = fork_session(episode, 1, wanted)
+    cli = role_specs(get_family("blocks"), [AgentSpec.parse(f"{k}={v}") for k, v in wanted.items()])
+    assert session.episode.agents["D2"] == cli["D2"].spec() == "silent"
+    assert session.episode.agents["D1"] == session.episode.agents["D3"] == "oracle"
