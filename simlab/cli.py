@@ -149,6 +149,11 @@ def _parser() -> argparse.ArgumentParser:
     rep_.add_argument("--camera", help="camera preset of an animation's 3D frames (default: the world's)")
     rep_.set_defaults(func=_cmd_replay)
 
+    schema = sub.add_parser("schema", help="the JSON Schema of SimLab's files, for other tools to read them")
+    schema.add_argument("name", nargs="?", choices=("episode", "index-line", "run", "summary"), help="one format")
+    schema.add_argument("--out", type=Path, help="write every schema into this folder as NAME.schema.json")
+    schema.set_defaults(func=_cmd_schema)
+
     worlds = sub.add_parser("worlds", help="list the world families: roles, agents, settings, groups, importers")
     worlds.set_defaults(func=_cmd_worlds)
 
@@ -410,6 +415,21 @@ def _cmd_replay(args: argparse.Namespace) -> int:
             raise ConfigError(f"--out {args.out}: expected a .{args.export} file for --export {args.export}")
         write_animation(episode, first, last, args.out, camera=args.camera)
     print(f"wrote {args.out} ({episode.episode_id})")
+    return 0
+
+
+def _cmd_schema(args: argparse.Namespace) -> int:
+    from simlab.core.records import SCHEMAS, json_schema
+
+    if args.out is not None:
+        args.out.mkdir(parents=True, exist_ok=True)
+        for name in SCHEMAS:
+            (args.out / f"{name}.schema.json").write_text(json.dumps(json_schema(name), indent=2) + "\n", "utf-8")
+        print(f"wrote {len(SCHEMAS)} schemas to {args.out}")
+        return 0
+    if args.name is None:
+        raise SimlabError(f"name a format ({', '.join(SCHEMAS)}) or give --out DIR")
+    print(json.dumps(json_schema(args.name), indent=2))
     return 0
 
 

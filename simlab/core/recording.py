@@ -24,6 +24,7 @@ from typing import Any
 
 from simlab.core.episode import EPISODE_FORMAT, EPISODE_VERSION, Episode
 from simlab.core.errors import FormatError
+from simlab.core.records import EpisodeFile, IndexLine, RunFile, checked
 
 RUN_FORMAT = "simlab.run"
 RUN_VERSION = 1
@@ -107,6 +108,7 @@ def load_episode(path: str | Path) -> Episode:
     path = Path(path)
     obj = read_json(path)
     check_version(obj, EPISODE_FORMAT, EPISODE_VERSION, path)
+    checked(EpisodeFile, obj, path)
     try:
         return Episode.from_json(obj)
     except ValueError as exc:
@@ -147,7 +149,8 @@ def load_run(path: str | Path) -> Run:
         raise FormatError(path, "", "expected a run folder (with run.json and index.jsonl)")
     config_obj = read_json(path / RUN_FILE)
     check_version(config_obj, RUN_FORMAT, RUN_VERSION, path / RUN_FILE)
-    run = Run(path, dict(config_obj.get("config") or {}))
+    checked(RunFile, config_obj, path / RUN_FILE)
+    run = Run(path, dict(config_obj["config"]))
     index = path / INDEX_FILE
     if not index.exists():
         return run
@@ -159,8 +162,7 @@ def load_run(path: str | Path) -> Run:
             try:
                 obj = json.loads(line)
                 check_version(obj, INDEX_FORMAT, INDEX_VERSION, index, f"line {lineno}")
-                if not isinstance(obj.get("episode_id"), str) or not isinstance(obj.get("file"), str):
-                    raise FormatError(index, f"line {lineno}", "expected 'episode_id' and 'file' strings")
+                checked(IndexLine, obj, index, f"line {lineno}")
             except json.JSONDecodeError as exc:
                 run.problems.append(f"{index}, line {lineno}: expected a JSON summary ({exc.msg})")
                 continue

@@ -9,6 +9,7 @@ from typing import Any
 from simlab.core.episode import Episode
 from simlab.core.errors import ConfigError
 from simlab.core.events import Event
+from simlab.core.records import check_summary
 from simlab.core.seeding import stable_seed
 from simlab.core.world import Agent, World
 
@@ -95,6 +96,7 @@ class EpisodeRun:
         summary["agents"] = dict(self.episode.agents)
         if self.episode.raw:
             summary["usage"] = model_usage(self.episode.raw)
+        check_summary(summary, f"world {self.episode.world!r}")
         self.episode.summary = summary
         return self.episode
 

@@ -29,7 +29,8 @@ from simlab.core.episode import Episode
 from simlab.core.events import EVENT_KINDS
 from simlab.core.plugins import AgentSpec
 from simlab.core.recording import load_episode, save_episode
-from simlab.core.world import OUTCOMES, Observation, World
+from simlab.core.records import check_summary
+from simlab.core.world import Observation, World
 from simlab.runner.episode import run_episode
 from simlab.worlds import WorldFamily, get_family
 
@@ -127,9 +128,11 @@ def _check_events(events: Sequence[Any], name: str, where: str) -> None:
 
 def _check_summary(world: World, name: str) -> None:
     summary = world.summary()
-    assert summary.get("outcome") in OUTCOMES, f"{name}: summary outcome {summary.get('outcome')!r} not in {OUTCOMES}"
-    assert isinstance(summary.get("score"), (int, float)), f"{name}: summary score must be a number"
-    assert isinstance(summary.get("metrics"), dict), f"{name}: summary metrics must be a dict"
+    try:
+        check_summary(summary, name)
+    except ValueError as exc:
+        raise AssertionError(str(exc)) from None
+    assert summary["world"] == name, f"{name}: the summary names world {summary['world']!r}"
     json.dumps(summary, allow_nan=False)
 
 

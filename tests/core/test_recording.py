@@ -17,7 +17,7 @@ from simlab.core.recording import (
     write_json_atomic,
 )
 
-CONFIG = {"world": "blocks", "seed": 3, "agents": {"builder": "scripted"}}
+CONFIG = {"world": "blocks", "seed": 3, "repeats": 1, "agents": {"builder": "scripted"}, "settings": {}, "tasks": []}
 
 
 def _episode(k: int, score: float = 0.5) -> Episode:
@@ -27,7 +27,15 @@ def _episode(k: int, score: float = 0.5) -> Episode:
         seed=100 + k,
         task={"id": f"s{k}"},
         events=[ev.state(0, {"board": k}), ev.score(0, {"p": 0.0}), ev.message(1, "D1", f"hello {k}")],
-        summary={"outcome": "failure", "score": score, "metrics": {"p": score}},
+        summary={
+            "world": "blocks",
+            "task_id": f"s{k}",
+            "outcome": "failure",
+            "score": score,
+            "turns": 1,
+            "errors": 0,
+            "metrics": {"p": score},
+        },
     )
 
 
