@@ -9,8 +9,8 @@ import jsonschema
 import pytest
 
 from simlab.core.errors import FormatError
-from simlab.core.records import SCHEMAS, check_summary, json_schema
 from simlab.core.recording import INDEX_FILE, RUN_FILE, load_episode, load_run
+from simlab.core.records import SCHEMAS, check_summary, json_schema
 from simlab.runner.demo import DEMO_RUN
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "schemas"
