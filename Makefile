@@ -35,8 +35,9 @@ bench: $(STAMP)
 	$(XVFB) $(PY) -m benchmarks
 
 lint: $(STAMP)
-	$(PY) -m ruff check simlab tests benchmarks tools main.py
-	$(PY) -m ruff format --check simlab tests benchmarks tools main.py
+	$(PY) -m ruff check simlab tests benchmarks tools main.py examples
+	$(PY) -m ruff format --check simlab tests benchmarks tools main.py examples
+	$(PY) -m mypy  # simlab/core, simlab/runner, simlab/analysis (see [tool.mypy] in pyproject.toml)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

@@ -51,7 +51,8 @@ def present_values(values: Sequence[float | None]) -> np.ndarray:
     """The values that exist, as a float array: ``None`` and NaN are dropped, order is kept."""
     kept = [float(v) for v in values if v is not None]
     arr = np.asarray(kept, dtype=float)
-    return arr[~np.isnan(arr)]
+    present: np.ndarray = arr[~np.isnan(arr)]
+    return present
 
 
 def mean_sem_ci(values: Sequence[float | None], resamples: int = 1000, seed: int = 0, level: float = 0.95) -> Summary:

@@ -42,11 +42,13 @@ class Episode:
 
     def state_at(self, turn: int) -> dict[str, Any] | None:
         """The world state after ``turn`` (the latest state event at or before it)."""
-        return _latest(self.events, "state", turn, "state")
+        found: dict[str, Any] | None = _latest(self.events, "state", turn, "state")
+        return found
 
     def metrics_at(self, turn: int) -> dict[str, float] | None:
         """The scores after ``turn`` (the latest score event at or before it)."""
-        return _latest(self.events, "score", turn, "metrics")
+        found: dict[str, float] | None = _latest(self.events, "score", turn, "metrics")
+        return found
 
     def metric_series(self, name: str) -> list[float | None]:
         """One value per turn 0..last_turn, carried forward from the latest score event."""

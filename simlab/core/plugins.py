@@ -18,6 +18,7 @@ and a plugin that fails to load is reported with its reason instead of stopping 
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.metadata
 import sys
@@ -70,7 +71,8 @@ class Registry:
             except Exception as exc:  # a broken plugin must not take the program down
                 self.problems[owner] = f"{type(exc).__name__}: {exc}"
                 raise ConfigError(f"plugin {owner!r} failed to load agent {name!r}: {exc}") from exc
-        return self._loaded[key]
+        factory: Callable[..., Any] = self._loaded[key]
+        return factory
 
 
 def load_target(target: str, path: str | None = None) -> Any:
@@ -106,10 +108,10 @@ def discover(plugins_dir: Path | None = REPO_PLUGINS_DIR, entry_points: bool = T
         for folder in sorted(plugins_dir.iterdir()):
             manifest = folder / "plugin.toml"
             if manifest.is_file():
-                _add(registry, lambda m=manifest: _read_manifest(m), str(manifest))
+                _add(registry, functools.partial(_read_manifest, manifest), str(manifest))
     if entry_points:
         for ep in sorted(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
-            _add(registry, lambda ep=ep: _from_entry_point(ep), f"entry point {ep.name} ({ep.value})")
+            _add(registry, functools.partial(_from_entry_point, ep), f"entry point {ep.name} ({ep.value})")
     return registry
 
 

@@ -18,6 +18,7 @@ seed, timeout, plugin manifests), rebuilds the world family, world and agents in
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import threading
 from collections import deque
@@ -98,14 +99,14 @@ class RayEpisodePool:
         concurrency: int,
         stopping: Callable[[], bool],
     ) -> None:
-        self.config = {key: config[key] for key in WORKER_KEYS if key in config}
+        self.config: Mapping[str, Any] = {key: config[key] for key in WORKER_KEYS if key in config}
         self.plugins, self.timeout = plugin_manifests(registry), timeout
         self.concurrency, self.stopping = concurrency, stopping
         self.queue: deque[tuple[Planned, Future[Episode | None]]] = deque()
         self.running: dict[Any, Future[Episode | None]] = {}  # ObjectRef -> its episode's future
         self.lock = threading.Lock()
         self.owns_ray = start_ray(concurrency)
-        self.config_ref = ray.put(self.config)  # shipped once, not with every task
+        self.config_ref: Any = ray.put(self.config)  # shipped once, not with every task (Ray types refs loosely)
 
     def submit(self, item: Planned) -> Future[Episode | None]:
         """Queue one planned episode; it starts as soon as fewer than ``concurrency`` tasks are running."""
@@ -140,7 +141,7 @@ class RayEpisodePool:
                     continue
                 ref = _play_remote.remote(self.config_ref, item, self.timeout, self.plugins)
                 self.running[ref] = future
-            ref.future().add_done_callback(lambda done, ref=ref: self._finished(ref, done))
+            ref.future().add_done_callback(functools.partial(self._finished, ref))
 
     def _finished(self, ref: Any, done: Future[dict[str, Any]]) -> None:
         """A task ended (in a Ray thread): pass its episode or exception on, then start the next."""

@@ -276,7 +276,7 @@ def test_worlds_generate_run_report_and_replay_from_the_command_line(tmp_path, c
     assert all(s["outcome"] == "success" and s["turns"] == 3 for s in summaries)
 
     table = cli(capsys, "report", str(run))
-    assert re.search(r"episode\s+task\s+outcome\s+turns\s+errors\s+score\s+win\s+progress\s+mines_hit", table)
+    assert re.search(r"episode\s+task\s+outcome\s+turns\s+errors\s+score\s+progress\s+win\s+mines_hit", table)
     report = json.loads(cli(capsys, "report", str(run), "--format", "json", "--group-by", "group"))
     assert report["aggregate"]["success_rate"] == 1.0 and report["aggregate"]["metrics"]["win"]["mean"] == 1.0
 
