@@ -59,6 +59,21 @@ def record_rooms(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@pytest.fixture
+def flat_family(monkeypatch: pytest.MonkeyPatch) -> str:
+    """Registers ``flatblocks``, a family with no 3D scene (tests/flat_family.py), for one test."""
+    import simlab.worlds
+    from tests.flat_family import NAME
+
+    monkeypatch.setitem(simlab.worlds.BUILTIN, NAME, "tests.flat_family:FAMILY")
+    simlab.worlds.registered.cache_clear()
+    simlab.worlds.get_family.cache_clear()
+    yield NAME
+    monkeypatch.undo()
+    simlab.worlds.registered.cache_clear()
+    simlab.worlds.get_family.cache_clear()
+
+
 @pytest.fixture(scope="module", autouse=True)
 def _release_offscreen_plotters():
     """Free the cached off-screen VTK windows after each module (each holds a GL context)."""

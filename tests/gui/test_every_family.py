@@ -16,6 +16,17 @@ from simlab.worlds import family_names, get_family
 
 @pytest.mark.parametrize("name", family_names())
 def test_the_app_opens_and_steps_an_episode_of_every_family(name, qtbot, tmp_path: Path, monkeypatch):
+    open_and_step(name, qtbot, tmp_path, monkeypatch)
+
+
+def test_the_app_shows_a_family_without_a_3d_scene_by_its_pictures(flat_family, qtbot, tmp_path, monkeypatch):
+    window = open_and_step(flat_family, qtbot, tmp_path, monkeypatch)
+    assert window.world.stack.currentWidget() is window.world.picture
+    assert "has no 3D scene" in window.world.message.text() and not window.world.target_mode.isVisible()
+
+
+def open_and_step(name: str, qtbot, tmp_path: Path, monkeypatch) -> MainWindow:
+    """Open a fresh episode of ``name`` and step through it, checking every dock; returns the window."""
     family = get_family(name)
     episode = play(family, family.tasks.generate(1, 0)[0], [], 0, None)
     path = tmp_path / f"{name}.json"
@@ -44,4 +55,4 @@ def test_the_app_opens_and_steps_an_episode_of_every_family(name, qtbot, tmp_pat
         )
     assert window.plots.titles() == [p.title for p in family.plots]
     assert errors == []
-    window.close()
+    return window

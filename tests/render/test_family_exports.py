@@ -12,7 +12,7 @@ from simlab.core.episode import Episode
 from simlab.core.family import hex_colour
 from simlab.core.recording import load_run
 from simlab.render.animation import turn_frame, write_animation
-from simlab.render.episode_pictures import main_picture, turn_pictures
+from simlab.render.episode_pictures import main_picture, side_by_side, turn_pictures
 from simlab.render.formatting import episode_colours
 from simlab.render.transcript import episode_html
 from simlab.render.turn_sheet import turn_lines, turn_sheet
@@ -96,3 +96,18 @@ def test_a_role_has_one_colour_in_3d_dialogue_sheet_and_transcript(which, reques
         assert f"color:{hex_colour(palette[role])}" in page
         lines = [line for t in range(episode.last_turn + 1) for line in turn_lines(episode, t, colours)]
         assert any(who == role and colour == palette[role] for who, _, colour in lines)
+
+
+def test_a_family_without_a_3d_scene_still_exports(flat_family, tmp_path):
+    """Its big picture is its turn pictures, side by side; the conformance render test passes."""
+    from simlab.testing import play, render_test
+
+    family = get_family(flat_family)
+    episode = play(family, family.tasks.generate(1, 0)[0], [], 0, {"turns": 3})
+    assert episode.world == flat_family
+    picture, was_scene = main_picture(episode, 1, (round(SIZE[0] * 0.6), round(SIZE[1] * 0.68)))
+    assert not was_scene and len(np.unique(np.asarray(picture).reshape(-1, 3), axis=0)) > 50
+    board = next(iter(turn_pictures(episode, 1).values()))
+    assert np.array_equal(np.asarray(picture), np.asarray(side_by_side([board], picture.size)))
+    assert np.array_equal(_sheet_scene_region(turn_sheet(episode, 1, SIZE)), np.asarray(picture))
+    render_test(family, episode)
