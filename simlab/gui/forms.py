@@ -140,8 +140,8 @@ class SettingsForm(QGroupBox):
 class ActionForm(QGroupBox):
     """The action fields of a reply form; fields whose ``when`` does not hold are disabled."""
 
-    def __init__(self, fields: Sequence[FormField], parent: QWidget | None = None) -> None:
-        super().__init__(parent)
+    def __init__(self, fields: Sequence[FormField], title: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(title, parent)
         self.fields = list(fields)
         self.editors: dict[str, list[QWidget]] = {}
         self.toggles: dict[str, QCheckBox] = {}

@@ -153,7 +153,8 @@ class RoleWindow(QWidget):
         """The family's reply form for this role and observation, as widgets."""
         self.form = form = self.family.reply_form(self.role, observation)
         if form.fields:
-            self.move_form = ActionForm(form.fields)
+            a_move = any(f.kind != "flag" for f in form.fields)  # a lone tick box needs no heading
+            self.move_form = ActionForm(form.fields, "Your move" if a_move else "")
         if form.presets:
             box = QGroupBox("Pick a verified candidate (fills the form)")
             column = QVBoxLayout(box)
