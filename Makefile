@@ -12,10 +12,15 @@ WORKERS ?= 2
 
 venv: $(STAMP)
 
-$(STAMP): pyproject.toml
+# The example world family is installed as the outside package it is (its own pyproject, an entry point):
+# the tests run the conformance suite and the app on every installed family.
+EXAMPLE := examples/hidden_tictactoe
+
+$(STAMP): pyproject.toml $(EXAMPLE)/pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e ".[gui,cluster,test,dev]"
+	$(PY) -m pip install --quiet -e $(EXAMPLE)
 	@touch $(STAMP)
 
 run: $(STAMP)
