@@ -245,12 +245,16 @@ class FamilyViews:
 
     * ``scene`` builds the 3D world after a turn (None: a family with no 3D scene, drawn from its pictures);
       ``cameras(episode)`` are the named presets in button order, ``default_camera`` the first shown;
-      ``overlay_label`` names what the overlay toggle shows (the target, the visibility tints).
+      ``overlay_label`` names what the overlay toggle shows (the target, the visibility tints),
+      ``overlay_styles`` the ways it can be drawn (passed to ``scene`` as ``style``; the app adds "hidden")
+      and ``overlay_help`` says what it is.
     * ``observation_images(observation_json, episode, turn)`` re-renders an observation's pictures from the
       recording for the agent panels (``images_follow_turn``: they change with the turn, not only per
       observation);
     * ``turn_pictures(episode, turn)`` are the 2D pictures exports show beside the scene for a turn,
-      ``episode_pictures(episode)`` those shown once (each director's wall).
+      ``episode_pictures(episode)`` those shown once (each director's wall);
+    * ``role_note(episode, role)`` is a word shown after the role's name in the agent panels (a director's
+      persona), or "".
     """
 
     observation_images: Callable[[Mapping[str, Any], Episode, int], dict[str, Image.Image]]
@@ -259,8 +263,11 @@ class FamilyViews:
     cameras: Callable[[Episode], Mapping[str, CameraPose]] = lambda _episode: {}
     default_camera: str = "free"
     overlay_label: str = "Target"
+    overlay_styles: tuple[str, ...] = ("ghost", "wireframe")
+    overlay_help: str = "How the target is drawn: translucent ghosts, wireframes, or hidden"
     images_follow_turn: bool = False
     episode_pictures: Callable[[Episode], dict[str, Image.Image]] = lambda _episode: {}
+    role_note: Callable[[Episode, str], str] = lambda _episode, _role: ""
 
 
 # ---- the family ------------------------------------------------------------------------------------------

@@ -96,13 +96,6 @@ class EpisodeIndex:
         """The episode's roles in its family's order (the agents it recorded, else the observed roles)."""
         return episode_roles(self.episode)
 
-    def persona(self, role: str) -> str | None:
-        for event in self.observations.get(role, []):
-            persona = (event.data.get("data") or {}).get("persona")
-            if persona:
-                return str(persona)
-        return None
-
     def role_turn(self, role: str, turn: int) -> RoleTurn:
         out = RoleTurn(role, turn)
         turns = self._obs_turns.get(role, [])
@@ -413,9 +406,9 @@ class AgentPanels(QWidget):
     def _title(self, role: str) -> str:
         assert self._index is not None
         spec = self._index.episode.agents.get(role)
-        persona = self._index.persona(role)
+        note = self._views.role_note(self._index.episode, role) if self._views is not None else ""
         title = f"{role} \u2013 {spec}" if spec else role
-        return f"{title} ({persona})" if persona else title
+        return f"{title} ({note})" if note else title
 
     def _on_turn(self, turn: int) -> None:
         self._turn = turn

@@ -33,11 +33,7 @@ from simlab.gui.playback import PlaybackModel
 from simlab.render.episode_pictures import side_by_side, views_of
 from simlab.render.scene import CameraPose, SceneItem, add_items, set_camera
 
-TARGET_MODES: dict[str, tuple[bool, str]] = {  # label -> (show the target / overlay, style)
-    "Ghost": (True, "ghost"),
-    "Wireframe": (True, "wireframe"),
-    "Hidden": (False, "ghost"),
-}
+HIDDEN = "Hidden"
 HOVER_DELAY_MS = 250
 
 
@@ -54,9 +50,7 @@ class WorldView(QWidget):
         self.plotter = QtInteractor(self, auto_update=False)
         self.plotter.set_background("white")
         self._camera_row = QHBoxLayout()
-        self.target_mode = QComboBox()
-        self.target_mode.addItems(list(TARGET_MODES))
-        self.target_mode.setToolTip("How the target is drawn: translucent ghosts, wireframes or hidden")
+        self.target_mode = QComboBox()  # the family's overlay: each way it is drawn, then Hidden
         self.target_mode.currentTextChanged.connect(lambda _text: self.redraw())
         self.message = QLabel("")
         self.picture = QLabel()  # a family without a 3D scene: its turn pictures
@@ -93,6 +87,7 @@ class WorldView(QWidget):
         has_scene = self.views is not None and self.views.scene is not None
         self.cameras = dict(self.views.cameras(episode)) if has_scene and episode is not None else {}
         self.overlay_label.setText(f"{self.views.overlay_label}:" if self.views is not None else "Target:")
+        self._overlay_modes()
         self.overlay_label.setVisible(has_scene)
         self.target_mode.setVisible(has_scene)
         self.stack.setCurrentWidget(self.plotter.interactor if has_scene or self.views is None else self.picture)
@@ -106,6 +101,21 @@ class WorldView(QWidget):
         self.redraw()
         if has_scene and self.views is not None:
             self.set_camera(self.views.default_camera)
+
+    def _overlay_modes(self) -> None:
+        """The family's overlay styles (and Hidden) in the combo box, keeping the choice when it still exists."""
+        styles = [s.capitalize() for s in self.views.overlay_styles] if self.views is not None else []
+        modes = [*styles, HIDDEN] if styles else []  # nothing to choose before an episode is open
+        if [self.target_mode.itemText(k) for k in range(self.target_mode.count())] == modes:
+            return
+        current = self.target_mode.currentText()
+        self.target_mode.blockSignals(True)
+        self.target_mode.clear()
+        self.target_mode.addItems(modes)
+        if modes:
+            self.target_mode.setCurrentText(current if current in modes else modes[0])
+        self.target_mode.blockSignals(False)
+        self.target_mode.setToolTip(self.views.overlay_help if self.views is not None else "")
 
     def _rebuild_camera_buttons(self) -> None:
         while self._camera_row.count():
@@ -128,8 +138,9 @@ class WorldView(QWidget):
         if episode is not None and self.views is not None and self.views.scene is None:
             self._draw_pictures(episode)
         elif episode is not None and self.views is not None and self.views.scene is not None:
-            show, style = TARGET_MODES[self.target_mode.currentText()]
-            self.items = self.views.scene(episode, self.playback.turn, overlay=show, style=style)
+            mode = self.target_mode.currentText()
+            style = mode.lower() if mode != HIDDEN else self.views.overlay_styles[0]
+            self.items = self.views.scene(episode, self.playback.turn, overlay=mode != HIDDEN, style=style)
         wanted = {item.key: (_signature(item), item) for item in self.items}
         for key in [k for k, (sig, _a) in self._shown.items() if wanted.get(k, (None,))[0] != sig]:
             self.plotter.remove_actor(self._shown.pop(key)[1], render=False)
@@ -184,7 +195,8 @@ class WorldView(QWidget):
 
 def _signature(item: SceneItem) -> tuple[Any, ...]:
     """What makes an item look the way it does; an item whose signature is unchanged stays on screen."""
-    return (item.kind, item.color, item.opacity, item.style, item.tooltip, item.line_width, item.mesh.bounds)
+    look = (item.kind, item.color, item.opacity, item.style, item.tooltip, item.line_width, item.edged, item.culled)
+    return (*look, item.mesh.bounds)
 
 
 def _address(actor: Any) -> str:

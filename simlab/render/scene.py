@@ -21,9 +21,9 @@ Vec3 = tuple[float, float, float]
 RGBf = tuple[float, float, float]
 
 EDGED_KINDS: frozenset[str] = frozenset({"block", "failed"})
-"""Kinds drawn with visible (darker) edges so neighbouring solids stay distinct."""
+"""Kinds drawn with visible (darker) edges by default, so neighbouring solids stay distinct."""
 FRONT_ONLY_KINDS: frozenset[str] = frozenset({"target", "wall"})
-"""Translucent kinds drawn with back faces culled, so a ghost veils what is behind it once, not twice."""
+"""Translucent kinds drawn with back faces culled by default, so a ghost veils what is behind it once."""
 
 _LIGHTING: dict[str, float] = {"ambient": 0.5, "diffuse": 0.55, "specular": 0.0}
 _PLOTTERS: dict[tuple[int, int], pv.Plotter] = {}
@@ -34,7 +34,9 @@ _RENDER_LOCK = threading.RLock()
 class SceneItem:
     """One drawable thing. ``key`` is unique in a scene (re-adding a key replaces the actor); ``kind`` groups
     items (``block``, ``target``, ``highlight``, ``failed``, ``frustum``, ``wall``, ``floor``, ``label``);
-    ``color`` is 0-1 RGB; ``style`` is ``surface`` or ``wireframe``; ``tooltip`` is what a hover shows."""
+    ``color`` is 0-1 RGB; ``style`` is ``surface`` or ``wireframe``; ``tooltip`` is what a hover shows.
+    ``edges`` (darker outlines) and ``cull_back`` (back faces hidden) default by kind (:data:`EDGED_KINDS`,
+    :data:`FRONT_ONLY_KINDS`); a family sets them to draw its own kinds the same way."""
 
     key: str
     kind: str
@@ -44,6 +46,20 @@ class SceneItem:
     style: str = "surface"
     tooltip: str = ""
     line_width: float = 1.0
+    edges: bool | None = None
+    cull_back: bool | None = None
+
+    @property
+    def edged(self) -> bool:
+        """Drawn with darker edges: as set, else by kind (surfaces only)."""
+        wanted = self.kind in EDGED_KINDS if self.edges is None else self.edges
+        return wanted and self.style == "surface"
+
+    @property
+    def culled(self) -> bool:
+        """Drawn with back faces culled: as set, else by kind (surfaces only)."""
+        wanted = self.kind in FRONT_ONLY_KINDS if self.cull_back is None else self.cull_back
+        return wanted and self.style == "surface"
 
 
 @dataclass(frozen=True)
@@ -75,7 +91,7 @@ def add_items(plotter: Any, items: Iterable[SceneItem]) -> dict[str, Any]:
         if _is_text(item):
             actors[item.key] = _add_text(plotter, item)
             continue
-        edged = item.kind in EDGED_KINDS and item.style == "surface"
+        edged = item.edged
         actors[item.key] = plotter.add_mesh(
             item.mesh,
             name=item.key,
@@ -86,7 +102,7 @@ def add_items(plotter: Any, items: Iterable[SceneItem]) -> dict[str, Any]:
             show_edges=edged,
             edge_color=darker(item.color, 0.55) if edged else None,
             smooth_shading=False,
-            culling="back" if item.kind in FRONT_ONLY_KINDS and item.style == "surface" else None,
+            culling="back" if item.culled else None,
             pickable=bool(item.tooltip),
             reset_camera=False,
             render=False,

@@ -6,15 +6,14 @@ uses it; what is drawn is whatever the episode's family declares (see :mod:`siml
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from PIL import Image, ImageDraw
 
 from simlab.core.episode import Episode
-from simlab.core.errors import ConfigError
 from simlab.core.family import RGB
 from simlab.render.episode_pictures import main_picture, once_pictures, turn_pictures
-from simlab.render.formatting import MUTED_RGB, TEXT_RGB, TONE_RGB, episode_colours, event_line
+from simlab.render.formatting import MUTED_RGB, TEXT_RGB, TONE_RGB, episode_colours, event_line, family_of
 from simlab.render.images import BACKGROUND, fit, text_font
 
 TITLE_RGB: RGB = (40, 46, 56)
@@ -59,21 +58,17 @@ def _title(image: Image.Image, episode: Episode, turn: int, height: int) -> None
     draw.rectangle((0, 0, image.width, height), fill=TITLE_RGB)
     outcome = episode.summary.get("outcome", "unfinished")
     text = f"{episode.episode_id}  -  turn {turn} of {episode.last_turn}  -  {outcome}"
-    metric = _headline(episode)
-    value = (episode.metrics_at(turn) or {}).get(metric) if metric else None
-    if isinstance(value, (int, float)):
-        text += f"  -  {metric} {value:.2f}"
+    metrics = episode.metrics_at(turn) or {}
+    metric = next((m for m in _headline(episode) if isinstance(metrics.get(m), (int, float))), None)
+    if metric is not None:
+        text += f"  -  {metric} {metrics[metric]:.2f}"
     draw.text((16, height // 2), text, font=text_font(round(height * 0.45)), fill=(255, 255, 255), anchor="lm")
 
 
-def _headline(episode: Episode) -> str | None:
-    from simlab.worlds import get_family
-
-    try:
-        metrics = get_family(episode.world).headline_metrics
-    except ConfigError:
-        return None
-    return metrics[0] if metrics else None
+def _headline(episode: Episode) -> Sequence[str]:
+    """The family's headline metrics; the title shows the first one the turn's scores carry."""
+    family = family_of(episode)
+    return family.headline_metrics if family is not None else ()
 
 
 def turn_lines(episode: Episode, turn: int, colours: Mapping[str, RGB]) -> list[tuple[str, str, RGB]]:

@@ -43,3 +43,40 @@ def test_a_fork_outside_the_episode_is_refused():
     original = play(family, family.tasks.generate(1, 0)[0], [], 0, {"turns": 3})
     with pytest.raises(ConfigError, match="outside"):
         fork_world(original, original.last_turn + 5)
+
+
+class _BadMoveFirst:
+    """A builder whose first move names no cell it could be, then plays the scripted builder."""
+
+    def __init__(self, inner) -> None:
+        self.inner, self.first = inner, True
+
+    def reset(self, seed, role, task) -> None:
+        self.inner.reset(seed, role, task)
+
+    def act(self, observation):
+        from simlab.core.world import Reply
+
+        if self.first:
+            self.first = False
+            return Reply(action={"action": "place", "block": "gs", "cell": "the middle", "layer": 0})
+        return self.inner.act(observation)
+
+
+def test_a_recording_with_an_unreadable_move_forks():
+    """Blocks recorded no action for a move it could not read, so replaying the recording gave another reply
+    and the fork was refused."""
+    from simlab.runner.episode import run_episode
+
+    family = get_family("blocks")
+    agents, recorded = agents_for("blocks", "builder=scripted")
+    agents["builder"] = _BadMoveFirst(agents["builder"])
+    task = family.tasks.generate(1, 0)[0]
+    original = run_episode(family.world(task, {"turns": 4}), agents, "bad-r0", 0, recorded)
+    bad = [e for e in original.events if e.kind == "action" and e.turn == 1]
+    assert bad and bad[0].data["action"]["cell"] == "the middle"
+    assert any(e.kind == "protocol_error" and e.data["code"] == "bad_move" for e in original.events)
+    _world, prefix = fork_world(original, 2)
+    assert [e.to_json() for e in prefix if e.kind != "observation"] == [
+        e.to_json() for e in original.events if e.turn <= 2 and e.kind != "observation"
+    ]

@@ -37,6 +37,9 @@ def test_one_panel_per_role_directors_first(panels, episode):
     assert widget.roles() == ["D1", "D2", "D3", "builder"]
     assert set(widget.roles()) == set(episode.agents)
     assert "random" in widget.panel("builder").title.text()
+    persona = next(e.data["data"]["persona"] for e in episode.events if e.kind == "observation" and e.role == "D1")
+    assert f"({persona})" in widget.panel("D1").title.text() and "(" not in widget.panel("builder").title.text()
+    assert "#804dcc" in widget.panel("D1").title.text()  # D1's colour in the family's palette
 
 
 def test_shown_turn_follows_playback(panels, episode):

@@ -35,6 +35,8 @@ def test_overlay_tints_every_seen_object_and_draws_the_corner_rays(window):
     assert window.world.count("frustum") == 2
     assert window.world.count("tint") == len({*views.answerer_visible, *views.helper_visible})
     assert window.world.count("ray") >= 2  # visible rays from each camera at least
+    modes = [window.world.target_mode.itemText(k) for k in range(window.world.target_mode.count())]
+    assert modes == ["Shown", "Hidden"] and "Who sees what" in window.world.target_mode.toolTip()
     window.world.target_mode.setCurrentText("Hidden")
     assert window.world.count("tint") == 0 and window.world.count("ray") == 0
     assert set(window.world.cameras) == {"answerer", "helper", "top", "free"}

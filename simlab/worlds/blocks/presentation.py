@@ -34,6 +34,14 @@ def episode_pictures(episode: Episode) -> dict[str, Image.Image]:
     return {f"{d}'s wall": wall_image(view, 72, target_json=target) for d, view in director_walls(episode).items()}
 
 
+def persona(episode: Episode, role: str) -> str:
+    """A director's personality (the paper's archetype), as its observations name it; "" for the builder."""
+    for event in episode.events:
+        if event.kind == "observation" and event.role == role:
+            return str((event.data.get("data") or {}).get("persona") or "")
+    return ""
+
+
 VIEWS = FamilyViews(
     observation_images=_observation_images,
     turn_pictures=turn_pictures,
@@ -42,4 +50,5 @@ VIEWS = FamilyViews(
     default_camera="free",
     overlay_label="Target",
     episode_pictures=episode_pictures,
+    role_note=persona,
 )

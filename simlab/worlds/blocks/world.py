@@ -10,6 +10,7 @@ turn; the builder sees only this turn's messages, the board and, when ``oracle_c
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -177,6 +178,12 @@ class BlocksWorld(World):
         out: list[Event] = []
         move, problem = _read_move(reply.action)
         if problem is not None:
+            if reply.action is not None:  # recorded as given, so a fork feeds the same reply back
+                out.append(
+                    Event(
+                        "action", self.turn, BUILDER, {"action": _as_json(reply.action), "text": "an unreadable move"}
+                    )
+                )
             out.append(ev.protocol_error(self.turn, BUILDER, "bad_move", problem))
             result = MoveResult(False, f"not a move: {problem}", MoveError.NOT_A_MOVE)
         elif move is not None and move.action is Action.CLARIFY:
@@ -320,6 +327,14 @@ def _read_move(action: Mapping[str, Any] | None) -> tuple[Move | None, str | Non
         return Move.from_json(action), None
     except ValueError as exc:
         return None, str(exc)
+
+
+def _as_json(value: Any) -> Any:
+    """``value`` as strict JSON (what a recording can hold); what is not (NaN, objects) as its text."""
+    try:
+        return json.loads(json.dumps(value, default=str, allow_nan=False))
+    except ValueError:
+        return str(value)
 
 
 def _rate(num: float, den: int) -> float | None:

@@ -17,6 +17,9 @@ VIEWS = FamilyViews(
     cameras=rooms_cameras,
     default_camera="free",
     overlay_label="Visibility",
+    overlay_styles=("shown",),
+    overlay_help="Who sees what: objects tinted Answerer-only, Helper-only or shared, and the rays from each eye "
+    "to their box corners (green seen, red blocked, grey outside the view)",
     images_follow_turn=True,
     episode_pictures=episode_pictures,
 )
