@@ -56,7 +56,7 @@ def test_the_window_draws_the_board_the_panels_and_the_plots_at_every_turn(windo
         state = episode.state_at(turn)
         assert window.world.count("mark") == len(state["marks"])
         assert window.world.count("mine") == len(state["revealed"])
-        assert window.world.count("blocked") == 1 and window.world.count("target") == 3
+        assert window.world.count("blocked") == 1 and window.world.count("safe") == 3
         assert window.plots.cursor_turn() == turn
         for role in ("seer", "player"):  # turn 0 is the set-up: nobody has observed anything yet
             shown = window.agents.panel(role).pixmaps()
@@ -81,7 +81,7 @@ def test_the_hidden_toggle_a_failed_move_and_the_exports(window, tmp_path):
     window.playback.seek(2)
     assert window.world.count("hidden") == 1  # (2,0): the seer's secret; (1,1) was stepped on
     window.world.target_mode.setCurrentText("Hidden")
-    assert window.world.count("hidden") == 0 and window.world.count("target") == 0
+    assert window.world.count("hidden") == 0 and window.world.count("safe") == 0
     window.world.target_mode.setCurrentText("Wireframe")
     assert [i.style for i in window.world.items if i.kind == "hidden"] == ["wireframe"]
     window.playback.seek(0)

@@ -92,13 +92,14 @@ def safe_items(line: str, style: str) -> list[SceneItem]:
     return [
         SceneItem(
             f"safe:{c[0]},{c[1]}",
-            "target",
+            "safe",
             _cell_box(c, 0.94, 0.0, 0.03),
             SAFE_RGB,
             opacity=0.8 if wire else 0.45,
             style="wireframe" if wire else "surface",
             tooltip=f"{line}: the safe line",
             line_width=2.0,
+            cull_back=True,  # a translucent tile veils what is below it once
         )
         for c in LINES.get(line, ())
     ]
