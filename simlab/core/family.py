@@ -335,10 +335,6 @@ class WorldFamily:
         """The family's :class:`FamilyViews` (its rendering code is imported now, once)."""
         return _load_views(self.views)
 
-    def role_colour(self, role: str | None) -> RGB:
-        """The one colour of ``role`` in every view (3D, panels, dialogue, exports)."""
-        return role_colours(self.palette, [role or ""])[role or ""]
-
 
 @functools.cache
 def _load_views(target: str) -> FamilyViews:

@@ -38,7 +38,7 @@ from simlab.core.family import FamilyViews, hex_colour
 from simlab.gui.dialogue import ERROR_COLOUR, MUTED_COLOUR, OK_COLOUR
 from simlab.gui.playback import PlaybackModel
 from simlab.render.episode_pictures import views_of
-from simlab.render.formatting import episode_colours, episode_roles
+from simlab.render.formatting import episode_colours, episode_roles, event_line
 
 ImagesFor = Callable[[Mapping[str, Any]], dict[str, Image.Image]]
 """Renders an observation event's data (``text``, ``images``, ``data``) to named pictures."""
@@ -103,14 +103,15 @@ class EpisodeIndex:
         out.observation = self.observations[role][k] if k >= 0 else None
         events = self.by_turn.get(turn, [])
         for event in events:
-            if event.role != role:
+            line = event_line(event) if event.role == role else None
+            if line is None:
                 continue
-            if event.kind == "message":
-                out.said.append(str(event.data.get("text", "")))
-            elif event.kind == "action":
-                out.did.append(str(event.data.get("text") or event.data.get("action")))
-            elif event.kind == "protocol_error":
-                out.outcomes.append((False, f"protocol error {event.data.get('code')}: {event.data.get('message')}"))
+            if line.kind == "message":
+                out.said.append(line.text)
+            elif line.kind == "action":
+                out.did.append(line.text)
+            elif line.kind == "protocol_error":
+                out.outcomes.append((False, line.plain()))
         if out.did:
             out.outcomes.extend(_results(events))
         shown = out.shown_turn
@@ -124,13 +125,9 @@ class EpisodeIndex:
 
 
 def _results(events: list[Event]) -> list[tuple[bool, str]]:
-    out = []
-    for event in events:
-        if event.kind == "result":
-            ok = bool(event.data.get("ok", True))
-            head = "ok" if ok else f"FAILED {event.data.get('error', '')}"
-            out.append((ok, f"{head}: {event.data.get('message', '')}"))
-    return out
+    """(ok, the engine's words) of the turn's results, as the one formatter words them."""
+    lines = [event_line(e) for e in events if e.kind == "result"]
+    return [(line.tone == "ok", line.plain()) for line in lines if line is not None]
 
 
 # ---- widgets ------------------------------------------------------------------------------------------------

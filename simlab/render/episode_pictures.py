@@ -27,12 +27,6 @@ def views_of(episode: Episode) -> FamilyViews | None:
         return None
 
 
-def camera_names(episode: Episode) -> list[str]:
-    """The 3D camera presets of the episode's family (empty when it has no 3D scene)."""
-    views = views_of(episode)
-    return list(views.cameras(episode)) if views is not None and views.scene is not None else []
-
-
 def scene_picture(
     episode: Episode, turn: int, size: tuple[int, int], camera: str | None = None, overlay: bool = True
 ) -> Image.Image | None:
