@@ -70,9 +70,11 @@ def _parser() -> argparse.ArgumentParser:
         metavar="ROLE=SPEC",
         help="agent for a role or role group, e.g. director=oracle builder=scripted (repeatable)",
     )
-    run.add_argument("--episodes", type=int, help="number of tasks (generated from the seed, or the first N given)")
+    run.add_argument(
+        "--episodes", type=_positive, help="number of tasks (generated from the seed, or the first N given)"
+    )
     run.add_argument("--turns", type=int, help="shorthand for --set turns=N (the turn budget, where the world has one)")
-    run.add_argument("--repeats", type=int, help="play every task this many times (the paper's runs; default 1)")
+    run.add_argument("--repeats", type=_positive, help="play every task this many times (the paper's runs; default 1)")
     run.add_argument("--seed", type=int, help="run seed (default 0)")
     run.add_argument(
         "--tasks",
@@ -212,7 +214,7 @@ def _add_generate(sub: argparse._SubParsersAction) -> None:
             broken.set_defaults(func=lambda _args, exc=exc: _raise(exc))
             continue
         one = per_family.add_parser(name, help=family.description, description=family.description)
-        one.add_argument("--n", type=int, default=20, help=f"{family.tasks.n_help} (default 20)")
+        one.add_argument("--n", type=_positive, default=20, help=f"{family.tasks.n_help} (default 20)")
         one.add_argument("--seed", type=int, default=0)
         one.add_argument("--out", type=Path, required=True, help="output folder")
         if family.tasks.groups:
@@ -227,6 +229,17 @@ def _add_generate(sub: argparse._SubParsersAction) -> None:
             )
         add_model_options(one, family.tasks.options)
         one.set_defaults(func=_cmd_generate)
+
+
+def _positive(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected at least 1, got {value}")
+    return value
 
 
 def _raise(exc: SimlabError) -> int:

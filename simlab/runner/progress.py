@@ -29,6 +29,7 @@ from rich.progress import (
 
 from simlab.core.episode import Episode
 
+LOG_WIDTH = 140
 SHOWN_OUTCOMES = (("success", "ok"), ("failure", "fail"), ("abort", "abort"))
 """Outcome -> its label on the line; other outcomes are counted under "other" when there are any."""
 
@@ -46,6 +47,8 @@ class ProgressReport:
     ) -> None:
         self.console = Console(file=stream if stream is not None else sys.stderr, highlight=False)
         self.live = self.console.is_terminal
+        if not self.live:  # a log file: room for the bar and the counts on one line
+            self.console.width = max(self.console.width, LOG_WIDTH)
         self.progress = Progress(
             TextColumn("{task.description}"),
             BarColumn(),

@@ -352,3 +352,20 @@ def test_agent_settings_on_the_command_line(tmp_path, capsys, monkeypatch, model
     assert model_server.requests and all(r.get("temperature") == 0.25 for r in model_server.requests)
     code, _, err = _run(capsys, *args[:-1], str(tmp_path / "bad"), "--agent-setting", "builder=oops")
     assert code == 2 and "ROLE.KEY=VALUE" in err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["generate", "blocks", "--n", "-3", "--out", "OUT"],
+        ["generate", "rooms", "--n", "0", "--out", "OUT"],
+        ["run", "--episodes", "0", "--out", "OUT"],
+        ["run", "--repeats", "0", "--episodes", "1", "--out", "OUT"],
+    ],
+)
+def test_zero_or_negative_counts_are_refused_before_anything_is_written(argv, tmp_path, capsys):
+    out = tmp_path / "out"
+    with pytest.raises(SystemExit) as exit_info:
+        main([str(out) if a == "OUT" else a for a in argv])
+    assert exit_info.value.code == 2 and "expected at least 1" in capsys.readouterr().err
+    assert not out.exists()
