@@ -7,12 +7,12 @@ their members; a later, more specific spec wins (``director=oracle D2=random``).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from simlab.core.errors import ConfigError
 from simlab.core.plugins import AgentSpec, Registry, discover
+from simlab.core.secrets import secret_places
 from simlab.core.world import Agent
 from simlab.worlds import WorldFamily
 
@@ -68,7 +68,15 @@ def make_agents(
     return out
 
 
-SECRET_WORDS = frozenset({"secret", "password", "token", "apikey", "key"})
+def refuse_secrets(values: Any, what: str) -> None:
+    """ConfigError naming the first place in ``values`` that holds (or looks like) a credential: run configs
+    and command-line settings are recorded, so keys come from the environment, named by ``api_key_env``."""
+    places = secret_places(values)
+    if places:
+        raise ConfigError(
+            f"{what} {places[0]}: this looks like a credential, and settings are recorded; put the key in an "
+            "environment variable and name the variable with api_key_env (a URL must not carry a password)"
+        )
 
 
 def role_agent_settings(
@@ -80,12 +88,7 @@ def role_agent_settings(
     out: dict[str, dict[str, Any]] = {}
     ordered = sorted(agent_settings.items(), key=lambda kv: kv[0] not in family.role_groups)
     for role, values in ordered:
-        for name in values:
-            if name != "api_key_env" and SECRET_WORDS & set(re.split(r"[_\W]+", name.lower())):
-                raise ConfigError(
-                    f"agent setting {role}.{name}: secrets never go into run configs (they are recorded); "
-                    "put the key in an environment variable and name it with api_key_env"
-                )
+        refuse_secrets(values, f"agent setting {role}")
         for concrete in family.expand_role(role):
             out.setdefault(concrete, {}).update(values)
     return out

@@ -25,6 +25,7 @@ from typing import Any
 from simlab.core.episode import EPISODE_FORMAT, EPISODE_VERSION, Episode
 from simlab.core.errors import FormatError
 from simlab.core.records import EpisodeFile, IndexLine, RunFile, checked
+from simlab.core.secrets import needs_scrub, scrub
 
 RUN_FORMAT = "simlab.run"
 RUN_VERSION = 1
@@ -35,15 +36,22 @@ INDEX_FILE = "index.jsonl"
 EPISODES_DIR = "episodes"
 
 
-def dumps(obj: Any) -> str:
-    """Strict JSON (no NaN or Infinity) that any other tool can read."""
-    return json.dumps(obj, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+def dumps(obj: Any, indent: int | None = None) -> str:
+    """Strict JSON (no NaN or Infinity) that any other tool can read, with every credential scrubbed: a key
+    that slipped into a task, an imported log or an endpoint's reply is never written (core/secrets.py)."""
+    separators = (",", ":") if indent is None else None
+    text = json.dumps(obj, ensure_ascii=False, allow_nan=False, indent=indent, separators=separators)
+    # Events are made by worlds from checked inputs: their keys are not walked, their text still is.
+    head = {k: v for k, v in obj.items() if k != "events"} if isinstance(obj, dict) else obj
+    if needs_scrub(head, text):
+        text = json.dumps(scrub(obj), ensure_ascii=False, allow_nan=False, indent=indent, separators=separators)
+    return text
 
 
 def write_json_atomic(path: Path, obj: Any, indent: int | None = None) -> None:
     """Write JSON to ``path`` so a reader sees the old file or the whole new one, never a part."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(obj, ensure_ascii=False, allow_nan=False, indent=indent)
+    text = dumps(obj, indent)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.chmod(tmp, 0o644)  # mkstemp makes the file private; recordings are meant to be shared
     try:

@@ -101,6 +101,32 @@ def scrub(value: Any) -> Any:
     return value
 
 
+_NEEDLES = ("sk-", "bearer", "basic", "eyj", "akia", "asia", "ghp_", "gho_", "ghs_", "github_pat", "xox", "hf_", "://")
+"""Every credential :data:`SECRET_VALUE` finds contains one of these (lower case): a cheap first look."""
+
+
+def needs_scrub(value: Any, text: str) -> bool:
+    """Whether ``value`` (whose JSON is ``text``) may hold a credential, by a quick look: substrings of the
+    text, then the distinct key names. Clean recordings are written without a second walk."""
+    low = text.lower()
+    if any(needle in low for needle in _NEEDLES) and SECRET_VALUE.search(text):
+        return True
+    return any(name_is_secret(name) for name in _key_names(value))
+
+
+def _key_names(value: Any) -> set[str]:
+    names: set[str] = set()
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Mapping):
+            names.update(str(k) for k in item)
+            stack.extend(v for v in item.values() if isinstance(v, (Mapping, list)))
+        elif isinstance(item, list):
+            stack.extend(v for v in item if isinstance(v, (Mapping, list)))
+    return names
+
+
 def scrub_text(text: str, known: Iterable[str] = ()) -> str:
     """``text`` with credential-looking parts and every value in ``known`` (keys in use) redacted."""
     for secret in sorted({k for k in known if k and len(k) >= 4}, key=len, reverse=True):

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from simlab.agents.resolve import make_agents, role_agent_settings, role_specs
+from simlab.agents.resolve import make_agents, refuse_secrets, role_agent_settings, role_specs
 from simlab.core.episode import Episode
 from simlab.core.errors import ConfigError
 from simlab.core.plugins import AgentSpec, Registry
@@ -66,6 +66,8 @@ class RunConfig:
         """The reproducible config as ``run.json`` records it: every role's agent, every setting (defaults
         filled in, checked by the family) and the tasks themselves."""
         specs = role_specs(family, [AgentSpec.parse(a) for a in self.agents])
+        refuse_secrets(self.settings, "world setting")
+        refuse_secrets(self.generate_options, "generate option")
         return {
             "world": self.world,
             "seed": self.seed,
