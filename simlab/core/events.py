@@ -25,6 +25,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+MAX_TURN = 100_000
+"""The highest turn an event may have: playback, plots and exports walk every turn up to the last, so a
+recording claiming turn 10^9 is refused rather than followed."""
+
 EVENT_KINDS: tuple[str, ...] = (
     "observation",
     "reasoning",
@@ -66,8 +70,8 @@ class Event:
         if kind not in EVENT_KINDS:
             raise ValueError(f"field 'kind': expected one of {', '.join(EVENT_KINDS)}, got {kind!r}")
         turn = obj.get("turn")
-        if not isinstance(turn, int) or isinstance(turn, bool) or turn < 0:
-            raise ValueError(f"field 'turn': expected a non-negative integer, got {turn!r}")
+        if not isinstance(turn, int) or isinstance(turn, bool) or not 0 <= turn <= MAX_TURN:
+            raise ValueError(f"field 'turn': expected an integer from 0 to {MAX_TURN}, got {turn!r}")
         role = obj.get("role")
         if role is not None and not isinstance(role, str):
             raise ValueError(f"field 'role': expected a string, got {role!r}")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 import threading
 from collections.abc import Mapping
@@ -23,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from simlab.core.episode import EPISODE_FORMAT, EPISODE_VERSION, Episode
-from simlab.core.errors import FormatError
+from simlab.core.errors import ConfigError, FormatError
 from simlab.core.records import EpisodeFile, IndexLine, RunFile, checked
 from simlab.core.secrets import needs_scrub, scrub
 
@@ -31,6 +32,11 @@ RUN_FORMAT = "simlab.run"
 RUN_VERSION = 1
 INDEX_FORMAT = "simlab.index"
 INDEX_VERSION = 1
+MAX_INDEX_LINE = 4 * 2**20
+MAX_FILE_BYTES = 512 * 2**20
+"""The largest JSON file SimLab reads (an episode of thousands of turns with pictures' metadata is far less)."""
+SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-]{0,159}$")
+"""What an episode id (a file name in the run folder) may be: no path separators, no leading dot."""
 RUN_FILE = "run.json"
 INDEX_FILE = "index.jsonl"
 EPISODES_DIR = "episodes"
@@ -97,18 +103,34 @@ def check_version(obj: Any, fmt: str, supported: int, path: Path | str, where: s
         raise FormatError(path, f"{prefix}field 'version'".strip(), f"{fmt} version {version} does not exist")
 
 
-def read_json(path: Path) -> Any:
-    """Load a JSON file; a syntax error becomes a FormatError naming the line and column."""
+def read_json(path: Path, max_bytes: int = MAX_FILE_BYTES) -> Any:
+    """Load a JSON file; a syntax error becomes a FormatError naming the line and column. Files over
+    ``max_bytes`` and values nested deeper than the interpreter can follow are refused, not read."""
     try:
-        text = path.read_text(encoding="utf-8")
+        size = path.stat().st_size
+        if not path.is_file():
+            raise FormatError(path, "", "expected a file")
+        if size > max_bytes:
+            raise FormatError(
+                path, "", f"expected at most {max_bytes // 2**20} MiB of JSON, the file has {size:,} bytes"
+            )
+        text = path.read_bytes().decode("utf-8")
     except FileNotFoundError:
         raise FormatError(path, "", "file not found") from None
     except UnicodeDecodeError as exc:
         raise FormatError(path, f"byte {exc.start}", "expected UTF-8 text") from None
+    return parse_json(text, path)
+
+
+def parse_json(text: str, path: str | Path, where: str = "") -> Any:
+    """``text`` as JSON; FormatError naming the place of a syntax error, or saying it nests too deeply."""
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise FormatError(path, f"line {exc.lineno} column {exc.colno}", f"expected JSON ({exc.msg})") from None
+        place = where or f"line {exc.lineno} column {exc.colno}"
+        raise FormatError(path, place, f"expected JSON ({exc.msg})") from None
+    except RecursionError:
+        raise FormatError(path, where, "expected JSON nested at most a few hundred levels deep") from None
 
 
 def load_episode(path: str | Path) -> Episode:
@@ -163,17 +185,12 @@ def load_run(path: str | Path) -> Run:
     if not index.exists():
         return run
     seen: dict[str, int] = {}
-    with index.open(encoding="utf-8") as f:
-        for lineno, line in enumerate(f, 1):
-            if not line.strip():
+    with index.open("rb") as f:
+        for lineno, raw in enumerate(f, 1):
+            if not raw.strip():
                 continue
             try:
-                obj = json.loads(line)
-                check_version(obj, INDEX_FORMAT, INDEX_VERSION, index, f"line {lineno}")
-                checked(IndexLine, obj, index, f"line {lineno}")
-            except json.JSONDecodeError as exc:
-                run.problems.append(f"{index}, line {lineno}: expected a JSON summary ({exc.msg})")
-                continue
+                obj = _index_line(raw, index, lineno)
             except FormatError as exc:
                 run.problems.append(str(exc))
                 continue
@@ -185,6 +202,49 @@ def load_run(path: str | Path) -> Run:
     return run
 
 
+def _index_line(raw: bytes, index: Path, lineno: int) -> dict[str, Any]:
+    """One index line, checked; FormatError (a problem of this line only) when it is not a summary."""
+    where = f"line {lineno}"
+    if len(raw) > MAX_INDEX_LINE:
+        raise FormatError(index, where, f"expected a summary of at most {MAX_INDEX_LINE // 1024} KiB")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise FormatError(index, where, f"expected UTF-8 text (byte {exc.start} is not)") from None
+    obj = parse_json(text, index, where)
+    check_version(obj, INDEX_FORMAT, INDEX_VERSION, index, where)
+    checked(IndexLine, obj, index, where)
+    folder, _, name = str(obj["file"]).partition("/")
+    if not SAFE_ID.match(obj["episode_id"]) or folder != EPISODES_DIR or not SAFE_ID.match(name):
+        raise FormatError(index, where, "expected a plain episode id and its file as episodes/NAME.json")
+    return dict(obj)
+
+
+def check_episode_id(episode_id: str, what: str = "episode id") -> str:
+    """``episode_id`` when it can name a file in a run folder; ConfigError otherwise (ids come from task files)."""
+    if not isinstance(episode_id, str) or not SAFE_ID.match(episode_id):
+        raise ConfigError(
+            f"{what} {episode_id!r:.80}: expected letters, digits, '.', '_' or '-' (at most 160, not starting with "
+            "'.'), since it names a file"
+        )
+    return episode_id
+
+
+def check_run_folder(path: Path, resume: bool) -> None:
+    """A run is written only into a new or empty folder, or (resuming) one that holds a run: never among other
+    files, which it could overwrite."""
+    if resume:
+        if not (path / RUN_FILE).is_file():
+            raise FormatError(path, "", f"no run to resume there (no {RUN_FILE})")
+        return
+    if path.exists() and not path.is_dir():
+        raise FormatError(path, "", "expected a folder for the run, and this is a file")
+    if (path / RUN_FILE).exists():
+        raise FormatError(path, "", "already holds a run; choose a new folder or pass --resume")
+    if path.is_dir() and any(path.iterdir()):
+        raise FormatError(path, "", "holds other files; a run is written only into a new or empty folder")
+
+
 class RunWriter:
     """Writes a run folder: the config once, then each finished episode file and its index line.
 
@@ -194,8 +254,8 @@ class RunWriter:
     def __init__(self, path: str | Path, config: Mapping[str, Any], resume: bool = False) -> None:
         self.path = Path(path)
         config_path = self.path / RUN_FILE
-        if config_path.exists() and not resume:
-            raise FormatError(self.path, "", "already holds a run; choose a new folder or pass --resume")
+        if not (resume and config_path.exists()):
+            check_run_folder(self.path, resume=False)
         if resume and config_path.exists():
             existing = load_run(self.path)
             self.config = existing.config
@@ -236,7 +296,7 @@ class RunWriter:
 
 
 def _relative_episode_path(episode: Episode) -> str:
-    return f"{EPISODES_DIR}/{episode.episode_id}.json"
+    return f"{EPISODES_DIR}/{check_episode_id(episode.episode_id)}.json"
 
 
 def _line_start(f: Any) -> bytes:

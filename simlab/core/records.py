@@ -21,6 +21,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from simlab.core.errors import FormatError
+from simlab.core.events import MAX_TURN
 
 Outcome = Literal["success", "failure", "abort"]
 EventKind = Literal["observation", "reasoning", "message", "action", "result", "state", "score", "protocol_error"]
@@ -48,7 +49,7 @@ class EpisodeSummary(BaseModel):
     group: str | None = Field(None, description="the task's group: a blocks tier, a rooms question type...")
     outcome: Outcome
     score: float = Field(description="the headline number of the family (blocks: overall progress)")
-    turns: int = Field(ge=0)
+    turns: int = Field(ge=0, le=MAX_TURN)
     errors: int = Field(ge=0, description="engine and protocol errors")
     metrics: dict[str, float | None] = Field(description="name -> value; None where a rate has no denominator")
     agents: dict[str, str] = Field(default_factory=dict, description="role -> agent spec")
@@ -100,7 +101,7 @@ class EventRecord(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     kind: EventKind
-    turn: int = Field(ge=0)
+    turn: int = Field(ge=0, le=MAX_TURN)
     role: str | None = None
     data: dict[str, Any] = Field(default_factory=dict)
 

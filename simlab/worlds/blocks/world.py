@@ -49,7 +49,7 @@ PAPER_TURNS = 20
 class BlocksSettings(Settings):
     """The CRAFT protocol's options (docs/BLOCKS.md)."""
 
-    turns: int = Field(20, ge=1, description="turn budget of an episode (the paper's 20)")
+    turns: int = Field(20, ge=1, le=10_000, description="turn budget of an episode (the paper's 20)")
     interior: Literal["paper", "reference"] = Field(
         "paper",
         description="paper: D2 sees the tops of (1,1) and (2,1); reference: nobody sees the interior (CRAFT's code)",

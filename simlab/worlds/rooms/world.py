@@ -34,9 +34,9 @@ from simlab.worlds.rooms.visibility import ViewPair
 class RoomsSettings(Settings):
     """The Cosmic protocol's options."""
 
-    max_rounds: int = Field(10, ge=1, description="messages before the final answer (the paper's 10)")
-    image_width: int = Field(1024, ge=1, description="width of each agent's rendered view, in pixels")
-    image_height: int = Field(768, ge=1, description="height of each agent's rendered view, in pixels")
+    max_rounds: int = Field(10, ge=1, le=10_000, description="messages before the final answer (the paper's 10)")
+    image_width: int = Field(1024, ge=16, le=8192, description="width of each agent's rendered view, in pixels")
+    image_height: int = Field(768, ge=16, le=8192, description="height of each agent's rendered view, in pixels")
 
 
 SYSTEM = {
