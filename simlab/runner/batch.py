@@ -27,7 +27,7 @@ from simlab.agents.resolve import make_agents, refuse_secrets, role_agent_settin
 from simlab.core.episode import Episode
 from simlab.core.errors import ConfigError
 from simlab.core.plugins import AgentSpec, Registry
-from simlab.core.recording import EPISODES_DIR, RUN_FILE, RunWriter, read_json, write_json_atomic
+from simlab.core.recording import EPISODES_DIR, RUN_FILE, RunWriter, check_episode_id, read_json, write_json_atomic
 from simlab.runner.episode import run_episode
 from simlab.worlds import WorldFamily, get_family
 
@@ -80,20 +80,46 @@ class RunConfig:
 
     def plan_tasks(self, family: WorldFamily) -> list[dict[str, Any]]:
         """The tasks to play: those given (checked, filtered by group, the first ``episodes``), or
-        ``episodes`` tasks generated from the seed."""
+        ``episodes`` tasks generated from the seed. ConfigError when there is nothing to play, or a task's id
+        cannot name a file or names two tasks."""
         groups = family.check_groups(self.groups)
+        if self.episodes is not None and not 1 <= self.episodes <= MAX_EPISODES:
+            raise ConfigError(f"--episodes {self.episodes}: expected 1 to {MAX_EPISODES:,}")
+        if not 1 <= self.repeats <= MAX_REPEATS:
+            raise ConfigError(f"--repeats {self.repeats}: expected 1 to {MAX_REPEATS}")
         if self.tasks is not None:
             for k, task in enumerate(self.tasks):
                 try:
                     family.tasks.validate(task)
                 except (ValueError, TypeError, KeyError) as exc:
-                    raise ConfigError(f"task {k} ({task.get('id', '?')}): {exc}") from None
+                    raise ConfigError(f"task {k} ({str(task.get('id', '?'))[:80]}): {exc}") from None
             tasks = [t for t in self.tasks if not groups or family.tasks.group_of(t) in groups]
-            return list(tasks[: self.episodes] if self.episodes else tasks)
-        if not self.episodes or self.episodes < 1:
+            tasks = list(tasks[: self.episodes] if self.episodes else tasks)
+        elif not self.episodes:
             raise ConfigError("--episodes must be at least 1 when no tasks are given")
-        options = family.generate_options(self.generate_options)
-        return family.tasks.generate(self.episodes, self.seed, options, groups)
+        else:
+            tasks = family.tasks.generate(
+                self.episodes, self.seed, family.generate_options(self.generate_options), groups
+            )
+        return _playable(tasks, groups)
+
+
+MAX_EPISODES = 100_000
+MAX_REPEATS = 1_000
+
+
+def _playable(tasks: list[dict[str, Any]], groups: Sequence[str]) -> list[dict[str, Any]]:
+    """``tasks`` when there is at least one and every id is a distinct plain name (it names files)."""
+    if not tasks:
+        which = f" of {'/'.join(groups)}" if groups else ""
+        raise ConfigError(f"no tasks{which} to play: nothing would run")
+    seen: set[str] = set()
+    for task in tasks:
+        task_id = check_episode_id(str(task.get("id", "task")), "task id")
+        if task_id in seen:
+            raise ConfigError(f"task id {task_id!r} names two tasks; every task needs its own id")
+        seen.add(task_id)
+    return tasks
 
 
 def episode_ids(config: Mapping[str, Any]) -> list[Planned]:
