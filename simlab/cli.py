@@ -261,24 +261,36 @@ def _cmd_generate(args: argparse.Namespace) -> int:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    """Play a run (or resume one). The first Ctrl-C lets the episodes in flight finish; the second drops them."""
+    """Play a run (or resume one). The first Ctrl-C lets the episodes in flight finish; the second drops them.
+
+    Exit status: 0 when every episode is done, 130 when stopped, 3 when a model endpoint failed (refused
+    connections, timeouts on every attempt, 401/403/404, 5xx/429/malformed bodies past the retries): no
+    episode starts after that, the ones it ended are not counted as done, and --resume plays them again."""
+    from simlab.core.errors import InfrastructureError
+    from simlab.core.recording import load_run
     from simlab.runner.batch import episode_ids, run
     from simlab.runner.progress import progress_bar
 
     config = None if args.resume else _run_config(args)
     concurrency, timeout = _runtime_options(args)
     stop = threading.Event()
-    with progress_bar(f"run {args.out.name}") as report, _stop_on_first_sigint(stop):
-        writer = run(
-            config,
-            args.out,
-            args.resume,
-            report.episode,
-            concurrency=concurrency,
-            episode_timeout=timeout,
-            stop=stop,
-            executor=args.executor,
-        )
+    try:
+        with progress_bar(f"run {args.out.name}") as report, _stop_on_first_sigint(stop):
+            writer = run(
+                config,
+                args.out,
+                args.resume,
+                report.episode,
+                concurrency=concurrency,
+                episode_timeout=timeout,
+                stop=stop,
+                executor=args.executor,
+            )
+    except InfrastructureError as exc:
+        folder = load_run(args.out)
+        done, total = len(folder.summaries), len(episode_ids(folder.config))
+        print(f"error: {exc}; {done} of {total} episodes done; resume with --resume", file=sys.stderr)
+        return 3
     done, total = len(writer.done), len(episode_ids(writer.config))
     if done < total:
         print(f"stopped: {done} of {total} episodes done; resume with --resume")

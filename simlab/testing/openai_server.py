@@ -23,6 +23,19 @@ What the installed client (openai 3.x) raises for each fault kind, with ``max_re
   declared ``application/json`` but is not JSON, and the client does not wrap that in an ``openai`` error;
 * ``"empty"``: no error, ``choices[0].message.content`` is ``""`` (or ``None`` with ``empty_as_null``);
 * ``"delay"``: no error, the answer comes ``delay_ms`` later.
+
+Kinds an endpoint one does not control may answer with (:data:`HOSTILE_KINDS`; never part of a uniform plan
+unless named):
+
+* ``"raw_body"``: the plan's ``raw_body`` bytes (anything: not UTF-8, not JSON, the wrong JSON shape) sent as
+  the body with status ``raw_status`` (200) and the ``application/json`` content type;
+* ``"401"``, ``"403"``, ``"404"``: an OpenAI-style error body with that status (``openai.AuthenticationError``,
+  ``PermissionDeniedError``, ``NotFoundError``).
+
+With ``echo_auth`` every error body quotes the Authorization header it received, as careless servers do, so a
+test can check the key never gets past the agent. ``stop_answering()`` makes the server accept requests and
+never answer them (a hung endpoint; ``answer_again()`` undoes it), and ``stop()`` then ``start()`` kills it and
+brings it back on the same port.
 """
 
 from __future__ import annotations
@@ -42,8 +55,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 __all__ = [
+    "ALL_KINDS",
     "FAULT_KINDS",
     "HOST",
+    "HOSTILE_KINDS",
     "FakeOpenAIServer",
     "FaultPlan",
     "Reply",
@@ -59,6 +74,10 @@ __all__ = [
 
 HOST = "127.0.0.1"
 FAULT_KINDS: tuple[str, ...] = ("delay", "429", "500", "503", "drop", "timeout", "malformed", "empty")
+"""The kinds a flaky but honest endpoint shows: a uniform plan spreads over these by default."""
+HOSTILE_KINDS: tuple[str, ...] = ("raw_body", "401", "403", "404")
+"""The kinds of an endpoint one does not control (see the module docstring); only used when named."""
+ALL_KINDS: tuple[str, ...] = (*FAULT_KINDS, *HOSTILE_KINDS)
 MAX_HANG_S = 60.0  # the "timeout" fault never holds a server thread longer than this
 MAX_BODY_BYTES = 32 * 1024 * 1024
 SECRET_HEADERS = frozenset({"authorization", "api-key"})  # never recorded in request_headers
@@ -144,11 +163,16 @@ class FaultPlan:
     retry_after_s: int = 1
     hang_s: float = 5.0
     empty_as_null: bool = False
+    raw_body: bytes = b""
+    raw_status: int = 200
+    echo_auth: bool = False
 
     def __post_init__(self) -> None:
-        unknown = (set(self.rates) | set(self.schedule.values())) - set(FAULT_KINDS)
+        unknown = (set(self.rates) | set(self.schedule.values())) - set(ALL_KINDS)
         if unknown:
-            raise ValueError(f"unknown fault kinds {sorted(unknown)}; known: {FAULT_KINDS}")
+            raise ValueError(f"unknown fault kinds {sorted(unknown)}; known: {ALL_KINDS}")
+        if not isinstance(self.raw_body, bytes) or not 200 <= self.raw_status <= 599:
+            raise ValueError("raw_body must be bytes and raw_status an HTTP status (200-599)")
         if any(r < 0 for r in self.rates.values()) or sum(self.rates.values()) > 1 + 1e-9:
             raise ValueError(f"fault rates must be >= 0 and sum to at most 1, got {dict(self.rates)}")
         if not 0 <= self.hang_s <= MAX_HANG_S or self.delay_ms < 0 or self.retry_after_s < 0:
@@ -167,7 +191,7 @@ class FaultPlan:
             return None
         draw = random.Random(self.seed * 1_000_003 + n).random()
         edge = 0.0
-        for kind in FAULT_KINDS:
+        for kind in ALL_KINDS:
             edge += self.rates.get(kind, 0.0)
             if draw < edge:
                 return kind
@@ -231,6 +255,8 @@ class FakeOpenAIServer:
         self._port = port
         self._lock = threading.Lock()
         self._stopping = threading.Event()
+        self._answering = threading.Event()
+        self._answering.set()
         self._stats = ServerStats()
         self._requests: list[dict[str, Any]] = []
         self._headers: list[dict[str, str]] = []
@@ -241,11 +267,13 @@ class FakeOpenAIServer:
     # lifecycle
 
     def start(self) -> FakeOpenAIServer:
-        """Bind 127.0.0.1 and serve from a daemon thread."""
+        """Bind 127.0.0.1 and serve from a daemon thread. A server started before comes back on the port it
+        had, so clients pointed at its ``base_url`` reach it again (a killed endpoint brought back)."""
         if self._httpd is not None:
             raise RuntimeError("the server is already running")
         self._stopping.clear()
         self._httpd = _HTTPServer(self._port, self)
+        self._port = int(self._httpd.server_address[1])
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-openai", daemon=True
         )
@@ -268,6 +296,19 @@ class FakeOpenAIServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+    def stop_answering(self) -> None:
+        """From now on accept chat requests and never answer them (a hung endpoint): each is held until the
+        server stops or ``MAX_HANG_S`` passes, then its connection is closed without a response."""
+        self._answering.clear()
+
+    def answer_again(self) -> None:
+        """Undo :meth:`stop_answering` for the requests that come next."""
+        self._answering.set()
+
+    @property
+    def answering(self) -> bool:
+        return self._answering.is_set()
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until the server is stopped (or ``timeout`` seconds pass); True once stopped."""
@@ -321,7 +362,7 @@ class FakeOpenAIServer:
             s.requests += 1
             s.in_flight += 1
             s.max_in_flight = max(s.max_in_flight, s.in_flight)
-            fault = self.faults.fault_for(s.requests)
+            fault = self.faults.fault_for(s.requests) if self._answering.is_set() else "silent"
             if fault is None:
                 s.served += 1
             else:
@@ -390,13 +431,13 @@ class _Handler(BaseHTTPRequestHandler):
         elif path.startswith("/v1/models/") and path.removeprefix("/v1/models/") in fake.models:
             self._send_json(HTTPStatus.OK, next(m for m in fake.model_list()["data"] if path.endswith(m["id"])))
         else:
-            self._send_json(HTTPStatus.NOT_FOUND, _error(f"no route GET {path}", "invalid_request_error"))
+            self._send_json(HTTPStatus.NOT_FOUND, self._error(f"no route GET {path}", "invalid_request_error"))
 
     def do_POST(self) -> None:
         """``/v1/chat/completions``: record, wait the latency, then answer or inject the planned fault."""
         fake, path = self.server.fake, self.path.split("?")[0].rstrip("/")
         if path != "/v1/chat/completions":
-            self._send_json(HTTPStatus.NOT_FOUND, _error(f"no route POST {path}", "invalid_request_error"))
+            self._send_json(HTTPStatus.NOT_FOUND, self._error(f"no route POST {path}", "invalid_request_error"))
             return
         body = self._read_json()
         if body is None:
@@ -407,6 +448,13 @@ class _Handler(BaseHTTPRequestHandler):
             self._answer(n, body, fault)
         finally:
             fake.leave()
+
+    def _error(self, message: str, kind: str, code: str | None = None) -> dict[str, Any]:
+        """An error body; with the plan's ``echo_auth`` it quotes the Authorization header received."""
+        if self.server.fake.faults.echo_auth:
+            auth = self.headers.get("Authorization", "")
+            message = f"{message} (you sent Authorization: {auth}; your key is {auth.removeprefix('Bearer ')})"
+        return _error(message, kind, code)
 
     def _read_json(self) -> dict[str, Any] | None:
         """The request body as a JSON object, or None after answering 400."""
@@ -429,14 +477,21 @@ class _Handler(BaseHTTPRequestHandler):
     def _answer(self, n: int, body: dict[str, Any], fault: str | None) -> None:
         """Answer normally, or as the fault ``kind`` says."""
         fake, plan = self.server.fake, self.server.fake.faults
-        if fault in ("drop", "timeout"):
-            fake.sleep(plan.hang_s if fault == "timeout" else 0)
+        if fault in ("drop", "timeout", "silent"):
+            fake.sleep({"drop": 0.0, "timeout": plan.hang_s, "silent": MAX_HANG_S}[fault])
             self.close_connection = True  # nothing written: the client sees the connection close
+        elif fault == "raw_body":
+            self._send_bytes(plan.raw_status, plan.raw_body)
+        elif fault in ("401", "403", "404"):
+            texts = {"401": "Incorrect API key provided", "403": "Forbidden", "404": "The model does not exist"}
+            self._send_json(HTTPStatus(int(fault)), self._error(texts[fault], "invalid_request_error", fault))
         elif fault == "429":
             retry = {"Retry-After": str(plan.retry_after_s)}
-            self._send_json(HTTPStatus.TOO_MANY_REQUESTS, _error("Rate limit reached", "requests", "rate_limit"), retry)
+            self._send_json(
+                HTTPStatus.TOO_MANY_REQUESTS, self._error("Rate limit reached", "requests", "rate_limit"), retry
+            )
         elif fault in ("500", "503"):
-            self._send_json(HTTPStatus(int(fault)), _error(f"injected fault {fault}", "server_error"))
+            self._send_json(HTTPStatus(int(fault)), self._error(f"injected fault {fault}", "server_error"))
         elif fault == "malformed":
             self._send_bytes(HTTPStatus.OK, MALFORMED_BODY)
         elif fault == "empty":
@@ -450,14 +505,14 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             text = self.server.fake.reply(body)
         except Exception as exc:
-            self._send_json(HTTPStatus.INTERNAL_SERVER_ERROR, _error(f"reply failed: {exc!r}", "server_error"))
+            self._send_json(HTTPStatus.INTERNAL_SERVER_ERROR, self._error(f"reply failed: {exc!r}", "server_error"))
             return
         self._send_json(HTTPStatus.OK, self.server.fake.completion(n, body, text))
 
     def _send_json(self, status: HTTPStatus, payload: Any, headers: Mapping[str, str] | None = None) -> None:
         self._send_bytes(status, json.dumps(payload).encode(), headers)
 
-    def _send_bytes(self, status: HTTPStatus, data: bytes, headers: Mapping[str, str] | None = None) -> None:
+    def _send_bytes(self, status: int, data: bytes, headers: Mapping[str, str] | None = None) -> None:
         self.send_response(status)
         all_headers = {"Content-Type": "application/json", "Content-Length": str(len(data)), **(headers or {})}
         for key, value in all_headers.items():
