@@ -20,6 +20,15 @@ URLs), retried here (the client's own retries are off) on 429 (honouring Retry-A
 timeouts, dropped connections and malformed bodies, with seeded jitter. A reply the protocol cannot read is
 re-asked once with the protocol's correction; after that the agent gives up as the protocol says. Every
 request goes to ``Reply.raw`` with images by reference (name, sha256, bytes) and never the key or headers.
+
+The endpoint is not trusted. Its body is read here, not by the client: bytes that are not UTF-8 and lone
+surrogates become U+FFFD (recordings are strict UTF-8 JSON), ``usage`` numbers that are not finite
+non-negative counts are dropped and noted in the record's ``notes``, and a body of any other shape than a
+chat completion is a malformed attempt, retried. When the endpoint fails in a way that is not the model's
+doing (refused connections, a timeout on every attempt, 401/403/404 or any other refusal, 5xx, 429 or
+malformed bodies past the retries) ``act`` raises :class:`~simlab.core.errors.InfrastructureError` with a
+short reason; the endpoint's own text in it, in the records and in the logs is scrubbed of credentials and of
+the key in use, even when the endpoint echoes the Authorization header back.
 """
 
 from __future__ import annotations
@@ -27,19 +36,23 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import math
 import os
 import random
+import re
 import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import openai
 
 from simlab.agents.endpoint import KEY_ENV, default_base_url
-from simlab.core.errors import ConfigError
+from simlab.core.errors import ConfigError, InfrastructureError
 from simlab.core.family import ReplyError, WorldFamily
+from simlab.core.secrets import scrub_text
 from simlab.core.world import Observation, Reply
 from simlab.render.images import data_url, to_png_bytes
 
@@ -65,10 +78,19 @@ SETTING_TYPES: dict[str, type | tuple[type, ...]] = {
     "prices": dict,
 }
 RESERVED_EXTRA = frozenset({"model", "messages", "stream", "n"})
+RETRIED_STATUSES = frozenset({408, 409, 429})  # and every 5xx
+USAGE_NAMES = ("prompt_tokens", "completion_tokens", "total_tokens")
+MAX_COUNT = 1e12
+"""The largest token count taken from ``usage``: no call comes near it, and sums of counts below it stay finite."""
+DETAIL_CHARS = 300
 
 
-class ModelCallError(RuntimeError):
+class ModelCallError(InfrastructureError, RuntimeError):
     """The endpoint refused a request in a way retrying cannot fix (bad key, unknown model, bad request)."""
+
+
+class MalformedResponse(ValueError):
+    """A response body that is not a chat completion (its ``str`` says what is wrong with it)."""
 
 
 # ---- settings -------------------------------------------------------------------------------------------
@@ -157,7 +179,8 @@ def image_parts(images: Mapping[str, Any]) -> tuple[list[dict[str, Any]], list[d
 # ---- one request with retries ---------------------------------------------------------------------------
 @dataclass
 class Completion:
-    """One chat request's outcome after retries: the text (None when it failed) and what to record."""
+    """One chat request's outcome after retries: the text (None when it failed) and what to record;
+    ``failure`` is the infrastructure failure that ended it, when the endpoint could not answer."""
 
     content: str | None = None
     response: dict[str, Any] | None = None
@@ -165,16 +188,24 @@ class Completion:
     latency_s: float = 0.0
     attempts: list[dict[str, Any]] = field(default_factory=list)
     error: str | None = None
+    notes: list[str] = field(default_factory=list)
+    failure: InfrastructureError | None = None
 
 
 class ChatCaller:
-    """Sends chat requests through the ``openai`` client with its own retry loop (the client's is off)."""
+    """Sends chat requests through the ``openai`` client with its own retry loop (the client's is off) and
+    reads the bodies itself (see the module docstring)."""
 
     def __init__(self, settings: AgentSettings, sleep: Callable[[float], None] = time.sleep) -> None:
         self.settings = settings
         self.sleep = sleep
         self.rng = random.Random(0)
         self._client: openai.OpenAI | None = None
+
+    @property
+    def endpoint(self) -> str:
+        """The endpoint's URL as it may be shown: no user, password, query or fragment."""
+        return public_url(self.settings.base_url)
 
     def connect(self) -> None:
         """Make the client once; the key is read from the environment here and kept only by the client."""
@@ -185,64 +216,105 @@ class ChatCaller:
         if not key:
             raise ConfigError(
                 f"environment variable {name} is not set; it must hold the API key for "
-                f"{self.settings.base_url} (choose another variable with api_key_env)"
+                f"{self.endpoint} (choose another variable with api_key_env)"
             )
         self._client = shared_client(key, self.settings.base_url, self.settings.timeout)
 
+    def scrub(self, text: str) -> str:
+        """Endpoint text made safe to show, log and record: credentials and the key in use redacted, control
+        characters and lone surrogates replaced, one line of at most ``DETAIL_CHARS`` characters."""
+        key = getattr(self._client, "api_key", None)
+        flat = " ".join(clean_text(text).split())
+        safe = scrub_text(flat, [key] if isinstance(key, str) else [])
+        return safe if len(safe) <= DETAIL_CHARS else safe[: DETAIL_CHARS - 3] + "..."
+
     def complete(self, messages: list[dict[str, Any]]) -> Completion:
-        """One request, retried on transient failures; ModelCallError when the endpoint refuses it."""
+        """One request, retried on transient failures. The endpoint's failures are not raised but returned
+        in ``failure`` (with every attempt recorded), so the caller can record them before raising."""
         self.connect()
         out, waited = Completion(), 0.0
         for attempt in range(self.settings.max_retries + 1):
             start = time.perf_counter()
             try:
-                response = self._create(messages)
-            except (openai.APIError, json.JSONDecodeError) as exc:
-                failure = self._failure(exc)
-                delay = self._delay(attempt, failure.get("retry_after"))
-                last = attempt == self.settings.max_retries or waited + delay > self.settings.max_wait_s
-                failure["waited_s"] = 0.0 if last else round(delay, 4)
+                body = self._create(messages)
+                return self._read(body, time.perf_counter() - start, out)
+            except openai.APIStatusError as exc:
+                failure = self._status_failure(exc)
+            except openai.APIError as exc:  # connection refused or dropped, timeouts
+                failure = {"error": type(exc).__name__, "status": None, "retry_after": None}
+            except (MalformedResponse, json.JSONDecodeError) as exc:
+                name = "JSONDecodeError" if isinstance(exc, json.JSONDecodeError) else "MalformedResponse"
+                failure = {"error": name, "status": None, "retry_after": None, "detail": self.scrub(str(exc))}
+            except Exception as exc:  # the client failed in a way it does not wrap: not worth retrying
+                failure = {"error": type(exc).__name__, "status": None, "retry_after": None, "final": True}
+                failure["detail"] = self.scrub(str(exc))
+            if failure.pop("final", False):
+                failure["waited_s"] = 0.0
                 out.attempts.append(failure)
-                if last:
-                    out.error = failure["error"]
-                    break
-                log.warning(
-                    "%s failed (%s %s); retry %d of %d in %.2f s",
-                    self.settings.model,
-                    failure["error"],
-                    failure["status"] or "",
-                    attempt + 1,
-                    self.settings.max_retries,
-                    delay,
-                )
-                self.sleep(delay)
-                waited += delay
-                continue
-            return self._read(response, time.perf_counter() - start, out)
-        log.warning("%s: giving up after %d attempts (%s)", self.settings.model, len(out.attempts), out.error)
-        return out
+                return self._failed(out, refused=True)
+            delay = self._delay(attempt, failure.get("retry_after"))
+            last = attempt == self.settings.max_retries or waited + delay > self.settings.max_wait_s
+            failure["waited_s"] = 0.0 if last else round(delay, 4)
+            out.attempts.append(failure)
+            if last:
+                break
+            log.warning(
+                "%s failed (%s %s); retry %d of %d in %.2f s",
+                self.settings.model,
+                failure["error"],
+                failure["status"] or "",
+                attempt + 1,
+                self.settings.max_retries,
+                delay,
+            )
+            self.sleep(delay)
+            waited += delay
+        return self._failed(out, refused=False)
 
-    def _create(self, messages: list[dict[str, Any]]) -> Any:
+    def _create(self, messages: list[dict[str, Any]]) -> bytes:
+        """The raw body of one chat request's answer (the client raises for statuses and transport errors)."""
         assert self._client is not None
         s = self.settings
         params = {k: v for k, v in (("temperature", s.temperature), ("max_tokens", s.max_tokens)) if v is not None}
         extra = dict(s.extra) or None
-        return self._client.chat.completions.create(model=s.model, messages=messages, extra_body=extra, **params)
+        raw = self._client.chat.completions.with_raw_response.create(
+            model=s.model, messages=messages, extra_body=extra, **params
+        )
+        return bytes(raw.http_response.content)
 
-    def _failure(self, exc: Exception) -> dict[str, Any]:
-        """What to record of a failed attempt; raises ModelCallError when retrying cannot help."""
-        status = getattr(exc, "status_code", None)
-        if status is not None and status not in (408, 409, 429) and status < 500:
-            raise ModelCallError(
-                f"{self.settings.base_url} refused the request for model {self.settings.model!r}: "
-                f"HTTP {status} {type(exc).__name__}: {getattr(exc, 'message', '')[:300]}"
-            ) from None
-        response = getattr(exc, "response", None)
+    def _status_failure(self, exc: openai.APIStatusError) -> dict[str, Any]:
+        """What to record of an HTTP error status; ``final`` when retrying cannot help (401, 403, 404...)."""
+        status = exc.status_code
+        retried = status in RETRIED_STATUSES or status >= 500
         return {
             "error": type(exc).__name__,
             "status": status,
-            "retry_after": _retry_after(response.headers) if response is not None else None,
+            "retry_after": _retry_after(exc.response.headers) if retried else None,
+            "detail": self.scrub(re.sub(r"^Error code: \d+ ?-? ?", "", str(getattr(exc, "message", "") or ""))),
+            **({} if retried else {"final": True}),
         }
+
+    def _failed(self, out: Completion, refused: bool) -> Completion:
+        """``out`` with the failure that ended it: the last attempt's error, said once in one short line."""
+        last = out.attempts[-1]
+        out.error = last["error"]
+        names = {"MalformedResponse": "malformed response body", "JSONDecodeError": "response body is not JSON"}
+        what = names.get(last["error"], last["error"])
+        if last["status"] is not None:
+            what = f"HTTP {last['status']} {what}"
+        if last["error"] == "APITimeoutError":
+            what += f" (timeout {self.settings.timeout:g} s)"
+        if not refused:
+            what += f" on {len(out.attempts)} attempt{'s' if len(out.attempts) != 1 else ''}"
+        if last.get("detail"):
+            what += f": {last['detail']}"
+        out.failure = (
+            ModelCallError(what, self.endpoint, last["status"])
+            if refused
+            else InfrastructureError(what, self.endpoint, last["status"])
+        )
+        log.warning("%s: %s", self.settings.model, out.failure)
+        return out
 
     def _delay(self, attempt: int, retry_after: float | None) -> float:
         """Retry-After when the server gave one, otherwise exponential backoff with seeded jitter."""
@@ -251,30 +323,150 @@ class ChatCaller:
         ceiling = min(self.settings.max_backoff_s, self.settings.backoff_s * 2**attempt)
         return ceiling * (0.5 + 0.5 * self.rng.random())
 
-    def _read(self, response: Any, latency: float, out: Completion) -> Completion:
-        choice = response.choices[0] if response.choices else None
-        out.content = (choice.message.content if choice is not None else None) or ""
-        out.response = {
-            "content": out.content,
-            "finish_reason": choice.finish_reason if choice is not None else None,
-            "id": response.id,
-        }
-        usage = response.usage
-        names = ("prompt_tokens", "completion_tokens", "total_tokens")
-        out.usage = {n: int(getattr(usage, n) or 0) for n in names} if usage is not None else {}
+    def _read(self, body: bytes, latency: float, out: Completion) -> Completion:
+        """The completion from a response body; MalformedResponse (or JSONDecodeError) when it is not one."""
+        content, response, usage, notes = read_completion(body)
+        out.content, out.response, out.usage, out.notes = content, response, usage, notes
         out.latency_s = round(latency, 4)
         return out
 
 
+# ---- reading an untrusted body --------------------------------------------------------------------------
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def clean_text(text: str) -> str:
+    """``text`` that encodes as UTF-8: lone surrogates (and any other unencodable code point) become U+FFFD."""
+    return _SURROGATE.sub("\ufffd", text)
+
+
+def read_completion(body: bytes) -> tuple[str, dict[str, Any], dict[str, int], list[str]]:
+    """(content, recorded response, usage, notes) of a chat completion body, whatever bytes it holds.
+
+    Raises JSONDecodeError when the body is not JSON and MalformedResponse when it is JSON of another shape;
+    text is cleaned (:func:`clean_text`); ``usage`` keeps only finite non-negative counts, the rest are noted.
+    """
+    notes: list[str] = []
+    try:
+        text = body.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        text = body.decode("utf-8-sig", errors="replace")
+        notes.append("the body was not valid UTF-8; undecodable bytes were replaced by U+FFFD")
+    try:
+        obj = json.loads(text, parse_constant=_no_constant)
+    except json.JSONDecodeError:
+        raise
+    except (ValueError, RecursionError) as exc:  # an integer too long to read, nesting too deep
+        raise MalformedResponse(f"unreadable JSON ({type(exc).__name__})") from None
+    if not isinstance(obj, dict):
+        raise MalformedResponse(f"the body is {_kind(obj)}, not a JSON object")
+    choices = obj.get("choices")
+    if not isinstance(choices, list) or not choices:
+        error = obj.get("error")
+        said = error.get("message") if isinstance(error, dict) else error
+        why = f"'choices' is {'an empty list' if choices == [] else _kind(choices)}, not a non-empty list"
+        raise MalformedResponse(why + (f" (the body says: {said})" if isinstance(said, str) and said else ""))
+    choice = choices[0]
+    message = choice.get("message") if isinstance(choice, dict) else None
+    if not isinstance(message, dict):
+        raise MalformedResponse("'choices[0].message' is not an object")
+    content = _content(message.get("content"))
+    if _SURROGATE.search(json.dumps(message.get("content"), ensure_ascii=False, default=str)):
+        notes.append("the content held lone surrogates; they were replaced by U+FFFD")
+    response = {
+        "content": content,
+        "finish_reason": _optional_text(choice.get("finish_reason"), "finish_reason", notes),
+        "id": _optional_text(obj.get("id"), "id", notes),
+    }
+    return content, response, _usage(obj.get("usage"), notes), notes
+
+
+def _no_constant(name: str) -> float:
+    raise MalformedResponse(f"{name} is not a JSON number")
+
+
+def _kind(value: Any) -> str:
+    names = {dict: "an object", list: "a list", str: "a string", bool: "a boolean", type(None): "null"}
+    return names.get(type(value), "a number")
+
+
+def _content(value: Any) -> str:
+    """The message's text: a string, null (""), or the text parts of a list of content parts."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return clean_text(value)
+    if isinstance(value, list) and all(isinstance(p, dict) for p in value):
+        texts = [p.get("text") for p in value if p.get("type") in ("text", "output_text")]
+        if all(isinstance(t, str) for t in texts):
+            return clean_text("".join(texts))
+    raise MalformedResponse(f"'choices[0].message.content' is {_kind(value)}, not text")
+
+
+def _optional_text(value: Any, name: str, notes: list[str]) -> str | None:
+    if value is None or isinstance(value, str):
+        return None if value is None else clean_text(value)[:DETAIL_CHARS]
+    notes.append(f"'{name}' ignored: {_kind(value)}, not a string")
+    return None
+
+
+def _usage(value: Any, notes: list[str]) -> dict[str, int]:
+    """Token counts that are finite non-negative numbers (below ``MAX_COUNT``); anything else is noted."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        notes.append(f"'usage' ignored: {_shown(value)} is not an object")
+        return {}
+    usage: dict[str, int] = {}
+    for name in USAGE_NAMES:
+        count = value.get(name)
+        if count is None:
+            usage[name] = 0
+        elif _is_number(count) and math.isfinite(float(count)) and 0 <= count <= MAX_COUNT:
+            usage[name] = int(count)
+        else:
+            notes.append(f"'usage.{name}' ignored: {_shown(count)} is not a finite non-negative count")
+    return usage
+
+
+def _shown(value: Any) -> str:
+    """A short, strict-JSON-safe rendering of a value the endpoint sent."""
+    if isinstance(value, float | int) and not isinstance(value, bool):
+        try:
+            text = repr(float(value)) if isinstance(value, float) else str(value)
+        except ValueError:  # an integer too long to print
+            text = "a huge integer"
+    else:
+        text = json.dumps(value, ensure_ascii=True, default=str) if not isinstance(value, str) else repr(value)
+    text = clean_text(text)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def public_url(url: str) -> str:
+    """``url`` without user, password, query or fragment (and scrubbed), as it may appear in messages."""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        netloc = f"[{host}]" if ":" in host else host
+        if parts.port is not None:
+            netloc += f":{parts.port}"
+        shown = urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+    except ValueError:
+        shown = "(an unreadable URL)"
+    return scrub_text(clean_text(shown))
+
+
 def _retry_after(headers: Mapping[str, str]) -> float | None:
-    """Seconds from ``retry-after-ms`` or ``retry-after`` (a number of seconds); None when absent or a date."""
+    """Seconds from ``retry-after-ms`` or ``retry-after`` (a number of seconds); None when absent, a date or
+    not a finite non-negative number."""
     for name, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
         value = headers.get(name)
         try:
             seconds = float(value) / scale if value is not None else None
         except ValueError:
             seconds = None
-        if seconds is not None and seconds >= 0:
+        if seconds is not None and math.isfinite(seconds) and seconds >= 0:
             return seconds
     return None
 
@@ -306,7 +498,9 @@ class OpenAIAgent:
         self.caller.connect()
 
     def act(self, observation: Observation) -> Reply:
-        """Ask the model, re-ask once when the reply cannot be read, then give up as the protocol says."""
+        """Ask the model, re-ask once when the reply cannot be read, then give up as the protocol says.
+
+        Raises InfrastructureError (its ``records`` hold this act's raw records) when the endpoint fails."""
         protocol = self.family.protocol(observation.role, observation, self.world_settings)
         wire, recorded = self._messages(protocol.system, observation)
         records: list[dict[str, Any]] = []
@@ -315,17 +509,23 @@ class OpenAIAgent:
             completion = self.caller.complete(wire)
             record = self._record(recorded, completion, call)
             records.append(record)
-            if completion.content is None:
-                break  # the endpoint failed past its retries: nothing to re-ask about
-            text = completion.content
+            if completion.failure is not None:  # the endpoint failed: not the model's doing
+                failure = completion.failure
+                failure.role, failure.records = self.role, tuple(records)
+                raise failure
+            text = completion.content or ""
             try:
                 reply = protocol.parse(text, observation)
             except ReplyError as exc:
-                record["parse_error"] = str(exc)
-                correction = protocol.reask.replace("{reason}", str(exc))
-                wire, recorded = _reasked(wire, text, correction), _reasked(recorded, text, correction)
-                continue
-            return Reply(reply.message, reply.reasoning, reply.action, tuple(records))
+                reason = str(exc)
+            except Exception as exc:  # the family's parser choked on model text: still an unreadable reply
+                log.warning("%s: the %s parser failed on a reply: %r", self.family.name, self.role, exc)
+                reason = f"the reply could not be read ({type(exc).__name__})"
+            else:
+                return Reply(reply.message, reply.reasoning, reply.action, tuple(records))
+            record["parse_error"] = reason
+            correction = protocol.reask.replace("{reason}", reason)
+            wire, recorded = _reasked(wire, text, correction), _reasked(recorded, text, correction)
         fallback = protocol.give_up(text)
         return Reply(fallback.message, fallback.reasoning, fallback.action, tuple(records))
 
@@ -362,6 +562,7 @@ class OpenAIAgent:
             "cost": cost,
             "error": completion.error,
             "parse_error": None,
+            "notes": list(completion.notes),
         }
 
 

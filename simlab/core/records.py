@@ -39,6 +39,17 @@ class Usage(BaseModel):
     cost: float | None = Field(None, ge=0, description="USD, when the agents were given prices")
 
 
+class InfrastructureFailure(BaseModel):
+    """Why an episode ended when something it depends on failed (a model endpoint), not the agents."""
+
+    model_config = ConfigDict(extra="allow")
+
+    role: str | None = Field(None, description="the role whose agent's endpoint failed")
+    endpoint: str | None = Field(None, description="the endpoint's URL, without credentials")
+    status: int | None = Field(None, description="the HTTP status of the last attempt, when there was one")
+    error: str = Field(description="a short reason, free of credentials")
+
+
 class EpisodeSummary(BaseModel):
     """One episode's results, as its world reports them and as the index keeps them."""
 
@@ -57,6 +68,11 @@ class EpisodeSummary(BaseModel):
     repeat: int | None = Field(None, ge=0, description="which repeat of the task (set by the runner)")
     timeout: float | None = Field(None, description="seconds, when the episode was cut off by its timeout")
     stopped: bool | None = Field(None, description="true when a person stopped it in the app")
+    infrastructure: InfrastructureFailure | None = Field(
+        None,
+        description="set when the episode was cut short (outcome abort) because a model endpoint failed, not the "
+        "model; a batch run does not count it as done and --resume plays it again",
+    )
 
 
 class IndexLine(EpisodeSummary):

@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from simlab.core.episode import Episode
-from simlab.core.errors import ConfigError
+from simlab.core.errors import ConfigError, InfrastructureError
 from simlab.core.events import Event
 from simlab.core.records import check_summary
 from simlab.core.seeding import stable_seed
@@ -30,6 +30,10 @@ class EpisodeRun:
     end, the app's live play and fork step it from a worker thread between pauses. ``specs`` maps each role
     to the agent spec string recorded in the episode (``"oracle"``, ``"human"``...). ``resume_from`` (seed,
     events) continues a world already advanced by :mod:`simlab.runner.fork` instead of resetting it.
+
+    When an agent raises :class:`~simlab.core.errors.InfrastructureError` (its model endpoint failed),
+    :meth:`step` keeps the act's raw records, notes the failure in ``infrastructure`` and re-raises it; the
+    episode is then over and :meth:`finish` records it as an abort with that ``infrastructure`` field.
     """
 
     def __init__(
@@ -50,10 +54,11 @@ class EpisodeRun:
         seed = resume_from[0] if resume_from is not None else episode_seed(run_seed, episode_id)
         self.episode = Episode(episode_id, world.family, seed, world.task, world.settings, dict(specs or {}))
         self.steps = 0
+        self.infrastructure: dict[str, Any] | None = None  # the endpoint failure that ended the episode
 
     @property
     def finished(self) -> bool:
-        return self.world.finished
+        return self.world.finished or self.infrastructure is not None
 
     def start(self) -> list[Event]:
         """Reset the world (or take the fork's prefix) and every agent; returns the set-up events."""
@@ -77,7 +82,15 @@ class EpisodeRun:
         self.episode.events.append(seen)
         if on_observation is not None:
             on_observation(seen)
-        reply = self.agents[role].act(observation)
+        if self.infrastructure is not None:
+            raise RuntimeError(f"{self.episode.episode_id}: the episode ended when a model endpoint failed")
+        try:
+            reply = self.agents[role].act(observation)
+        except InfrastructureError as exc:
+            self.episode.raw.extend({"turn": observation.turn, "role": role, **dict(r)} for r in exc.records)
+            exc.role = exc.role or role
+            self.infrastructure = exc.to_json()
+            raise
         raw = [{"turn": observation.turn, "role": role, **dict(r)} for r in reply.raw]
         events = self.world.step(reply)
         self.episode.events.extend(events)
@@ -88,10 +101,13 @@ class EpisodeRun:
         return events, raw
 
     def finish(self, stopped: bool = False, timeout: float | None = None) -> Episode:
-        """The episode with its summary: the world's own once finished; otherwise an abort, either
-        ``stopped`` by the user or cut off by ``timeout``. Adds the agents' specs and model usage."""
+        """The episode with its summary: the world's own once finished; otherwise an abort, either ended by
+        a model endpoint's failure (``infrastructure``), ``stopped`` by the user or cut off by ``timeout``.
+        Adds the agents' specs and model usage."""
         summary = self.world.summary()
-        if not self.world.finished:
+        if self.infrastructure is not None:
+            summary = {**summary, "outcome": "abort", "infrastructure": dict(self.infrastructure)}
+        elif not self.world.finished:
             summary = {**summary, "outcome": "abort", "stopped": True} if stopped else timed_out(summary, timeout)
         summary["agents"] = dict(self.episode.agents)
         if self.episode.raw:
@@ -118,7 +134,9 @@ def run_episode(
     ``timeout`` (seconds of wall-clock time) and ``cancel`` are checked between steps, never inside one: a
     step stuck in an agent call ends when the call does (a live-model agent's own HTTP timeout bounds it).
     Past the timeout the episode ends as an abort (see :func:`timed_out`) with the events recorded so far;
-    when ``cancel()`` is true, :class:`EpisodeCancelled` is raised and nothing is returned.
+    when ``cancel()`` is true, :class:`EpisodeCancelled` is raised and nothing is returned. When a model
+    endpoint fails (InfrastructureError) the episode ends there too, as an abort whose summary says so in
+    ``infrastructure``; it is returned, not raised, so the caller decides what an endpoint failure means.
     """
     playing = EpisodeRun(world, agents, episode_id, run_seed, specs, resume_from, max_steps)
     return play(playing, timeout, cancel)
@@ -133,7 +151,10 @@ def play(playing: EpisodeRun, timeout: float | None = None, cancel: Callable[[],
             raise EpisodeCancelled(playing.episode.episode_id)
         if deadline is not None and time.monotonic() > deadline:
             break
-        playing.step()
+        try:
+            playing.step()
+        except InfrastructureError:
+            break  # recorded by the step: finish() marks the episode
     return playing.finish(timeout=timeout)
 
 

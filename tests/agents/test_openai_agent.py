@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from simlab.agents.resolve import make_agents, role_specs
-from simlab.core.errors import ConfigError
+from simlab.core.errors import ConfigError, InfrastructureError
 from simlab.core.plugins import AgentSpec, discover
 from simlab.core.world import Observation
 from simlab.runner.episode import run_episode
@@ -173,15 +173,21 @@ def test_retry_after_is_honoured_and_backoff_is_seeded():
 
 
 def test_the_agent_gives_up_past_max_retries_or_the_wait_bound():
+    """Past its retries the endpoint's failure is an infrastructure failure, not the model's reply: act raises
+    InfrastructureError carrying the act's records (it used to return the protocol's give-up reply)."""
     plan = FaultPlan(schedule={n: "500" for n in range(1, 10)})
     with FakeOpenAIServer(scripted_replies(BLOCKS_SCRIPT, default=None), faults=plan) as server:
-        reply = builder(server, max_retries=2).act(BUILDER_OBS)
-        assert reply.action is None and reply.message is None  # the world records a protocol error
-        (record,) = reply.raw
+        with pytest.raises(InfrastructureError, match="HTTP 500 InternalServerError on 3 attempts") as caught:
+            builder(server, max_retries=2).act(BUILDER_OBS)
+        (record,) = caught.value.records
         assert [a["error"] for a in record["attempts"]] == ["InternalServerError"] * 3
         assert record["error"] == "InternalServerError" and record["response"] is None
-        bounded = builder(server, backoff_s=1.0, max_wait_s=0.1).act(BUILDER_OBS)
-        assert len(bounded.raw[0]["attempts"]) == 1 and bounded.raw[0]["attempts"][0]["waited_s"] == 0.0
+        assert caught.value.role == "builder" and caught.value.status == 500
+        assert caught.value.endpoint == server.base_url
+        with pytest.raises(InfrastructureError) as bounded:
+            builder(server, backoff_s=1.0, max_wait_s=0.1).act(BUILDER_OBS)
+        (record,) = bounded.value.records
+        assert len(record["attempts"]) == 1 and record["attempts"][0]["waited_s"] == 0.0
 
 
 # ---- re-asks --------------------------------------------------------------------------------------------
