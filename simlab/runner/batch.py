@@ -12,6 +12,12 @@ reproducible config: it is kept in ``run.json`` under ``runtime``, for informati
 ``executor="ray"`` plays the episodes as Ray remote tasks instead (on a local Ray instance, or across the
 cluster named by ``$RAY_ADDRESS``; see :mod:`simlab.runner.ray_executor`); the run folder is still written
 here, by the calling thread, and the episodes are the same.
+
+An episode ended by a model endpoint's failure (its summary has ``infrastructure``; see
+:class:`~simlab.core.errors.InfrastructureError`) is not the model's result: its file is kept for inspection
+but its index line is not written, so it does not count as done and ``resume`` plays it again. No episode
+starts after the first such failure (the endpoint is down); those in flight finish, then :func:`run` raises
+the failure.
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ from typing import Any, Protocol
 
 from simlab.agents.resolve import make_agents, refuse_secrets, role_agent_settings, role_specs
 from simlab.core.episode import Episode
-from simlab.core.errors import ConfigError
+from simlab.core.errors import ConfigError, InfrastructureError
 from simlab.core.plugins import AgentSpec, Registry
 from simlab.core.recording import EPISODES_DIR, RUN_FILE, RunWriter, check_episode_id, read_json, write_json_atomic
 from simlab.runner.episode import run_episode
@@ -152,7 +158,10 @@ def run(
     seconds is recorded as an abort at its next step (see :func:`~simlab.runner.episode.run_episode`).
     Once ``stop`` is set no new episode starts; those in flight finish and are written, then ``run`` returns
     (compare ``writer.done`` with :func:`episode_ids` to tell). An exception (KeyboardInterrupt included)
-    drops the episodes in flight unwritten; the index stays valid and ``resume`` replays them.
+    drops the episodes in flight unwritten; the index stays valid and ``resume`` replays them. When a model
+    endpoint fails, no new episode starts either; the episodes in flight finish, those the failure ended are
+    kept out of the index, and ``run`` raises the first :class:`~simlab.core.errors.InfrastructureError`
+    (``resume`` plays exactly the episodes not done).
 
     ``executor`` is ``"local"`` (a thread pool) or ``"ray"`` (Ray remote tasks, ``concurrency`` in flight;
     needs ``pip install 'simlab[cluster]'``). Either can resume a run the other started.
@@ -170,6 +179,10 @@ def run(
 
     def write(episode: Episode) -> None:
         nonlocal written
+        if ended_by_infrastructure(episode):  # not done: the file is kept for inspection, not indexed
+            if not saved_by_workers:
+                writer.save(episode)
+            return
         if saved_by_workers:
             writer.index(episode)
         else:
@@ -181,6 +194,11 @@ def run(
     save = writer.save if saved_by_workers else None
     _Batch(family, writer.config, registry, episode_timeout, stop, executor, save).play(todo, concurrency, write)
     return writer
+
+
+def ended_by_infrastructure(episode: Episode) -> bool:
+    """Whether a model endpoint's failure ended ``episode`` (its summary says so under ``infrastructure``)."""
+    return bool(episode.summary.get("infrastructure"))
 
 
 def stored_runtime(out_dir: str | Path) -> dict[str, Any]:
@@ -265,9 +283,10 @@ class _Batch:
         self.save = save  # writes an episode's file in the worker that played it (the index stays with the caller)
         self.specs = _specs(config)
         self.stop = stop if stop is not None else threading.Event()
-        self.halt = threading.Event()  # an episode failed: start no more
+        self.halt = threading.Event()  # an episode failed, or a model endpoint did: start no more
         self.abort = threading.Event()  # the caller is gone: episodes in flight end at their next step
         self.error: Exception | None = None
+        self.infrastructure: InfrastructureError | None = None  # the first endpoint failure
 
     def stopping(self) -> bool:
         return self.stop.is_set() or self.halt.is_set()
@@ -277,11 +296,20 @@ class _Batch:
         if self.executor == "ray":
             from simlab.runner.ray_executor import RayEpisodePool
 
-            return RayEpisodePool(self.config, self.registry, self.timeout, concurrency, self.stopping)
+            return RayEpisodePool(
+                self.config, self.registry, self.timeout, concurrency, self.stopping, on_episode=self.seen
+            )
         return _ThreadPool(self._play_and_save, concurrency)
+
+    def seen(self, episode: Episode) -> None:
+        """An episode ended (in the thread that played it): after an endpoint failure, start no more at once."""
+        if ended_by_infrastructure(episode):
+            self.halt.set()
 
     def _play_and_save(self, item: Planned) -> Episode | None:
         episode = self.play_one(item)
+        if episode is not None:
+            self.seen(episode)
         if episode is not None and self.save is not None:
             self.save(episode)  # the fsyncs of the file happen here, in parallel, not on the calling thread
         return episode
@@ -308,6 +336,8 @@ class _Batch:
         pool.shutdown()
         if self.error is not None:
             raise self.error
+        if self.infrastructure is not None:
+            raise self.infrastructure
 
     def _submit(
         self, pool: EpisodePool, items: Iterator[tuple[int, Planned]], room: int
@@ -328,8 +358,13 @@ class _Batch:
             self.error = self.error or exc
             self.halt.set()
             return
-        if episode is not None:
-            write(episode)
+        if episode is None:
+            return
+        if ended_by_infrastructure(episode):
+            self.halt.set()
+            if self.infrastructure is None:
+                self.infrastructure = InfrastructureError.from_json(dict(episode.summary["infrastructure"]))
+        write(episode)
 
     def play_one(self, item: Planned) -> Episode | None:
         """One episode with its own world and agents (in a worker thread); None when stopped before it began."""

@@ -89,6 +89,8 @@ class RayEpisodePool:
 
     ``submit`` returns at once a future of the episode (None when ``stopping()`` was true before the episode
     began, as with the thread pool); a task's own exception is re-raised as is (not as a RayTaskError).
+    ``on_episode`` is called with each finished episode before the next queued one may start (so a model
+    endpoint's failure stops the queue at once).
     """
 
     def __init__(
@@ -98,10 +100,11 @@ class RayEpisodePool:
         timeout: float | None,
         concurrency: int,
         stopping: Callable[[], bool],
+        on_episode: Callable[[Episode], None] | None = None,
     ) -> None:
         self.config: Mapping[str, Any] = {key: config[key] for key in WORKER_KEYS if key in config}
         self.plugins, self.timeout = plugin_manifests(registry), timeout
-        self.concurrency, self.stopping = concurrency, stopping
+        self.concurrency, self.stopping, self.on_episode = concurrency, stopping, on_episode
         self.queue: deque[tuple[Planned, Future[Episode | None]]] = deque()
         self.running: dict[Any, Future[Episode | None]] = {}  # ObjectRef -> its episode's future
         self.lock = threading.Lock()
@@ -148,7 +151,9 @@ class RayEpisodePool:
         with self.lock:
             future = self.running.pop(ref, None)
         if future is not None:
-            _settle(future, done)
+            episode = _settle(future, done)
+            if episode is not None and self.on_episode is not None:
+                self.on_episode(episode)
         self._pump()
 
     def _cancel_all(self) -> None:
@@ -161,12 +166,15 @@ class RayEpisodePool:
             ray.cancel(ref, force=True)
 
 
-def _settle(future: Future[Episode | None], done: Future[dict[str, Any]]) -> None:
-    """Complete ``future`` from a finished Ray task: the Episode, or the task's own exception."""
+def _settle(future: Future[Episode | None], done: Future[dict[str, Any]]) -> Episode | None:
+    """Complete ``future`` from a finished Ray task: the Episode (also returned), or the task's own exception."""
     try:
-        future.set_result(Episode.from_json(done.result()))
+        episode = Episode.from_json(done.result())
+        future.set_result(episode)
+        return episode
     except RayTaskError as exc:
         cause = exc.cause if isinstance(exc.cause, Exception) else exc
         future.set_exception(cause)
     except Exception as exc:  # Ray's own failures (worker died, task cancelled...)
         future.set_exception(exc)
+    return None
