@@ -41,6 +41,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted; finished episodes are saved (resume with --resume)", file=sys.stderr)
         return 130
+    except Exception as exc:  # a bug, not the user's input: one line, the trace only when asked for
+        if os.environ.get("SIMLAB_DEBUG"):
+            raise
+        print(f"internal error: {type(exc).__name__}: {exc} (run with SIMLAB_DEBUG=1 for the trace)", file=sys.stderr)
+        return INTERNAL_ERROR
+
+
+INTERNAL_ERROR = 70  # EX_SOFTWARE: SimLab itself failed (bad input exits 2)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -177,6 +185,11 @@ def _cmd_default(args: argparse.Namespace) -> int:
 
 
 def _cmd_gui(args: argparse.Namespace) -> int:
+    if not _has_display():
+        raise SimlabError(
+            "the desktop app needs a display, and there is none here (DISPLAY is not set): run it on a machine "
+            "with a screen, or under a virtual one: xvfb-run -a python main.py gui ..."
+        )
     try:
         from simlab.gui.app import run_app
     except ImportError as exc:
@@ -184,6 +197,13 @@ def _cmd_gui(args: argparse.Namespace) -> int:
     from simlab.runner.demo import DEMO_RUN
 
     return run_app([args.path or DEMO_RUN])
+
+
+def _has_display() -> bool:
+    """A screen Qt can open a window on (X11 or Wayland; other systems always have one)."""
+    if not sys.platform.startswith("linux"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY") or os.environ.get("QT_QPA_PLATFORM"))
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
@@ -254,6 +274,8 @@ def _cmd_generate(args: argparse.Namespace) -> int:
     family = get_family(args.family)
     options = family.generate_options(model_values(args, family.tasks.options))
     groups = family.check_groups(getattr(args, "groups", []))
+    if args.out.exists() and (not args.out.is_dir() or any(args.out.iterdir())):
+        raise SimlabError(f"{args.out}: not an empty folder; generate writes only into a new or empty one")
     with progress_bar(f"generate {family.name}") as report:
         summary = family.tasks.write(args.out, args.n, args.seed, options, groups, report.step)
     print(summary)
@@ -416,10 +438,31 @@ def _load_replay_episode(source: Path, episode_id: str | None) -> Episode:
         raise ConfigError(f"{source}: no episode {wanted!r} (episodes: {known})") from None
 
 
+def _refuse_overwriting_a_recording(out: Path, source: Path) -> None:
+    """An export never replaces what it was made from, nor any SimLab recording or run file."""
+    from simlab.core.errors import ConfigError
+
+    if not out.exists():
+        return
+    if out.is_dir():
+        raise ConfigError(f"--out {out}: this is a folder; name the file to write")
+    inputs = [source] if source.is_file() else [p for p in source.rglob("*") if p.is_file()]
+    if any(out.resolve() == p.resolve() for p in inputs) or _is_recording(out):
+        raise ConfigError(f"--out {out}: would overwrite a SimLab recording; choose another file")
+
+
+def _is_recording(path: Path) -> bool:
+    """Whether ``path`` starts like a SimLab file (a run, an index, an episode, a benchmark)."""
+    with path.open("rb") as f:
+        head = f.read(4096)
+    return b'"format"' in head and b'"simlab.' in head
+
+
 def _cmd_replay(args: argparse.Namespace) -> int:
     from simlab.core.errors import ConfigError
 
     episode = _load_replay_episode(args.source, args.episode)
+    _refuse_overwriting_a_recording(args.out, args.source)
     last_turn = episode.last_turn
     if args.export == "png":
         from simlab.render.turn_sheet import turn_sheet

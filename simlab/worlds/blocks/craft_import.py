@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from simlab.core.errors import FormatError
+from simlab.core.events import MAX_TURN
 from simlab.worlds.blocks.metrics import METRIC_KEYS, move_error_from_text, progress_from_codes
 from simlab.worlds.blocks.model import CELLS, Action, Board, Cell, Move, MoveError, in_grid, parse_cell
 
@@ -164,7 +165,7 @@ class _Notes:
 
 
 def _import_game(raw: Mapping[str, Any], index: int, skipped: list[str]) -> CraftGame:
-    sid = str(raw.get("structure_id") or f"game_{index}")
+    sid = str(raw.get("structure_id") or f"game_{index}")[:120]
     note = _Notes(skipped, sid)
     if raw.get("error"):
         note(f"game error logged: {raw['error']}")
@@ -197,9 +198,9 @@ def _import_turn(
     raw: Mapping[str, Any], nxt: Mapping[str, Any] | None, final: Any, game: Mapping[str, Any], note: _Notes
 ) -> CraftTurn:
     number = raw.get("turn_number")
-    tnote = _Notes(note.sink, f"{note.where} turn {number}")
-    if not isinstance(number, int):
-        tnote("turn_number missing")
+    tnote = _Notes(note.sink, f"{note.where} turn {str(number)[:20]}")
+    if not isinstance(number, int) or isinstance(number, bool) or not 0 <= number <= MAX_TURN:
+        tnote(f"turn_number missing or outside 0..{MAX_TURN}")
         number = -1
     if raw.get("error"):
         tnote(f"turn aborted by an exception in the runner: {raw['error']}")

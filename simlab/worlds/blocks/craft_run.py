@@ -15,9 +15,9 @@ from typing import Any
 
 from simlab.core import events as ev
 from simlab.core.episode import Episode
-from simlab.core.errors import FormatError
+from simlab.core.errors import ConfigError, FormatError
 from simlab.core.events import Event
-from simlab.core.recording import RunWriter
+from simlab.core.recording import RunWriter, check_episode_id
 from simlab.worlds.blocks.craft_import import Codes, CraftGame, CraftTurn, import_craft_log, recompute_metrics
 from simlab.worlds.blocks.metrics import progress_from_codes
 from simlab.worlds.blocks.model import CELLS, Action, Board, cell_key
@@ -34,9 +34,15 @@ def import_craft_run(log_path: str | Path, out_dir: str | Path) -> str:
     settings = finite(imp.settings)
     config = {"world": "blocks", "seed": 0, "repeats": 1, "agents": agents, "settings": settings}
     config.update({"tasks": tasks, "imported_from": {"source": "craft", "file": str(log_path)}})
+    episodes = [game_episode(game, k, agents, settings, str(log_path)) for k, game in enumerate(imp.games)]
+    for k, episode in enumerate(episodes):  # every id names a file: check them all before writing anything
+        try:
+            check_episode_id(episode.episode_id)
+        except ConfigError as exc:
+            raise FormatError(log_path, f"games[{k}].structure_id", f"{exc}; nothing written") from None
     writer = RunWriter(out_dir, config)
-    for k, game in enumerate(imp.games):
-        writer.add(game_episode(game, k, agents, settings, str(log_path)))
+    for episode in episodes:
+        writer.add(episode)
     checks = recompute_metrics(imp)
     worst = max((c.max_abs_diff for c in checks), default=0.0)
     lines = [
@@ -95,7 +101,7 @@ def game_episode(
     ]
     log: list[dict[str, Any]] = []
     codes = start_codes
-    for turn in game.turns:
+    for turn in (t for t in game.turns if t.number >= 0):  # a turn without a usable number is noted, not played
         events.extend(_turn_events(turn))
         if turn.codes_after is not None:
             if turn.codes_after != codes:

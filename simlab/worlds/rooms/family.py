@@ -79,17 +79,34 @@ def _load(path: Path) -> list[dict[str, Any]]:
 
 
 def _validate(task: Mapping[str, Any]) -> None:
+    """The scene, the views and the question each well formed, and agreeing with each other: the views see
+    objects of this room, the question is about it and names its objects, every category is one we can build."""
+    from simlab.worlds.rooms.catalog import CATEGORIES
     from simlab.worlds.rooms.model import Scene
     from simlab.worlds.rooms.tasks import Question
     from simlab.worlds.rooms.visibility import ViewPair
 
+    parsed = {}
     for name, parse in (("scene", Scene.from_json), ("views", ViewPair.from_json), ("question", Question.from_json)):
-        if not isinstance(task.get(name), Mapping):
-            raise ValueError(f"field {name!r}: expected an object")
         try:
-            parse(task[name])
-        except (KeyError, TypeError, ValueError) as exc:
+            parsed[name] = parse(task.get(name))
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise ValueError(f"field {name!r}: {exc}") from None
+    scene, views, question = parsed["scene"], parsed["views"], parsed["question"]
+    ids = {o.id for o in scene.objects}
+    unknown = sorted({o.category for o in scene.objects} - set(CATEGORIES))
+    if unknown:
+        raise ValueError(f"field 'scene': unknown object category {unknown[0]!r:.40}")
+    if not set(views.answerer_visible) | set(views.helper_visible) <= ids:
+        raise ValueError("field 'views': a view sees an object the scene does not have")
+    if question.scene_id != scene.id:
+        raise ValueError(f"field 'question': it is about scene {question.scene_id!r:.40}, not {scene.id!r:.40}")
+    object_options = question.task in ("anchor", "distance")  # the others' options are counts, directions, yes/no
+    named = {str(v) for v in question.option_objects.values()} if object_options else set()
+    if question.target is not None:
+        named.add(question.target)
+    if not named <= ids:
+        raise ValueError("field 'question': it names an object the scene does not have")
 
 
 def mentions_per_turn(episode: Episode) -> list[float | None]:

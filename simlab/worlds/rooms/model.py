@@ -22,6 +22,9 @@ ROOM_TYPES: tuple[str, ...] = ("living room", "bedroom", "bathroom", "kitchen", 
 SIZE_CLASSES: tuple[str, ...] = ("small", "medium", "large")
 
 Vec3 = tuple[float, float, float]
+MAX_COORD = 1000.0  # metres: no room is a kilometre across; a larger number is a broken file
+MAX_OBJECTS = 500
+MAX_ROOM = 100.0
 
 
 @dataclass(frozen=True)
@@ -75,22 +78,31 @@ class RoomObject:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> RoomObject:
         """Inverse of :meth:`to_json`; raises ValueError naming the field that is wrong."""
+        if not isinstance(data, Mapping):
+            raise ValueError(f"expected an object, got {type(data).__name__}")
         try:
-            return cls(
-                id=str(data["id"]),
-                category=str(data["category"]),
-                color=str(data["color"]),
+            size = _vec3(data["size"], "size")
+            bbox = data["bbox"]
+            if not isinstance(bbox, (list, tuple)) or len(bbox) != 2:
+                raise ValueError(f"field 'bbox': expected [[x, y, z], [x, y, z]], got {bbox!r:.60}")
+            obj = cls(
+                id=_text(data["id"], "id"),
+                category=_text(data["category"], "category"),
+                color=_text(data["color"], "color"),
                 rgb=_ints3(data["rgb"], "rgb"),
-                size_class=str(data["size_class"]),
+                size_class=_choice(data["size_class"], SIZE_CLASSES, "size_class"),
                 position=_vec3(data["position"], "position"),
-                yaw=float(data["yaw"]),
-                size=_vec3(data["size"], "size"),
-                bbox=(_vec3(data["bbox"][0], "bbox[0]"), _vec3(data["bbox"][1], "bbox[1]")),
-                support=str(data.get("support", "floor")),
-                params=dict(data.get("params") or {}),
+                yaw=_number(data["yaw"], "yaw"),
+                size=size,
+                bbox=(_vec3(bbox[0], "bbox[0]"), _vec3(bbox[1], "bbox[1]")),
+                support=_text(data.get("support", "floor"), "support"),
+                params=_mapping(data.get("params") or {}, "params"),
             )
         except KeyError as exc:
             raise ValueError(f"field {exc.args[0]!r} is missing") from None
+        if not all(0 < v <= MAX_ROOM for v in size) or any(lo > hi for lo, hi in zip(*obj.bbox, strict=True)):
+            raise ValueError(f"field 'size'/'bbox': expected positive extents up to {MAX_ROOM:g} m and lo <= hi")
+        return obj
 
 
 @dataclass(frozen=True)
@@ -137,14 +149,23 @@ class Camera:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Camera:
-        return cls(
-            _vec3(data["position"], "position"),
-            float(data["yaw"]),
-            float(data.get("pitch", math.radians(-10.0))),
-            float(data.get("fov", 60.0)),
-            int(data.get("width", 1024)),
-            int(data.get("height", 768)),
-        )
+        """Inverse of :meth:`to_json`; ValueError naming the field that is wrong."""
+        if not isinstance(data, Mapping):
+            raise ValueError(f"expected a camera object, got {type(data).__name__}")
+        try:
+            camera = cls(
+                _vec3(data["position"], "position"),
+                _number(data["yaw"], "yaw"),
+                _number(data.get("pitch", math.radians(-10.0)), "pitch"),
+                _number(data.get("fov", 60.0), "fov"),
+                _int(data.get("width", 1024), "width"),
+                _int(data.get("height", 768), "height"),
+            )
+        except KeyError as exc:
+            raise ValueError(f"camera field {exc.args[0]!r} is missing") from None
+        if not 1.0 <= camera.fov <= 170.0 or not (16 <= camera.width <= 8192 and 16 <= camera.height <= 8192):
+            raise ValueError("camera: expected a field of view of 1-170 degrees and an image of 16-8192 pixels a side")
+        return camera
 
 
 @dataclass(frozen=True)
@@ -186,19 +207,26 @@ class Scene:
     def from_json(cls, data: Mapping[str, Any]) -> Scene:
         """Inverse of :meth:`to_json` (format and version checked by the file loader); raises ValueError with
         the path of the first bad field, e.g. ``objects[3].bbox[1]``."""
+        if not isinstance(data, Mapping):
+            raise ValueError(f"expected a scene object, got {type(data).__name__}")
+        raw_objects = data.get("objects") or []
+        if not isinstance(raw_objects, list) or len(raw_objects) > MAX_OBJECTS:
+            raise ValueError(f"field 'objects': expected a list of at most {MAX_OBJECTS} objects")
         objects = []
-        for k, item in enumerate(data.get("objects") or []):
+        for k, item in enumerate(raw_objects):
             try:
                 objects.append(RoomObject.from_json(item))
             except (ValueError, TypeError, IndexError) as exc:
                 raise ValueError(f"objects[{k}]: {exc}") from None
+        if len({o.id for o in objects}) != len(objects):
+            raise ValueError("field 'objects': two objects share an id")
         try:
-            return cls(
-                id=str(data["id"]),
-                room_type=str(data["room_type"]),
-                width=float(data["width"]),
-                depth=float(data["depth"]),
-                height=float(data["height"]),
+            scene = cls(
+                id=_text(data["id"], "id"),
+                room_type=_text(data["room_type"], "room_type"),
+                width=_number(data["width"], "width"),
+                depth=_number(data["depth"], "depth"),
+                height=_number(data["height"], "height"),
                 objects=tuple(objects),
                 floor_rgb=_ints3(data.get("floor_rgb", (196, 178, 150)), "floor_rgb"),
                 wall_rgb=_ints3(data.get("wall_rgb", (232, 228, 218)), "wall_rgb"),
@@ -206,19 +234,56 @@ class Scene:
             )
         except KeyError as exc:
             raise ValueError(f"field {exc.args[0]!r} is missing") from None
+        if not all(0.5 <= v <= MAX_ROOM for v in (scene.width, scene.depth, scene.height)):
+            raise ValueError(f"fields 'width', 'depth', 'height': expected 0.5 to {MAX_ROOM:g} metres")
+        return scene
 
 
 def _dot(a: Vec3, b: Vec3) -> float:
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 
 
+def _number(value: Any, name: str) -> float:
+    """A finite number no larger than :data:`MAX_COORD` in size."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError(f"field {name!r}: expected a finite number, got {value!r:.60}")
+    if abs(value) > MAX_COORD:
+        raise ValueError(f"field {name!r}: expected at most {MAX_COORD:g} in size, got {value!r:.60}")
+    return float(value)
+
+
+def _int(value: Any, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"field {name!r}: expected a whole number, got {value!r:.60}")
+    return value
+
+
+def _text(value: Any, name: str, longest: int = 200) -> str:
+    if not isinstance(value, str) or not value or len(value) > longest:
+        raise ValueError(f"field {name!r}: expected a text of 1-{longest} characters, got {value!r:.60}")
+    return value
+
+
+def _choice(value: Any, choices: tuple[str, ...], name: str) -> str:
+    if value not in choices:
+        raise ValueError(f"field {name!r}: expected one of {', '.join(choices)}, got {value!r:.60}")
+    return str(value)
+
+
+def _mapping(value: Any, name: str) -> dict[str, Any]:
+    if not isinstance(value, Mapping):
+        raise ValueError(f"field {name!r}: expected an object, got {type(value).__name__}")
+    return dict(value)
+
+
 def _vec3(value: Any, name: str) -> Vec3:
     if not isinstance(value, (list, tuple)) or len(value) != 3:
-        raise ValueError(f"field {name!r}: expected three numbers, got {value!r}")
-    return (float(value[0]), float(value[1]), float(value[2]))
+        raise ValueError(f"field {name!r}: expected three numbers, got {value!r:.60}")
+    return (_number(value[0], name), _number(value[1], name), _number(value[2], name))
 
 
 def _ints3(value: Any, name: str) -> tuple[int, int, int]:
-    if not isinstance(value, (list, tuple)) or len(value) != 3:
-        raise ValueError(f"field {name!r}: expected three integers 0-255, got {value!r}")
+    ok = isinstance(value, (list, tuple)) and len(value) == 3
+    if not ok or not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 255 for v in value):
+        raise ValueError(f"field {name!r}: expected three integers 0-255, got {value!r:.60}")
     return (int(value[0]), int(value[1]), int(value[2]))

@@ -107,10 +107,12 @@ class Question:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Question:
-        """Inverse of :meth:`to_json`; raises ValueError naming a missing field."""
+        """Inverse of :meth:`to_json`; raises ValueError naming the field that is missing or wrong."""
+        if not isinstance(data, Mapping):
+            raise ValueError(f"expected a question object, got {type(data).__name__}")
         try:
             swap = data.get("map_swap")
-            return cls(
+            question = cls(
                 id=str(data["id"]),
                 task=str(data["task"]),
                 scene_id=str(data["scene_id"]),
@@ -124,6 +126,19 @@ class Question:
             )
         except KeyError as exc:
             raise ValueError(f"question field {exc.args[0]!r} is missing") from None
+        question.check()
+        return question
+
+    def check(self) -> None:
+        """ValueError naming what cannot be asked: an unknown task, too many options, an answer that is
+        not one of the option letters (yes/no for cognitive mapping), an overlong text."""
+        if self.task not in TASKS:
+            raise ValueError(f"question field 'task': expected one of {', '.join(TASKS)}, got {self.task!r:.40}")
+        if not 2 <= len(self.options) <= len(LETTERS) or len(self.text) > 2000:
+            raise ValueError(f"question: expected 2-{len(LETTERS)} options and a text of at most 2000 characters")
+        letters = list(YES_NO) if self.task == "mapping" else list(LETTERS[: len(self.options)])
+        if self.answer not in letters:
+            raise ValueError(f"question field 'answer': expected one of {'/'.join(letters)}, got {self.answer!r:.40}")
 
 
 # ---- geometry shared with the agents and the renderer ----------------------------------------------------

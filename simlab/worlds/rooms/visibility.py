@@ -293,12 +293,19 @@ class ViewPair:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> ViewPair:
-        return cls(
-            Camera.from_json(data["answerer"]),
-            Camera.from_json(data["helper"]),
-            [str(x) for x in data["answerer_visible"]],
-            [str(x) for x in data["helper_visible"]],
-        )
+        """Inverse of :meth:`to_json`; ValueError naming the field that is missing or wrong."""
+        if not isinstance(data, Mapping):
+            raise ValueError(f"expected the two views as an object, got {type(data).__name__}")
+        seen = {}
+        for name in ("answerer_visible", "helper_visible"):
+            ids = data.get(name)
+            if not isinstance(ids, list) or not all(isinstance(x, str) for x in ids):
+                raise ValueError(f"field {name!r}: expected a list of object ids")
+            seen[name] = list(ids)
+        for name in ("answerer", "helper"):
+            if name not in data:
+                raise ValueError(f"field {name!r} is missing")
+        return cls(Camera.from_json(data["answerer"]), Camera.from_json(data["helper"]), *seen.values())
 
 
 def is_flat(obj: RoomObject) -> bool:
