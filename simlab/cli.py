@@ -543,8 +543,14 @@ def _cmd_plugins(args: argparse.Namespace) -> int:
     if not registry.plugins:
         print("no plugins installed")
     for plugin in registry.plugins.values():
+        for agent in sorted(plugin.agents):  # import the code now: a plugin is healthy only if it loads
+            try:
+                registry.load_agent_factory(agent)
+            except SimlabError:
+                pass  # recorded in registry.problems under the plugin's name
         agents = ", ".join(sorted(plugin.agents)) or "-"
-        print(f"{plugin.name}: agents {agents}  ({plugin.source}) {plugin.description}")
+        state = "BROKEN" if plugin.name in registry.problems else "ok"
+        print(f"{plugin.name}: {state}, agents {agents}  ({plugin.source}) {plugin.description}")
     for where, problem in registry.problems.items():
         print(f"broken: {where}: {problem}")
     return 0

@@ -21,11 +21,14 @@ from __future__ import annotations
 import functools
 import importlib
 import importlib.metadata
+import importlib.util
+import re
 import sys
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from simlab.core.errors import ConfigError
@@ -67,7 +70,7 @@ class Registry:
         if key not in self._loaded:
             plugin = self.plugins[owner]
             try:
-                self._loaded[key] = load_target(plugin.agents[name], plugin.path)
+                self._loaded[key] = load_target(plugin.agents[name], plugin.path, plugin.name)
             except Exception as exc:  # a broken plugin must not take the program down
                 self.problems[owner] = f"{type(exc).__name__}: {exc}"
                 raise ConfigError(f"plugin {owner!r} failed to load agent {name!r}: {exc}") from exc
@@ -75,17 +78,52 @@ class Registry:
         return factory
 
 
-def load_target(target: str, path: str | None = None) -> Any:
-    """Import ``"package.module:attribute"``; ``path`` is put on sys.path first (repo plugin folders)."""
+def load_target(target: str, path: str | None = None, owner: str = "") -> Any:
+    """Import ``"package.module:attribute"``. With ``path`` (a plugin folder) the module is that folder's own
+    file, imported under a name of the plugin ``owner``'s (``simlab_plugins.OWNER.module``), so two plugins
+    that both call their module ``agent`` each run their own; the folder also goes on sys.path, for plugins
+    that import their other modules by plain name."""
     module_name, sep, attr = target.partition(":")
     if not sep or not module_name or not attr:
         raise ValueError(f"expected 'module:attribute', got {target!r}")
-    if path and path not in sys.path:
-        sys.path.insert(0, path)
-    obj: Any = importlib.import_module(module_name)
+    if path:
+        if path not in sys.path:
+            sys.path.insert(0, path)
+        obj: Any = _plugin_module(Path(path), module_name, owner or Path(path).name)
+    else:
+        obj = importlib.import_module(module_name)
     for part in attr.split("."):
         obj = getattr(obj, part)
     return obj
+
+
+def _plugin_module(folder: Path, module_name: str, owner: str) -> ModuleType:
+    """``folder``'s module ``module_name`` (a file or a package), imported once under the plugin's name."""
+    package = f"simlab_plugins.{re.sub(r'[^A-Za-z0-9_]', '_', owner)}"
+    unique = f"{package}.{module_name}"
+    if unique in sys.modules:
+        return sys.modules[unique]
+    for name, search in (("simlab_plugins", []), (package, [str(folder)])):
+        if name not in sys.modules:  # namespace parents, so the plugin's relative imports work
+            parent = ModuleType(name)
+            parent.__path__ = search
+            sys.modules[name] = parent
+    relative = Path(*module_name.split("."))
+    file, inner = folder / relative.with_suffix(".py"), folder / relative / "__init__.py"
+    where = inner if inner.is_file() else file
+    if not where.is_file():
+        raise ModuleNotFoundError(f"no module {module_name!r} in {folder}", name=module_name)
+    places = [str(where.parent)] if where is inner else None
+    spec = importlib.util.spec_from_file_location(unique, where, submodule_search_locations=places)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[unique] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[unique]
+        raise
+    return module
 
 
 BUILTIN: tuple[Plugin, ...] = (

@@ -220,8 +220,11 @@ def test_plugins_command_lists_plugins_and_broken_ones(tmp_path, monkeypatch, ca
     request.addfinalizer(lambda: sys.modules.pop("cli_fake_manifest", None))
     code, out, _ = _run(capsys, "plugins")
     assert code == 0
-    assert "clifake: agents a, b  (entry point clifake) hello" in out
+    # clifake's manifest reads fine but its code does not import: it was listed as healthy
+    assert "clifake: BROKEN, agents a, b  (entry point clifake) hello" in out
+    assert "broken: clifake: ModuleNotFoundError: No module named 'x'" in out
     assert "broken: entry point clibroken (cli_no_such_module:PLUGIN): ModuleNotFoundError" in out
+    assert "openai: ok, agents openai  (built in)" in out
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ from simlab.core.plugins import AgentSpec, discover
 from simlab.runner.episode import run_episode
 from simlab.worlds import get_family
 
-TRACKED_MODULES = ("echo_tracker", "echo_agent", "bad_agent", "fake_manifest", "fake_agent_impl")
+TRACKED_MODULES = ("echo_tracker", "echo_agent", "bad_agent", "fake_manifest", "fake_agent_impl", "agent")
 
 
 @pytest.fixture(autouse=True)
@@ -20,6 +20,8 @@ def _isolate_imports(monkeypatch):
     yield
     for name in TRACKED_MODULES:
         sys.modules.pop(name, None)
+    for name in [m for m in sys.modules if m == "simlab_plugins" or m.startswith("simlab_plugins.")]:
+        sys.modules.pop(name)
 
 
 def _write(path, text):
@@ -107,7 +109,19 @@ def test_load_agent_factory_imports_the_plugin_exactly_once(plugins_dir):
     assert factory("D1", "x") == ("echo", "D1", "x")
     assert registry.load_agent_factory("echo") is factory
     tracker = importlib.import_module("echo_tracker")
-    assert tracker.IMPORTS == ["echo_agent"]
+    assert tracker.IMPORTS == ["simlab_plugins.echo.echo_agent"]  # the plugin's own module, imported once
+
+
+def test_two_plugins_with_modules_of_the_same_name_each_run_their_own(tmp_path):
+    """Both manifests naming agent:make_agent shared one module: an agent recorded under one plugin ran the
+    other's code."""
+    for name in ("alpha", "beta"):
+        _write(tmp_path / name / "plugin.toml", f'name = "{name}"\n[agents]\n{name} = "agent:make_agent"\n')
+        _write(tmp_path / name / "agent.py", f"def make_agent(role, arg=None, settings=None):\n    return '{name}'\n")
+    registry = discover(tmp_path, entry_points=False)
+    assert registry.load_agent_factory("alpha")("builder") == "alpha"
+    assert registry.load_agent_factory("beta")("builder") == "beta"
+    assert "agent" not in sys.modules
 
 
 def test_broken_manifest_is_reported_and_does_not_stop_discovery(plugins_dir):
