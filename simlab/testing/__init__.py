@@ -32,6 +32,7 @@ from simlab.core.recording import load_episode, save_episode
 from simlab.core.records import check_summary
 from simlab.core.world import Observation, World
 from simlab.runner.episode import run_episode
+from simlab.testing.fuzz import reply_fuzz_test, task_fuzz_test
 from simlab.worlds import WorldFamily, get_family
 
 __all__ = [
@@ -41,7 +42,9 @@ __all__ = [
     "episode_digest",
     "recording_round_trip_test",
     "render_test",
+    "reply_fuzz_test",
     "seed_test",
+    "task_fuzz_test",
 ]
 
 
@@ -62,7 +65,10 @@ def check_world(
         seed_test(fam, task, agents, seeds, settings)
         recording_round_trip_test(fam, task, agents, settings)
     cross_process_test(fam, tasks[0], agents, settings)
-    render_test(fam, play(fam, tasks[0], agents, seeds[0], settings))
+    episode = play(fam, tasks[0], agents, seeds[0], settings)
+    render_test(fam, episode)
+    task_fuzz_test(fam, tasks[0])
+    reply_fuzz_test(fam, episode)
 
 
 def play(

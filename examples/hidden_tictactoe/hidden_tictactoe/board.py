@@ -81,8 +81,8 @@ class Layout:
     def from_task(cls, task: Mapping[str, Any]) -> Layout:
         """The layout of a task JSON; ValueError naming the first bad field."""
         line = task.get("line")
-        if line not in LINES:
-            raise ValueError(f"field 'line': expected one of {', '.join(LINES)}, got {line!r}")
+        if not isinstance(line, str) or line not in LINES:
+            raise ValueError(f"field 'line': expected one of {', '.join(LINES)}, got {line!r:.60}")
         layout = cls(_cells(task, "blocked"), _cells(task, "mines"), str(line))
         layout.check()
         return layout

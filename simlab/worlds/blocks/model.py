@@ -67,15 +67,15 @@ def parse_cell(value: Any) -> Cell:
     if isinstance(value, str):
         parts = value.strip().strip("()[]").split(",")
         if len(parts) != 2:
-            raise ValueError(f"expected a cell like '1,2', got {value!r}")
+            raise ValueError(f"expected a cell like '1,2', got {value!r:.60}")
         try:
             cell = (int(parts[0]), int(parts[1]))
         except ValueError:
-            raise ValueError(f"expected a cell like '1,2', got {value!r}") from None
+            raise ValueError(f"expected a cell like '1,2', got {value!r:.60}") from None
     elif isinstance(value, (list, tuple)) and len(value) == 2 and all(isinstance(v, int) for v in value):
         cell = (int(value[0]), int(value[1]))
     else:
-        raise ValueError(f"expected a cell like '1,2' or [1, 2], got {value!r}")
+        raise ValueError(f"expected a cell like '1,2' or [1, 2], got {value!r:.60}")
     return cell
 
 
@@ -164,6 +164,18 @@ class Move:
         if action is Action.PLACE and not isinstance(block, str):
             raise ValueError(f"field 'block': expected a block code like 'gs', got {block!r}")
         return cls(action, cell, layer, block if action is Action.PLACE else None, span)
+
+
+def _span(k: int, span: Any) -> tuple[int, Cell, Cell]:
+    """One ``[layer, [i,j], [i,j]]`` of a board's spans; ValueError naming it otherwise."""
+    ok = isinstance(span, (list, tuple)) and len(span) == 3
+    layer = span[0] if ok else None
+    if not ok or isinstance(layer, bool) or not isinstance(layer, int) or not 0 <= layer < MAX_HEIGHT:
+        raise ValueError(f"field 'spans[{k}]': expected [layer 0-{MAX_HEIGHT - 1}, [i,j], [i,j]], got {span!r:.60}")
+    try:
+        return layer, parse_cell(span[1]), parse_cell(span[2])
+    except ValueError:
+        raise ValueError(f"field 'spans[{k}]': expected [layer, [i,j], [i,j]], got {span!r:.60}") from None
 
 
 def _fmt(cell: Cell | None) -> str:
@@ -362,17 +374,17 @@ class Board:
         stacks = data.get("stacks")
         if not isinstance(stacks, Mapping):
             raise ValueError("field 'stacks': expected an object mapping 'i,j' to block codes")
-        spans: list[tuple[int, Cell, Cell]] = []
-        for k, span in enumerate(data.get("spans") or []):
-            try:
-                spans.append((int(span[0]), parse_cell(span[1]), parse_cell(span[2])))
-            except (TypeError, ValueError, IndexError):
-                raise ValueError(f"field 'spans[{k}]': expected [layer, [i,j], [i,j]], got {span!r}") from None
+        raw_spans = data.get("spans") or []
+        if not isinstance(raw_spans, list) or len(raw_spans) > len(CELLS) * MAX_HEIGHT:
+            raise ValueError(f"field 'spans': expected a list of [layer, [i,j], [i,j]], got {raw_spans!r:.60}")
+        spans = [_span(k, span) for k, span in enumerate(raw_spans)]
         codes: dict[Cell, list[str]] = {}
         for key, value in stacks.items():
             cell = parse_cell(key)
             if not in_grid(cell):
-                raise ValueError(f"field 'stacks': cell {key!r} is outside the 3x3 grid")
+                raise ValueError(f"field 'stacks': cell {key!r:.40} is outside the 3x3 grid")
+            if not isinstance(value, list) or not all(isinstance(code, str) for code in value):
+                raise ValueError(f"field 'stacks': cell {key!r:.40} holds {value!r:.60}, expected a list of codes")
             codes[cell] = list(value)
         return cls.from_codes(codes, spans)
 
