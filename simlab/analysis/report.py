@@ -6,6 +6,11 @@ seeded, so the same summaries always give the same report, whatever order the ep
 
 Output forms: ``to_json()`` (a dict, strict-JSON safe), ``to_csv()`` (one row per episode),
 ``aggregates_csv()`` (one row per group and metric) and ``to_table()`` (fixed-width text for a terminal).
+
+An abort whose summary carries ``infrastructure`` (a model endpoint failed, not the model) is counted apart
+from the other aborts: under ``outcomes["infrastructure"]`` (present when there is one), in the table as
+"abort (infrastructure)", and its JSON row says why under ``infrastructure``. Batch runs do not index such
+episodes (``--resume`` plays them again); runs written otherwise may hold them.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ REPORT_FORMAT = "simlab.report"
 REPORT_VERSION = 1
 SCORE = "score"
 STANDARD_OUTCOMES = ("success", "failure", "abort")
+INFRASTRUCTURE = "infrastructure"  # the outcome count of aborts caused by a model endpoint's failure
 ALL_GROUP = "(all)"
 NO_EPISODES = "no finished episodes"
 MISSING_GROUP = "(none)"
@@ -46,9 +52,16 @@ class EpisodeRow:
     score: float | None
     metrics: dict[str, float | None]
     group: str | None = None
+    infrastructure: str | None = None  # why a model endpoint's failure ended the episode (None: it did not)
+
+    @property
+    def outcome_label(self) -> str | None:
+        """The outcome as counted and shown: an endpoint's failure is ``infrastructure``, not an abort."""
+        return INFRASTRUCTURE if self.infrastructure is not None else self.outcome
 
     def to_json(self) -> dict[str, Any]:
-        """JSON-safe dict; ``group`` appears only when the report is grouped."""
+        """JSON-safe dict; ``group`` appears only when the report is grouped, ``infrastructure`` only when a
+        model endpoint's failure ended the episode."""
         out: dict[str, Any] = {
             "episode_id": self.episode_id,
             "task_id": self.task_id,
@@ -60,6 +73,8 @@ class EpisodeRow:
         }
         if self.group is not None:
             out["group"] = self.group
+        if self.infrastructure is not None:
+            out["infrastructure"] = self.infrastructure
         return out
 
 
@@ -162,7 +177,7 @@ class Report:
     def _episodes_table(self, metrics: list[str]) -> str:
         header = ["episode", "task", "outcome", "turns", "errors", SCORE, *metrics]
         rows = [
-            [r.episode_id, text_cell(r.task_id), text_cell(r.outcome), text_cell(r.turns), text_cell(r.errors)]
+            [r.episode_id, text_cell(r.task_id), outcome_cell(r), text_cell(r.turns), text_cell(r.errors)]
             + [num_cell(r.score)]
             + [num_cell(r.metrics.get(m)) for m in metrics]
             for r in self.episodes
@@ -236,16 +251,28 @@ def episode_row(summary: Mapping[str, Any], group_by: str | None = None) -> Epis
         score=as_float(summary.get(SCORE)),
         metrics={str(k): as_float(v) for k, v in sorted(metrics.items(), key=lambda kv: str(kv[0]))},
         group=group_name(summary.get(group_by)) if group_by is not None else None,
+        infrastructure=infrastructure_reason(summary.get("infrastructure")),
     )
+
+
+def infrastructure_reason(value: Any) -> str | None:
+    """The reason a summary's ``infrastructure`` field gives (None when the field is absent or empty)."""
+    if not value:
+        return None
+    if isinstance(value, Mapping):
+        said = value.get("error")
+        return str(said) if said else "model endpoint failure"
+    return str(value)
 
 
 def aggregate(
     rows: Sequence[EpisodeRow], metric_names: Sequence[str], seed: int, resamples: int, level: float
 ) -> Aggregate:
     """Count, outcome counts, success rate and a Summary for score and each metric over ``rows``."""
-    counts = Counter(r.outcome if r.outcome is not None else "unknown" for r in rows)
-    extra = sorted(o for o in counts if o not in STANDARD_OUTCOMES)
-    outcomes = {o: counts.get(o, 0) for o in (*STANDARD_OUTCOMES, *extra)}
+    counts = Counter(r.outcome_label if r.outcome_label is not None else "unknown" for r in rows)
+    infrastructure = (INFRASTRUCTURE,) if counts.get(INFRASTRUCTURE) else ()
+    extra = sorted(o for o in counts if o not in (*STANDARD_OUTCOMES, INFRASTRUCTURE))
+    outcomes = {o: counts.get(o, 0) for o in (*STANDARD_OUTCOMES, *infrastructure, *extra)}
     success_rate = outcomes["success"] / len(rows) if rows else None
     metrics = {SCORE: mean_sem_ci([r.score for r in rows], resamples, seed, level)}
     for name in metric_names:
@@ -301,6 +328,10 @@ def csv_cell(value: Any) -> str:
     return str(value)
 
 
+def outcome_cell(row: EpisodeRow) -> str:
+    return "abort (infrastructure)" if row.infrastructure is not None else text_cell(row.outcome)
+
+
 def text_cell(value: Any) -> str:
     return "-" if value is None else str(value)
 
@@ -319,8 +350,10 @@ def outcome_line(agg: Aggregate) -> str:
     """E.g. ``12 episodes, success 8 (66.7%), failure 3, abort 1``."""
     if agg.n == 0:
         return NO_EPISODES
+    labels = {INFRASTRUCTURE: "abort (infrastructure)"}
     counts = ", ".join(
-        f"{o} {c}" + (f" ({agg.success_rate:.1%})" if o == "success" else "") for o, c in agg.outcomes.items()
+        f"{labels.get(o, o)} {c}" + (f" ({agg.success_rate:.1%})" if o == "success" else "")
+        for o, c in agg.outcomes.items()
     )
     return f"{agg.n} episode{'s' if agg.n != 1 else ''}, {counts}"
 

@@ -219,3 +219,56 @@ def test_model_usage_is_summed_over_the_run_and_printed() -> None:
     }
     assert "model calls: 5 requests, 180 tokens (150 prompt + 30 completion), cost 0.5000" in report.to_table()
     assert build_report(summaries[:0]).to_json()["usage"] == {}
+
+
+# ---- aborts caused by a model endpoint ----------------------------------------------------------------------
+def with_infrastructure(entry: dict[str, Any], error: str = "APIConnectionError on 6 attempts") -> dict[str, Any]:
+    """``entry`` as an abort a model endpoint's failure caused (the summary field EpisodeRun writes)."""
+    infra = {"role": "builder", "endpoint": "http://127.0.0.1:1/v1", "status": None, "error": error}
+    return {**entry, "outcome": "abort", "infrastructure": infra}
+
+
+def test_infrastructure_aborts_are_counted_apart_from_other_aborts(summaries: list[dict[str, Any]]) -> None:
+    kept = [
+        *summaries,
+        with_infrastructure(summary(4, "abort", 0.0, "simple")),
+        with_infrastructure(summary(5, "x", 0, "simple")),
+    ]
+    report = build_report(kept, group_by="group")
+    assert report.aggregate.n == 6
+    assert report.aggregate.outcomes == {"success": 2, "failure": 1, "abort": 1, "infrastructure": 2}
+    assert report.groups["simple"].outcomes == {"success": 2, "failure": 0, "abort": 0, "infrastructure": 2}
+    assert report.groups["complex"].outcomes == {"success": 0, "failure": 1, "abort": 1}  # none there: no key
+
+    data = report.to_json()
+    assert data["aggregate"]["outcomes"]["infrastructure"] == 2 and data["aggregate"]["outcomes"]["abort"] == 1
+    rows = {row["episode_id"]: row for row in data["episodes"]}
+    assert rows["ep_4"]["outcome"] == "abort" and rows["ep_4"]["infrastructure"] == "APIConnectionError on 6 attempts"
+    assert "infrastructure" not in rows["ep_3"]
+    json.dumps(data, allow_nan=False)
+
+    table = report.to_table()
+    assert "6 episodes, success 2 (33.3%), failure 1, abort 1, abort (infrastructure) 2" in table
+    lines = {line.split()[0]: line for line in table.splitlines() if line.startswith("ep_")}
+    assert "abort (infrastructure)" in lines["ep_4"] and "infrastructure" not in lines["ep_3"]
+
+
+def test_the_report_command_counts_infrastructure_aborts_a_run_kept(tmp_path, capsys) -> None:
+    from simlab.cli import main
+    from simlab.core.episode import Episode
+    from simlab.core.recording import RunWriter
+
+    config = {"world": "blocks", "seed": 0, "repeats": 1, "agents": {}, "settings": {}, "tasks": []}
+    writer = RunWriter(tmp_path / "run", config)
+    base = {"world": "blocks", "task_id": "t", "score": 0.0, "turns": 1, "errors": 0, "metrics": {}}
+    for k, outcome in enumerate(["success", "abort", "abort"]):
+        summary_ = {**base, "outcome": outcome}
+        if k == 2:
+            summary_ = with_infrastructure(summary_, "HTTP 401 AuthenticationError: bad key [redacted]")
+        writer.add(Episode(f"e{k}", "blocks", 0, {"id": "t"}, {}, {}, [], [], summary_))
+
+    assert main(["report", str(tmp_path / "run"), "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["aggregate"]["outcomes"] == {"success": 1, "failure": 0, "abort": 1, "infrastructure": 1}
+    assert main(["report", str(tmp_path / "run")]) == 0
+    assert "abort 1, abort (infrastructure) 1" in capsys.readouterr().out
