@@ -23,7 +23,8 @@ KEY_ENV, KEY = "SIMLAB_LIVE_RUN_KEY", "sk-live-run-SECRET-9f3a"
 MODEL = "fake-model"
 FAULTS = ("429", "500", "503", "drop", "timeout", "malformed", "empty")
 CLIENT_TIMEOUT_S = 1.0
-MAX_RETRIES = 5
+MAX_RETRIES = 10  # a request failing on every attempt stops the run (InfrastructureError): with 30% faults and
+# ~300 requests a run, 6 attempts would fail all of them in about one run of five; 11 attempts, one in 2,000
 OUTCOMES = {"success", "failure", "abort"}
 RETRIED_ERRORS = {"RateLimitError", "InternalServerError", "APIConnectionError", "APITimeoutError", "JSONDecodeError"}
 
@@ -76,13 +77,11 @@ def attempt_errors(records: list[dict[str, Any]]) -> Counter[str]:
 
 
 def check_record(record: dict[str, Any], following: dict[str, Any] | None) -> None:
-    """A request either succeeded (possibly after retries) or gave up after its retries; an unreadable
-    answer to a first call was re-asked once by a second call of the same role and turn."""
-    if record["error"] is None:
-        assert record["response"] is not None
-    else:
-        assert record["response"] is None and len(record["attempts"]) == MAX_RETRIES + 1
-        assert record["error"] == record["attempts"][-1]["error"]
+    """A request of a finished episode succeeded (possibly after retries: one failing past them would have
+    ended its episode as an infrastructure failure, never indexed); an unreadable answer to a first call was
+    re-asked once by a second call of the same role and turn."""
+    assert record["error"] is None and record["response"] is not None
+    assert len(record["attempts"]) <= MAX_RETRIES
     if record["parse_error"] and record["call"] == 1:
         assert following is not None
         assert (following["role"], following["turn"], following["call"]) == (record["role"], record["turn"], 2)

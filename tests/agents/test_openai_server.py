@@ -204,3 +204,68 @@ def test_command_line_serves_for_a_while(capsys: pytest.CaptureFixture[str]) -> 
     assert main(["--port", "0", "--duration-s", "0.05", "--fault-rate", "0.3", "--latency-ms", "10"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("http://127.0.0.1:") and "ServerStats(" in out
+
+
+# ---- an endpoint one does not control -----------------------------------------------------------------------
+@pytest.mark.parametrize("body", [b"[1, 2]", b"\xff\xfe not UTF-8", b'{"choices": "x"}', b""])
+def test_raw_body_sends_any_bytes(body: bytes) -> None:
+    with FakeOpenAIServer(faults=FaultPlan(schedule={1: "raw_body"}, raw_body=body)) as server:
+        client = client_for(server)
+        raw = client.chat.completions.with_raw_response.create(
+            model="fake-model", messages=[{"role": "user", "content": "hi"}]
+        )
+        assert raw.http_response.content == body and raw.http_response.status_code == 200
+        assert ask(client, "then") == "echo: then"
+        assert server.stats.faulted == {"raw_body": 1}
+
+
+@pytest.mark.parametrize(
+    ("kind", "error"),
+    [("401", openai.AuthenticationError), ("403", openai.PermissionDeniedError), ("404", openai.NotFoundError)],
+)
+def test_refusals_and_an_error_body_that_echoes_the_key(kind: str, error: type[Exception]) -> None:
+    with FakeOpenAIServer(faults=FaultPlan(rates={kind: 1.0}, echo_auth=True)) as server:
+        with pytest.raises(error) as caught:
+            ask(client_for(server))
+        assert caught.value.status_code == int(kind)  # type: ignore[attr-defined]
+        assert f"Authorization: Bearer {KEY}" in str(caught.value) and f"your key is {KEY}" in str(caught.value)
+    with FakeOpenAIServer(faults=FaultPlan(rates={kind: 1.0})) as server, pytest.raises(error) as caught:
+        ask(client_for(server))
+    assert KEY not in str(caught.value)  # echoing is opt-in
+
+
+def test_a_raw_body_with_an_error_status() -> None:
+    plan = FaultPlan(rates={"raw_body": 1.0}, raw_body=b"<html>bad gateway</html>", raw_status=502)
+    with FakeOpenAIServer(faults=plan) as server, pytest.raises(openai.InternalServerError) as caught:
+        ask(client_for(server))
+    assert caught.value.status_code == 502
+
+
+@pytest.mark.parametrize("bad", [{"raw_body": "text"}, {"raw_status": 99}, {"raw_status": 600}])
+def test_bad_raw_body_plans_are_refused(bad: dict) -> None:
+    with pytest.raises(ValueError):
+        FaultPlan(**bad)
+
+
+def test_a_server_that_stops_answering_holds_requests_until_told_again() -> None:
+    with FakeOpenAIServer() as server:
+        server.stop_answering()
+        assert not server.answering
+        with pytest.raises(openai.APITimeoutError):
+            ask(client_for(server, timeout=0.3))
+        server.answer_again()
+        assert ask(client_for(server)) == "echo: hello"
+        assert server.stats.faulted == {"silent": 1} and server.stats.requests == 2
+
+
+def test_a_stopped_server_refuses_connections_and_comes_back_on_its_port() -> None:
+    server = FakeOpenAIServer().start()
+    try:
+        client, port = client_for(server), server.port
+        server.stop()
+        with pytest.raises(openai.APIConnectionError):
+            ask(client)
+        server.start()
+        assert server.port == port and ask(client) == "echo: hello"
+    finally:
+        server.stop()

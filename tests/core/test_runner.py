@@ -177,3 +177,69 @@ def test_resuming_a_folder_that_holds_no_run_is_a_user_error(tmp_path):
 def test_zero_episodes_without_tasks_is_a_config_error(tmp_path):
     with pytest.raises(ConfigError, match="--episodes"):
         run(_config(episodes=0), tmp_path / "run")
+
+
+# ---- a model endpoint failing mid-episode -------------------------------------------------------------------
+class EndpointDownAfter:
+    """The scripted builder, whose "endpoint" fails from its ``after + 1``-th act on (as the openai agent does)."""
+
+    def __init__(self, after: int) -> None:
+        from simlab.worlds.blocks.agents import make_scripted
+
+        self.inner, self.after, self.calls = make_scripted("builder"), after, 0
+
+    def reset(self, seed, role, task) -> None:
+        self.inner.reset(seed, role, task)
+
+    def act(self, observation):
+        from simlab.core.errors import InfrastructureError
+
+        self.calls += 1
+        if self.calls <= self.after:
+            return self.inner.act(observation)
+        failure = InfrastructureError("APIConnectionError on 6 attempts", "http://127.0.0.1:9/v1")
+        failure.records = ({"call": 1, "attempts": [{"error": "APIConnectionError"}] * 6, "usage": {}, "error": "x"},)
+        raise failure
+
+
+def test_an_endpoint_failure_ends_the_episode_as_an_infrastructure_abort_keeping_its_events(tmp_path):
+    from simlab.core.errors import InfrastructureError
+    from simlab.core.recording import save_episode
+    from simlab.runner.episode import EpisodeRun, play
+    from simlab.worlds import get_family
+    from simlab.worlds.blocks.agents import make_oracle
+
+    family = get_family("blocks")
+    task = family.tasks.generate(1, 0)[0]
+    world = family.world(task, {**family.default_settings, "turns": 10})
+    agents = {role: make_oracle(role) for role in ("D1", "D2", "D3")} | {"builder": EndpointDownAfter(2)}
+    playing = EpisodeRun(world, agents, "e-r0", 0)
+    episode = play(playing)
+
+    summary = episode.summary
+    assert summary["outcome"] == "abort" and "timeout" not in summary and "stopped" not in summary
+    assert summary["infrastructure"] == {
+        "role": "builder",
+        "endpoint": "http://127.0.0.1:9/v1",
+        "status": None,
+        "error": "APIConnectionError on 6 attempts",
+    }
+    builder_seen = [e for e in episode.events if e.kind == "observation" and e.role == "builder"]
+    assert len(builder_seen) == 3 and episode.events[-1] == builder_seen[-1]  # kept up to the failed act
+    assert [(r["role"], r["turn"]) for r in episode.raw] == [("builder", builder_seen[-1].turn)]
+    assert summary["usage"]["requests"] == 1
+    save_episode(tmp_path / "e.json", episode)
+    assert load_episode(tmp_path / "e.json").summary == summary  # the field is part of the episode format
+
+    with pytest.raises(RuntimeError, match="model endpoint failed"):
+        playing.step()  # the episode is over
+    live = EpisodeRun(family.world(task, world.settings), {**agents, "builder": EndpointDownAfter(0)}, "e-r1", 0)
+    live.start()
+    while live.world.agent_selection != "builder":
+        live.step()
+    with pytest.raises(InfrastructureError) as caught:  # what the app's live worker catches and shows
+        live.step()
+    assert f"{type(caught.value).__name__}: {caught.value}" == (
+        "InfrastructureError: the model endpoint at http://127.0.0.1:9/v1 failed: APIConnectionError on 6 attempts"
+    )
+    assert live.finished and live.finish().summary["infrastructure"]["role"] == "builder"
