@@ -423,8 +423,8 @@ def _usage(value: Any, notes: list[str]) -> dict[str, int]:
         count = value.get(name)
         if count is None:
             usage[name] = 0
-        elif _is_number(count) and math.isfinite(float(count)) and 0 <= count <= MAX_COUNT:
-            usage[name] = int(count)
+        elif _is_number(count) and 0 <= count <= MAX_COUNT and not (isinstance(count, float) and math.isnan(count)):
+            usage[name] = int(count)  # inf and integers of any length fail the bound, NaN the test
         else:
             notes.append(f"'usage.{name}' ignored: {_shown(count)} is not a finite non-negative count")
     return usage
