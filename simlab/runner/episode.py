@@ -74,6 +74,8 @@ class EpisodeRun:
 
         The observation event is recorded (and handed to ``on_observation``) before the agent acts, so a
         watcher sees what a slow agent or a person is answering."""
+        if self.infrastructure is not None:
+            raise RuntimeError(f"{self.episode.episode_id}: the episode ended when a model endpoint failed")
         role = self.world.agent_selection
         if role is None:
             raise RuntimeError(f"{self.episode.episode_id}: the episode is over; nothing may act")
@@ -82,8 +84,6 @@ class EpisodeRun:
         self.episode.events.append(seen)
         if on_observation is not None:
             on_observation(seen)
-        if self.infrastructure is not None:
-            raise RuntimeError(f"{self.episode.episode_id}: the episode ended when a model endpoint failed")
         try:
             reply = self.agents[role].act(observation)
         except InfrastructureError as exc:

@@ -231,8 +231,10 @@ def test_an_endpoint_failure_ends_the_episode_as_an_infrastructure_abort_keeping
     save_episode(tmp_path / "e.json", episode)
     assert load_episode(tmp_path / "e.json").summary == summary  # the field is part of the episode format
 
+    recorded = len(episode.events)
     with pytest.raises(RuntimeError, match="model endpoint failed"):
-        playing.step()  # the episode is over
+        playing.step()  # the episode is over: nothing more is observed or recorded
+    assert len(episode.events) == recorded
     live = EpisodeRun(family.world(task, world.settings), {**agents, "builder": EndpointDownAfter(0)}, "e-r1", 0)
     live.start()
     while live.world.agent_selection != "builder":
