@@ -313,7 +313,7 @@ class ChatCaller:
             if refused
             else InfrastructureError(what, self.endpoint, last["status"])
         )
-        log.warning("%s: %s", self.settings.model, out.failure)
+        log.info("%s: %s", self.settings.model, out.failure)  # raised to the caller, who reports it
         return out
 
     def _delay(self, attempt: int, retry_after: float | None) -> float:
