@@ -28,7 +28,7 @@ Kinds an endpoint one does not control may answer with (:data:`HOSTILE_KINDS`; n
 unless named):
 
 * ``"raw_body"``: the plan's ``raw_body`` bytes (anything: not UTF-8, not JSON, the wrong JSON shape) sent as
-  the body with status ``raw_status`` (200) and the ``application/json`` content type;
+  the body with status ``raw_status`` (200), the ``application/json`` content type and ``raw_headers``;
 * ``"401"``, ``"403"``, ``"404"``: an OpenAI-style error body with that status (``openai.AuthenticationError``,
   ``PermissionDeniedError``, ``NotFoundError``).
 
@@ -165,6 +165,7 @@ class FaultPlan:
     empty_as_null: bool = False
     raw_body: bytes = b""
     raw_status: int = 200
+    raw_headers: Mapping[str, str] = field(default_factory=dict)
     echo_auth: bool = False
 
     def __post_init__(self) -> None:
@@ -481,7 +482,7 @@ class _Handler(BaseHTTPRequestHandler):
             fake.sleep({"drop": 0.0, "timeout": plan.hang_s, "silent": MAX_HANG_S}[fault])
             self.close_connection = True  # nothing written: the client sees the connection close
         elif fault == "raw_body":
-            self._send_bytes(plan.raw_status, plan.raw_body)
+            self._send_bytes(plan.raw_status, plan.raw_body, plan.raw_headers)
         elif fault in ("401", "403", "404"):
             texts = {"401": "Incorrect API key provided", "403": "Forbidden", "404": "The model does not exist"}
             self._send_json(HTTPStatus(int(fault)), self._error(texts[fault], "invalid_request_error", fault))

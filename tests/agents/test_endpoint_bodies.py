@@ -227,3 +227,24 @@ def test_any_body_gives_a_reply_or_an_infrastructure_failure(server, body):
     strict_utf8_json(list(records))
     strict_utf8_json(agent.usage)
     assert KEY not in json.dumps(list(records))
+
+
+@pytest.mark.parametrize("retry_after", ["inf", "nan", "-5", "soon", "1e9"])
+def test_a_retry_after_that_is_not_a_sane_number_never_hangs_or_breaks_the_record(server, retry_after):
+    """A 429 whose Retry-After is not a finite non-negative number is backed off as usual; one past the wait
+    bound ends the retries at once (an infrastructure failure) instead of sleeping for it."""
+    server.faults = FaultPlan(
+        rates={"raw_body": 1.0}, raw_body=b"{}", raw_status=429, raw_headers={"Retry-After": retry_after}
+    )
+    waits: list[float] = []
+    agent = builder(server, max_retries=2, max_wait_s=60)
+    agent.caller.sleep = waits.append
+    with pytest.raises(InfrastructureError, match="HTTP 429") as caught:
+        agent.act(BUILDER_OBS)
+    (record,) = caught.value.records
+    strict_utf8_json(record)
+    if retry_after == "1e9":
+        assert waits == [] and record["attempts"][0]["retry_after"] == 1e9 and len(record["attempts"]) == 1
+    else:
+        assert len(waits) == 2 and all(0 <= w < 1 for w in waits)
+        assert [a["retry_after"] for a in record["attempts"]] == [None] * 3
