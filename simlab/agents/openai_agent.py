@@ -224,7 +224,7 @@ class ChatCaller:
         """Endpoint text made safe to show, log and record: credentials and the key in use redacted, control
         characters and lone surrogates replaced, one line of at most ``DETAIL_CHARS`` characters."""
         key = getattr(self._client, "api_key", None)
-        flat = " ".join(clean_text(text).split())
+        flat = " ".join(_CONTROL.sub(" ", clean_text(text)).split())
         safe = scrub_text(flat, [key] if isinstance(key, str) else [])
         return safe if len(safe) <= DETAIL_CHARS else safe[: DETAIL_CHARS - 3] + "..."
 
@@ -333,7 +333,7 @@ class ChatCaller:
 
 # ---- reading an untrusted body --------------------------------------------------------------------------
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")  # C0 and C1 controls: terminal escapes among them
 
 
 def clean_text(text: str) -> str:
@@ -454,7 +454,7 @@ def public_url(url: str) -> str:
         shown = urlunsplit((parts.scheme, netloc, parts.path, "", ""))
     except ValueError:
         shown = "(an unreadable URL)"
-    return scrub_text(clean_text(shown))
+    return scrub_text(_CONTROL.sub("", clean_text(shown)))
 
 
 def _retry_after(headers: Mapping[str, str]) -> float | None:

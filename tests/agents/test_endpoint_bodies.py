@@ -248,3 +248,17 @@ def test_a_retry_after_that_is_not_a_sane_number_never_hangs_or_breaks_the_recor
     else:
         assert len(waits) == 2 and all(0 <= w < 1 for w in waits)
         assert [a["retry_after"] for a in record["attempts"]] == [None] * 3
+
+
+def test_endpoint_text_in_a_failure_is_one_line_without_terminal_escapes(server):
+    """The reason is printed on a terminal: escapes, newlines and the key in use are not passed through."""
+    message = f"\u001b[2J\u001b]0;owned\u0007 bad key {KEY}\nsecond line \u009b31m" + "x" * 1000
+    body = json.dumps({"error": {"message": message}}).encode()
+    server.faults = FaultPlan(rates={"raw_body": 1.0}, raw_body=body, raw_status=401)
+    with pytest.raises(InfrastructureError) as caught:
+        builder(server).act(BUILDER_OBS)
+    text = str(caught.value)
+    assert text.startswith(f"the model endpoint at {server.base_url} failed: HTTP 401 AuthenticationError: ")
+    assert "bad key [redacted] second line" in text and KEY not in text
+    assert not any(ord(c) < 32 or 127 <= ord(c) < 160 for c in text) and len(text) < 500
+    assert caught.value.records[0]["attempts"][0]["detail"] in text
