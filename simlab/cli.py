@@ -7,6 +7,7 @@ one clear line and exit with status 2; nothing is lost.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -544,10 +545,8 @@ def _cmd_plugins(args: argparse.Namespace) -> int:
         print("no plugins installed")
     for plugin in registry.plugins.values():
         for agent in sorted(plugin.agents):  # import the code now: a plugin is healthy only if it loads
-            try:
+            with contextlib.suppress(SimlabError):  # a failure is recorded in registry.problems
                 registry.load_agent_factory(agent)
-            except SimlabError:
-                pass  # recorded in registry.problems under the plugin's name
         agents = ", ".join(sorted(plugin.agents)) or "-"
         state = "BROKEN" if plugin.name in registry.problems else "ok"
         print(f"{plugin.name}: {state}, agents {agents}  ({plugin.source}) {plugin.description}")

@@ -123,14 +123,33 @@ def read_json(path: Path, max_bytes: int = MAX_FILE_BYTES) -> Any:
 
 
 def parse_json(text: str, path: str | Path, where: str = "") -> Any:
-    """``text`` as JSON; FormatError naming the place of a syntax error, or saying it nests too deeply."""
+    """``text`` as strict JSON (no NaN or Infinity, which other tools cannot read); FormatError naming the
+    place of a syntax error, or saying it nests too deeply."""
     try:
-        return json.loads(text)
+        value = json.loads(text, parse_constant=_no_constant)
+        if _SURROGATE_ESCAPE.search(text):  # JSON can spell half a character; UTF-8 files cannot hold one
+            json.dumps(value, ensure_ascii=False).encode("utf-8")
+        return value
+    except UnicodeEncodeError:
+        raise FormatError(path, where, "expected text of whole characters (a lone surrogate \\udXXX is not)") from None
     except json.JSONDecodeError as exc:
         place = where or f"line {exc.lineno} column {exc.colno}"
         raise FormatError(path, place, f"expected JSON ({exc.msg})") from None
+    except _NotJSON as exc:
+        raise FormatError(path, where, f"expected strict JSON ({exc})") from None
     except RecursionError:
         raise FormatError(path, where, "expected JSON nested at most a few hundred levels deep") from None
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+class _NotJSON(ValueError):
+    """A constant Python's json would read but JSON does not have."""
+
+
+def _no_constant(name: str) -> Any:
+    raise _NotJSON(f"{name} is not JSON: numbers must be finite")
 
 
 def load_episode(path: str | Path) -> Episode:

@@ -22,6 +22,7 @@ from typing import Any, NamedTuple
 
 from simlab.core.errors import FormatError
 from simlab.core.events import MAX_TURN
+from simlab.core.recording import MAX_FILE_BYTES
 from simlab.worlds.blocks.metrics import METRIC_KEYS, move_error_from_text, progress_from_codes
 from simlab.worlds.blocks.model import CELLS, Action, Board, Cell, Move, MoveError, in_grid, parse_cell
 
@@ -114,7 +115,9 @@ def read_craft_log(path: str | Path) -> dict[str, Any]:
     """
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        if p.stat().st_size > MAX_FILE_BYTES:
+            raise FormatError(p, "", f"expected a log of at most {MAX_FILE_BYTES // 2**20} MiB")
+        text = p.read_bytes().decode("utf-8")
     except FileNotFoundError:
         raise FormatError(p, "", "file not found") from None
     except UnicodeDecodeError as exc:
@@ -124,6 +127,8 @@ def read_craft_log(path: str | Path) -> dict[str, Any]:
         data = json.loads(text, parse_constant=_constant)
     except json.JSONDecodeError as exc:
         raise FormatError(p, f"line {exc.lineno}, column {exc.colno}", f"malformed JSON: {exc.msg}") from None
+    except RecursionError:
+        raise FormatError(p, "", "expected JSON nested at most a few hundred levels deep") from None
     if not isinstance(data, dict):
         raise FormatError(p, "top level", f"expected a JSON object, got {type(data).__name__}")
     return data
@@ -144,7 +149,11 @@ def import_craft_log(path: str | Path) -> CraftImport:
     if not isinstance(info, Mapping):
         skipped.append("experiment_info missing: models and settings unknown")
         info = {}
-    models = {str(k): str(v) for k, v in (info.get("models") or {}).items()}
+    raw_models = info.get("models") or {}
+    if not isinstance(raw_models, Mapping):
+        skipped.append("experiment_info.models is not an object: models unknown")
+        raw_models = {}
+    models = {str(k): str(v) for k, v in raw_models.items()}
     settings = {k: v for k, v in info.items() if k != "models"}
     games_raw = data.get("games")
     if not isinstance(games_raw, list):
@@ -174,7 +183,7 @@ def _import_game(raw: Mapping[str, Any], index: int, skipped: list[str]) -> Craf
     archetypes = {k.split()[0]: str(v) for k, v in raw.items() if k.endswith(" Archetype")}
     if not archetypes:
         note("director archetypes missing")
-    turns_raw = [t for t in raw.get("turns") or [] if isinstance(t, Mapping)]
+    turns_raw = [t for t in _list(raw.get("turns"), "turns", note) if isinstance(t, Mapping)]
     if not turns_raw:
         note("no turns logged")
     final = raw.get("final_structure")
@@ -271,12 +280,21 @@ def _spans(raw: Any, name: str, note: _Notes) -> Spans | None:
         return None
     spans: Spans = []
     for layer, pairs in raw.items():
-        for pair in pairs or []:
+        for pair in _list(pairs, f"{name}[{layer!r}]", note):
             try:
                 spans.append((int(layer), parse_cell(pair[0]), parse_cell(pair[1])))
-            except (TypeError, ValueError, IndexError):
-                note(f"{name}: unreadable span {pair!r} at layer {layer!r} dropped")
+            except (TypeError, ValueError, IndexError, KeyError):
+                note(f"{name}: unreadable span {str(pair)[:60]} at layer {str(layer)[:20]} dropped")
     return spans
+
+
+def _list(raw: Any, name: str, note: _Notes) -> list[Any]:
+    """``raw`` when it is a list; [] (with a note) when it is absent or something else."""
+    if isinstance(raw, list):
+        return raw
+    if raw is not None:
+        note(f"{name}: expected a list, got {type(raw).__name__}; ignored")
+    return []
 
 
 def _board(codes: Codes, spans: Spans | None, what: str, note: _Notes) -> Board | None:
@@ -330,10 +348,10 @@ def _attempted_move(raw: Mapping[str, Any], note: _Notes) -> Move | None:
 
 def _oracle(raw: Any, note: _Notes) -> list[Move]:
     moves: list[Move] = []
-    for k, entry in enumerate(raw or []):
+    for k, entry in enumerate(_list(raw, "oracle_moves", note)):
         try:
             moves.append(_move(entry))
-        except (ValueError, AttributeError) as exc:
+        except (ValueError, AttributeError, TypeError) as exc:
             note(f"oracle_moves[{k}] unreadable ({exc}), dropped")
     return moves
 
@@ -357,6 +375,9 @@ def _messages(raw: Any, note: _Notes) -> list[DirectorMessage]:
 def _logged_metrics(progress_data: Mapping[str, Any], note: _Notes) -> dict[str, float] | None:
     # Runner logs nest them under "metrics"; older logs (and the README) put them at the top level.
     source = progress_data.get("metrics", progress_data)
+    if not isinstance(source, Mapping):
+        note("progress_data.metrics is not an object")
+        return None
     found = {ours: _float(source[theirs]) for theirs, ours in _LOGGED_METRICS.items() if theirs in source}
     metrics = {k: v for k, v in found.items() if v is not None}
     if not metrics:

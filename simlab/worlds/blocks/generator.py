@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from simlab.core.errors import FormatError
-from simlab.core.recording import check_version, read_json, write_json_atomic
+from simlab.core.recording import SAFE_ID, check_version, read_json, write_json_atomic
 from simlab.core.seeding import rng
 from simlab.worlds.blocks.model import CELLS, COLORS, MAX_HEIGHT, Board, Cell, Move, adjacent
 
@@ -186,8 +186,8 @@ def _load_index(index: Path) -> list[Structure]:
     data = read_json(index)
     check_version(data, INDEX_FORMAT, INDEX_VERSION, index)
     ids = data.get("structures")
-    if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
-        raise FormatError(index, "field 'structures'", "expected a list of structure ids")
+    if not isinstance(ids, list) or not all(isinstance(i, str) and SAFE_ID.match(i) for i in ids):
+        raise FormatError(index, "field 'structures'", "expected a list of structure ids that are plain file names")
     structures = [_load_one(index.parent / f"{sid}.json") for sid in ids]
     for sid, s in zip(ids, structures, strict=True):
         if s.id != sid:

@@ -131,12 +131,15 @@ def build_benchmark(
 def load_questions(path: Path) -> list[dict[str, Any]]:
     """Question instances from a benchmark folder (its ``benchmark.json``) or one question file."""
     from simlab.core.errors import FormatError
-    from simlab.core.recording import check_version, read_json
+    from simlab.core.recording import SAFE_ID, check_version, read_json
 
     if path.is_dir():
         index = read_json(path / "benchmark.json")
         check_version(index, BENCHMARK_FORMAT, BENCHMARK_VERSION, path / "benchmark.json")
-        return [_question_file(path / "questions" / f"{i}.json") for i in index.get("questions", [])]
+        ids = index.get("questions", [])
+        if not isinstance(ids, list) or not all(isinstance(i, str) and SAFE_ID.match(i) for i in ids):
+            raise FormatError(path / "benchmark.json", "field 'questions'", "expected question ids that are file names")
+        return [_question_file(path / "questions" / f"{i}.json") for i in ids]
     item = read_json(path)
     if not isinstance(item, dict) or not {"scene", "views", "question"} <= set(item):
         raise FormatError(path, "", "expected a rooms question instance with 'scene', 'views' and 'question'")
