@@ -24,6 +24,7 @@ import importlib.metadata
 import importlib.util
 import re
 import sys
+import threading
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -97,8 +98,17 @@ def load_target(target: str, path: str | None = None, owner: str = "") -> Any:
     return obj
 
 
+_IMPORT_LOCK = threading.RLock()
+"""Episodes run on threads: a plugin module half-imported by one must not be handed to another."""
+
+
 def _plugin_module(folder: Path, module_name: str, owner: str) -> ModuleType:
     """``folder``'s module ``module_name`` (a file or a package), imported once under the plugin's name."""
+    with _IMPORT_LOCK:
+        return _import_plugin_module(folder, module_name, owner)
+
+
+def _import_plugin_module(folder: Path, module_name: str, owner: str) -> ModuleType:
     package = f"simlab_plugins.{re.sub(r'[^A-Za-z0-9_]', '_', owner)}"
     unique = f"{package}.{module_name}"
     if unique in sys.modules:

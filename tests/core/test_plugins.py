@@ -270,3 +270,30 @@ def test_entry_point_that_is_not_a_plugin_is_reported(tmp_path, monkeypatch):
     assert "notplugin" not in registry.plugins
     (problem,) = [p for w, p in registry.problems.items() if "notplugin" in w]
     assert "expected a simlab.core.plugins.Plugin" in problem
+
+
+def test_threads_loading_a_plugin_at_once_all_get_the_whole_module(tmp_path):
+    """Batch workers load agents on their own threads: one was handed a module another was still importing
+    ("has no attribute 'make'")."""
+    import threading
+
+    _write(tmp_path / "slow" / "plugin.toml", 'name = "slowimport"\n[agents]\nslowimport = "slow_mod:make"\n')
+    _write(
+        tmp_path / "slow" / "slow_mod.py",
+        "import time\ntime.sleep(0.3)\ndef make(role, arg=None, settings=None):\n    return role\n",
+    )
+    got: list[object] = []
+
+    def load() -> None:
+        registry = discover(tmp_path, entry_points=False)  # its own registry: no cache shared between threads
+        try:
+            got.append(registry.load_agent_factory("slowimport")("builder"))
+        except Exception as exc:
+            got.append(exc)
+
+    threads = [threading.Thread(target=load) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert got == ["builder"] * 4
