@@ -69,7 +69,13 @@ def _parser() -> argparse.ArgumentParser:
 
     _add_generate(sub)
 
-    run = sub.add_parser("run", help="run episodes and record them into a run folder")
+    run = sub.add_parser(
+        "run",
+        help="run episodes and record them into a run folder",
+        description="Run episodes and record them into a run folder.",
+        epilog="exit status: 0 every episode done; 2 bad input (nothing written); 3 a model endpoint failed "
+        "(fix it, then --resume); 70 internal error; 130 stopped (--resume finishes the run)",
+    )
     run.add_argument("--config", type=Path, help="a TOML run config (world, agents and their settings...)")
     run.add_argument("--world", help="world family (see `worlds`; default blocks)")
     run.add_argument(
@@ -294,6 +300,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from simlab.runner.batch import episode_ids, run
     from simlab.runner.progress import progress_bar
 
+    if args.resume:
+        _refuse_changes_on_resume(args)
     config = None if args.resume else _run_config(args)
     concurrency, timeout = _runtime_options(args)
     stop = threading.Event()
@@ -320,6 +328,34 @@ def _cmd_run(args: argparse.Namespace) -> int:
         return 130
     print(f"run complete: {done} episodes in {args.out}\nreport: python main.py report {args.out}")
     return 0
+
+
+RUN_DEFINING = (
+    "config",
+    "world",
+    "agent",
+    "agent_setting",
+    "episodes",
+    "turns",
+    "repeats",
+    "seed",
+    "tasks_path",
+    "groups",
+    "set",
+)
+"""Options that say what a run is: --resume plays the run as its run.json recorded it, so they cannot be given."""
+
+
+def _refuse_changes_on_resume(args: argparse.Namespace) -> None:
+    """ConfigError naming the options that would change a run being resumed (they used to be ignored)."""
+    given = [name for name in RUN_DEFINING if getattr(args, name, None) not in (None, [], ())]
+    if given:
+        flags = ", ".join("--" + ("tasks" if n == "tasks_path" else n).replace("_", "-") for n in given)
+        raise SimlabError(
+            f"--resume plays the run as {args.out}/run.json recorded it; these options would change it: {flags}. "
+            "Drop them, or start a new run in another folder (only --concurrency, --episode-timeout and "
+            "--executor may change on resume)"
+        )
 
 
 def _run_config(args: argparse.Namespace) -> RunConfig:

@@ -270,3 +270,15 @@ def test_the_app_without_a_display_says_how_to_get_one(capsys, root, monkeypatch
 def test_a_command_that_cannot_be_parsed_says_so(capsys, root):
     code, _out, err = run_cli(capsys, ["run", "--concurrency", "many", "--out", root / "x"])
     assert code == 2 and "invalid int value" in err
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [["--agent", "builder=random"], ["--episodes", "9"], ["--set", "turns=2"], ["--world", "rooms"], ["--seed", "4"]],
+)
+def test_resume_refuses_options_that_would_change_the_run(capsys, root, blocks_run, flags):
+    """They were silently ignored."""
+    run = shutil.copytree(blocks_run, root / "run")
+    code, err = assert_handled(capsys, root, ["run", "--resume", *flags, "--out", run])
+    assert code == 2 and "would change it: " + flags[0] in err
+    assert assert_handled(capsys, root, ["run", "--resume", "--concurrency", "2", "--out", run], [run])[0] == 0
