@@ -49,6 +49,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return INTERNAL_ERROR
 
 
+MAX_WARNINGS = 10  # a damaged index may have thousands of bad lines: name a few, count the rest
 INTERNAL_ERROR = 70  # EX_SOFTWARE: SimLab itself failed (bad input exits 2)
 
 
@@ -425,8 +426,10 @@ def _cmd_report(args: argparse.Namespace) -> int:
     from simlab.worlds import get_family
 
     run = load_run(args.run_dir)
-    for problem in run.problems:
+    for problem in run.problems[:MAX_WARNINGS]:
         print(f"warning: {problem}", file=sys.stderr)
+    if len(run.problems) > MAX_WARNINGS:
+        print(f"warning: ... and {len(run.problems) - MAX_WARNINGS:,} more unreadable index lines", file=sys.stderr)
     report = build_report(run.summaries, group_by=args.group_by, seed=int(run.config.get("seed", 0)))
     if args.format == "json":
         print(json.dumps(report.to_json(), indent=2, allow_nan=False))
