@@ -8,18 +8,28 @@ agent table or ``--agent-setting ROLE.KEY=VALUE`` (``settings["agent"]``)::
     base_url      $OPENAI_BASE_URL, else "https://api.openai.com/v1"   any OpenAI-compatible endpoint
     api_key_env   "OPENAI_API_KEY"              the NAME of the environment variable holding the key
     model         (the spec's argument wins)
-    temperature, max_tokens                     sent when set
-    timeout 60, max_retries 5                   seconds per request; retries after the first attempt
+    temperature                                 sent when set
+    max_tokens 512                              a reply's limit (without one, small models ran to 1,271)
+    max_context_tokens                          the model's context: the oldest shared history is left out
+                                                (said in the prompt and recorded) so a request fits
+    timeout 300, max_retries 5                  seconds per request (CPU servers take over a minute);
+                                                retries after the first attempt
     backoff_s 1, max_backoff_s 30, max_wait_s 300   exponential backoff; total sleep bound per request
-    extra {}                                    more request fields (top_p, seed, reasoning_effort...)
-    text_only false                             send no images
+    send_seed true                              a request seed from the episode's (servers that honour it
+                                                repeat themselves; it is recorded)
+    extra {}                                    more request fields (top_p, reasoning_effort...)
+    text_only false                             send no images: the pictures go in words, as the world
+                                                declares them, and the recording says what was sent
     prices {"prompt": USD per 1M tokens, "completion": ...}   -> a cost per call
 
 One act is one chat request (the role's system prompt, the observation's text and its images as PNG data
 URLs), retried here (the client's own retries are off) on 429 (honouring Retry-After), 408/409, 5xx,
 timeouts, dropped connections and malformed bodies, with seeded jitter. A reply the protocol cannot read is
-re-asked once with the protocol's correction; after that the agent gives up as the protocol says. Every
-request goes to ``Reply.raw`` with images by reference (name, sha256, bytes) and never the key or headers.
+re-asked once with the protocol's correction, which names the fault (a reply cut off at the token limit is
+told so; one that copies the prompt's placeholders is not read); after that the agent gives up as the
+protocol says and the reply carries the ``problem``, which the episode records. Every request goes to
+``Reply.raw`` with images by reference (name, sha256, bytes), its time to first byte, total time (retries
+included) and attempts, and never the key or headers.
 
 The endpoint is not trusted. Its body is read here, not by the client: bytes that are not UTF-8 and lone
 surrogates become U+FFFD (recordings are strict UTF-8 JSON), ``usage`` numbers that are not finite
@@ -51,8 +61,9 @@ import openai
 
 from simlab.agents.endpoint import KEY_ENV, default_base_url
 from simlab.core.errors import ConfigError, InfrastructureError
-from simlab.core.family import ReplyError, WorldFamily
+from simlab.core.family import ReplyError, ReplyProtocol, WorldFamily
 from simlab.core.secrets import scrub_text
+from simlab.core.seeding import stable_seed
 from simlab.core.world import Observation, Reply
 from simlab.render.images import data_url, to_png_bytes
 
@@ -76,6 +87,8 @@ SETTING_TYPES: dict[str, type | tuple[type, ...]] = {
     "extra": dict,
     "text_only": bool,
     "prices": dict,
+    "max_context_tokens": int,
+    "send_seed": bool,
 }
 RESERVED_EXTRA = frozenset({"model", "messages", "stream", "n"})
 RETRIED_STATUSES = frozenset({408, 409, 429})  # and every 5xx
@@ -83,6 +96,10 @@ USAGE_NAMES = ("prompt_tokens", "completion_tokens", "total_tokens")
 MAX_COUNT = 1e12
 """The largest token count taken from ``usage``: no call comes near it, and sums of counts below it stay finite."""
 DETAIL_CHARS = 300
+CHARS_PER_TOKEN = 3.5
+"""Characters per token assumed before a server has counted any (English runs about 4; fewer is safer)."""
+CONTEXT_MARGIN = 64
+"""Tokens kept free besides the reply's: chat templates add a few per message."""
 
 
 class ModelCallError(InfrastructureError, RuntimeError):
@@ -102,8 +119,8 @@ class AgentSettings:
     base_url: str = field(default_factory=lambda: default_base_url())
     api_key_env: str = KEY_ENV
     temperature: float | None = None
-    max_tokens: int | None = None
-    timeout: float = 60.0
+    max_tokens: int | None = 512
+    timeout: float = 300.0
     max_retries: int = 5
     backoff_s: float = 1.0
     max_backoff_s: float = 30.0
@@ -111,6 +128,8 @@ class AgentSettings:
     extra: Mapping[str, Any] = field(default_factory=dict)
     text_only: bool = False
     prices: Mapping[str, float] | None = None
+    max_context_tokens: int | None = None
+    send_seed: bool = True
 
     @classmethod
     def from_config(cls, arg: str | None, values: Mapping[str, Any]) -> AgentSettings:
@@ -185,7 +204,9 @@ class Completion:
     content: str | None = None
     response: dict[str, Any] | None = None
     usage: dict[str, int] = field(default_factory=dict)
-    latency_s: float = 0.0
+    latency_s: float = 0.0  # the answered attempt, request to last byte
+    ttfb_s: float = 0.0  # the answered attempt, request to first byte (a server's queue shows here)
+    total_s: float = 0.0  # the whole call: failed attempts and the waits between them included
     attempts: list[dict[str, Any]] = field(default_factory=list)
     error: str | None = None
     notes: list[str] = field(default_factory=list)
@@ -228,15 +249,23 @@ class ChatCaller:
         safe = scrub_text(flat, [key] if isinstance(key, str) else [])
         return safe if len(safe) <= DETAIL_CHARS else safe[: DETAIL_CHARS - 3] + "..."
 
-    def complete(self, messages: list[dict[str, Any]]) -> Completion:
-        """One request, retried on transient failures. The endpoint's failures are not raised but returned
-        in ``failure`` (with every attempt recorded), so the caller can record them before raising."""
+    def complete(self, messages: list[dict[str, Any]], seed: int | None = None) -> Completion:
+        """One request (with ``seed`` when given), retried on transient failures. The endpoint's failures are
+        not raised but returned in ``failure`` (with every attempt recorded), so the caller can record them
+        before raising. ``total_s`` covers every attempt and wait."""
+        began = time.perf_counter()
+        out = self._complete(messages, seed)
+        out.total_s = round(time.perf_counter() - began, 4)
+        return out
+
+    def _complete(self, messages: list[dict[str, Any]], seed: int | None) -> Completion:
         self.connect()
         out, waited = Completion(), 0.0
         for attempt in range(self.settings.max_retries + 1):
             start = time.perf_counter()
             try:
-                body = self._create(messages)
+                body, ttfb = self._create(messages, seed)
+                out.ttfb_s = round(ttfb, 4)
                 return self._read(body, time.perf_counter() - start, out)
             except openai.APIStatusError as exc:
                 failure = self._status_failure(exc)
@@ -271,16 +300,21 @@ class ChatCaller:
             waited += delay
         return self._failed(out, refused=False)
 
-    def _create(self, messages: list[dict[str, Any]]) -> bytes:
-        """The raw body of one chat request's answer (the client raises for statuses and transport errors)."""
+    def _create(self, messages: list[dict[str, Any]], seed: int | None) -> tuple[bytes, float]:
+        """The raw body of one chat request's answer and the seconds to its first byte (the client raises for
+        statuses and transport errors). The response is streamed so the first byte can be timed."""
         assert self._client is not None
         s = self.settings
         params = {k: v for k, v in (("temperature", s.temperature), ("max_tokens", s.max_tokens)) if v is not None}
+        if seed is not None:
+            params["seed"] = seed
         extra = dict(s.extra) or None
-        raw = self._client.chat.completions.with_raw_response.create(
+        start = time.perf_counter()
+        with self._client.chat.completions.with_streaming_response.create(
             model=s.model, messages=messages, extra_body=extra, **params
-        )
-        return bytes(raw.http_response.content)
+        ) as raw:
+            ttfb = time.perf_counter() - start
+            return bytes(raw.read()), ttfb
 
     def _status_failure(self, exc: openai.APIStatusError) -> dict[str, Any]:
         """What to record of an HTTP error status; ``final`` when retrying cannot help (401, 403, 404...)."""
@@ -485,15 +519,20 @@ class OpenAIAgent:
         if role not in family.roles:  # fail at construction for a role this agent cannot play
             raise ValueError(f"world {family.name!r} has no role {role!r}")
         self.role, self.family, self.settings = role, family, settings
+        self.text_only = settings.text_only  # read by the episode driver: what the model is given is recorded
         self.world_settings = dict(world_settings or {})
         self.caller = ChatCaller(settings)
+        self.seed = 0
+        self.calls = 0
+        self.chars_per_token = CHARS_PER_TOKEN
         self.usage: dict[str, float] = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0, "requests": 0}
         if settings.prices:
             self.usage["cost"] = 0.0
 
     def reset(self, seed: int, role: str, task: Mapping[str, Any]) -> None:
-        """A new episode: the retry jitter follows ``seed``; the task is not read (a participant's view only)."""
-        self.role = role
+        """A new episode: the retry jitter and request seeds follow ``seed``; the task is not read (a
+        participant's view only)."""
+        self.role, self.seed, self.calls = role, seed, 0
         self.caller.rng = random.Random(seed)
         self.caller.connect()
 
@@ -502,68 +541,129 @@ class OpenAIAgent:
 
         Raises InfrastructureError (its ``records`` hold this act's raw records) when the endpoint fails."""
         protocol = self.family.protocol(observation.role, observation, self.world_settings)
+        observation, left_out = self._fit(protocol.system, observation)
         wire, recorded = self._messages(protocol.system, observation)
         records: list[dict[str, Any]] = []
-        text = ""
+        text, reason = "", ""
         for call in (1, 2):
-            completion = self.caller.complete(wire)
-            record = self._record(recorded, completion, call)
+            seed = self._next_seed()
+            completion = self.caller.complete(wire, seed)
+            record = self._record(recorded, completion, call, seed, left_out)
             records.append(record)
             if completion.failure is not None:  # the endpoint failed: not the model's doing
                 failure = completion.failure
                 failure.role, failure.records = self.role, tuple(records)
                 raise failure
             text = completion.content or ""
+            self._calibrate(wire, completion)
             try:
-                reply = protocol.parse(text, observation)
+                reply = self._read(protocol, text, observation)
             except ReplyError as exc:
-                reason = str(exc)
-            except Exception as exc:  # the family's parser choked on model text: still an unreadable reply
-                log.warning("%s: the %s parser failed on a reply: %r", self.family.name, self.role, exc)
-                reason = f"the reply could not be read ({type(exc).__name__})"
+                reason = self._fault(str(exc), completion)
             else:
                 return Reply(reply.message, reply.reasoning, reply.action, tuple(records))
             record["parse_error"] = reason
             correction = protocol.reask.replace("{reason}", reason)
             wire, recorded = _reasked(wire, text, correction), _reasked(recorded, text, correction)
         fallback = protocol.give_up(text)
-        return Reply(fallback.message, fallback.reasoning, fallback.action, tuple(records))
+        return Reply(fallback.message, fallback.reasoning, fallback.action, tuple(records), problem=reason)
 
-    def _messages(
-        self, system_prompt: str, observation: Observation
-    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        """The chat messages to send and their recorded form (images by reference)."""
+    def _read(self, protocol: ReplyProtocol, text: str, observation: Observation) -> Reply:
+        """The protocol's reading of ``text``; ReplyError when it copies a placeholder or cannot be read."""
+        folded = " ".join(text.lower().split())
+        copied = next((e for e in protocol.echoes if " ".join(e.lower().split()) in folded), None)
+        if copied is not None:
+            raise ReplyError(f"the reply copies the instructions' placeholder {copied!r} instead of answering")
+        try:
+            return protocol.parse(text, observation)
+        except ReplyError:
+            raise
+        except Exception as exc:  # the family's parser choked on model text: still an unreadable reply
+            log.warning("%s: the %s parser failed on a reply: %r", self.family.name, self.role, exc)
+            raise ReplyError(f"the reply could not be read ({type(exc).__name__})") from None
+
+    def _fault(self, reason: str, completion: Completion) -> str:
+        """What was wrong with a reply, said so the re-ask can fix it: a cut-off reply is told to be shorter."""
+        if (completion.response or {}).get("finish_reason") == "length":
+            limit = f" of {self.settings.max_tokens} tokens" if self.settings.max_tokens else ""
+            cut = f"your reply was cut off at the length limit{limit} before it was complete"
+            return f"{cut} ({reason}); answer much shorter"
+        return reason
+
+    def _next_seed(self) -> int | None:
+        """The request seed of the next call (from the episode's, so a rerun asks the same), or None."""
+        self.calls += 1
+        return stable_seed("request", self.seed, self.role, self.calls) % 2**31 if self.settings.send_seed else None
+
+    def _fit(self, system: str, observation: Observation) -> tuple[Observation, int]:
+        """``observation`` with the oldest shared history left out until the request fits
+        ``max_context_tokens`` (with room for the reply); how many entries were left out. The task and the
+        observation itself are never cut: a request still too long is sent as it is."""
+        limit = self.settings.max_context_tokens
+        if limit is None or not observation.history:
+            return observation, 0
+        budget = limit - (self.settings.max_tokens or 0) - CONTEXT_MARGIN
+        keep = len(observation.history)
+        fitted = observation
+        while keep > 0 and self._tokens(system, fitted) > budget:
+            keep -= 1
+            fitted = observation.with_history(keep)
+        return fitted, len(observation.history) - keep
+
+    def _tokens(self, system: str, observation: Observation) -> float:
+        text = system + observation.text + (observation.words_for_images() if self.settings.text_only else "")
+        return len(text) / self.chars_per_token
+
+    def _calibrate(self, wire: list[Message], completion: Completion) -> None:
+        """Learn the model's characters per token from what the server counted (never fewer assumed)."""
+        tokens = completion.usage.get("prompt_tokens", 0)
+        chars = sum(len(json.dumps(m.get("content"), ensure_ascii=False)) for m in wire)
+        if tokens > 0:
+            self.chars_per_token = min(self.chars_per_token, max(1.0, chars / tokens))
+
+    def _messages(self, system_prompt: str, observation: Observation) -> tuple[list[Message], list[Message]]:
+        """The chat messages to send and their recorded form (images by reference). A text-only model gets
+        the pictures in words; a model shown pictures is told which are attached."""
         system = {"role": "system", "content": system_prompt}
         images = {} if self.settings.text_only else observation.images
         if not images:
-            user = {"role": "user", "content": observation.text}
+            user = {"role": "user", "content": observation.text + observation.words_for_images()}
             return [system, user], [system, user]
         wire_images, recorded_images = image_parts(images)
-        text = {"type": "text", "text": observation.text}
+        names = ", ".join(images)
+        text = {"type": "text", "text": f"{observation.text}\n\n(Attached, in this order: {names}.)"}
         wire = {"role": "user", "content": [text, *wire_images]}
         recorded = {"role": "user", "content": [text, *recorded_images]}
         return [system, wire], [system, recorded]
 
-    def _record(self, messages: list[dict[str, Any]], completion: Completion, call: int) -> dict[str, Any]:
+    def _record(
+        self, messages: list[Message], completion: Completion, call: int, seed: int | None, left_out: int
+    ) -> dict[str, Any]:
         """The raw-stream entry of one request, and the running totals."""
         cost = self.settings.cost(completion.usage) if completion.usage else None
         for name, value in completion.usage.items():
             self.usage[name] = self.usage.get(name, 0) + value
-        self.usage["requests"] += 1
+        self.usage["requests"] += len(completion.attempts) + (completion.response is not None)
         if cost is not None:
             self.usage["cost"] = self.usage.get("cost", 0.0) + cost
-        return {
+        params = {**self.settings.params(), **({"seed": seed} if seed is not None else {})}
+        record = {
             "call": call,
-            "request": {"model": self.settings.model, "messages": messages, "params": self.settings.params()},
+            "request": {"model": self.settings.model, "messages": messages, "params": params},
             "response": completion.response,
             "usage": dict(completion.usage),
             "latency_s": completion.latency_s,
+            "ttfb_s": completion.ttfb_s,
+            "total_s": completion.total_s,
             "attempts": completion.attempts,
             "cost": cost,
             "error": completion.error,
             "parse_error": None,
             "notes": list(completion.notes),
         }
+        if left_out:
+            record["history_left_out"] = left_out
+        return record
 
 
 def _reasked(messages: list[dict[str, Any]], answer: str, correction: str) -> list[dict[str, Any]]:

@@ -142,12 +142,16 @@ class ReplyProtocol:
 
     ``system`` is the system prompt; ``parse(text, observation)`` reads a reply or raises :class:`ReplyError`;
     ``reask`` is the correction sent once after an unreadable reply (``{reason}`` is filled in);
-    ``give_up(text)`` is what the role does when the re-asked reply cannot be read either."""
+    ``give_up(text)`` is what the role does when the re-asked reply cannot be read either: it must never
+    publish what the model wrote privately (a director that cannot be read says nothing that turn).
+    ``echoes`` are placeholders of the prompt and the re-ask (``your public message``, ``CLARIFY:question``)
+    that a real reply never contains: a reply holding one is unreadable, however well it parses."""
 
     system: str
     parse: Callable[[str, Observation], Reply]
     reask: str
     give_up: Callable[[str], Reply]
+    echoes: tuple[str, ...] = ()
 
 
 FieldKind = Literal["choice", "int", "cell", "flag", "text"]

@@ -27,16 +27,37 @@ Outcome = Literal["success", "failure", "abort"]
 EventKind = Literal["observation", "reasoning", "message", "action", "result", "state", "score", "protocol_error"]
 
 
-class Usage(BaseModel):
-    """Totals of an episode's model calls (from the raw stream)."""
+class RoleUsage(BaseModel):
+    """Totals of model calls (from the raw stream): see :func:`simlab.runner.episode.model_usage`."""
 
     model_config = ConfigDict(extra="forbid")
 
-    requests: float = Field(ge=0)
+    requests: float = Field(ge=0, description="HTTP requests sent, failed attempts included")
     prompt_tokens: float = Field(ge=0)
     completion_tokens: float = Field(ge=0)
     total_tokens: float = Field(ge=0)
+    calls: float = Field(0, ge=0, description="chat completions asked (a re-ask is one)")
+    failed_requests: float = Field(0, ge=0, description="attempts the endpoint did not answer")
+    reasks: float = Field(0, ge=0, description="calls that re-asked after an unreadable reply")
+    parse_errors: float = Field(0, ge=0, description="replies the protocol could not read")
+    truncated: float = Field(0, ge=0, description="replies cut off at the token limit")
+    latency_s: float = Field(0, ge=0, description="wall time in calls, retries and their waits included")
     cost: float | None = Field(None, ge=0, description="USD, when the agents were given prices")
+
+
+class Usage(RoleUsage):
+    """Totals of an episode's model calls, and per role."""
+
+    roles: dict[str, RoleUsage] = Field(default_factory=dict)
+
+
+class ReplyCounts(BaseModel):
+    """How often a role acted, and how often its reply could not be read so its give-up rule acted."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    acts: int = Field(ge=0)
+    unreadable: int = Field(ge=0)
 
 
 class InfrastructureFailure(BaseModel):
@@ -65,6 +86,7 @@ class EpisodeSummary(BaseModel):
     metrics: dict[str, float | None] = Field(description="name -> value; None where a rate has no denominator")
     agents: dict[str, str] = Field(default_factory=dict, description="role -> agent spec")
     usage: Usage | None = None
+    replies: dict[str, ReplyCounts] | None = Field(None, description="role -> acts and unreadable replies")
     repeat: int | None = Field(None, ge=0, description="which repeat of the task (set by the runner)")
     timeout: float | None = Field(None, description="seconds, when the episode was cut off by its timeout")
     stopped: bool | None = Field(None, description="true when a person stopped it in the app")

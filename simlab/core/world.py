@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Protocol
 
 from simlab.core.events import Event
@@ -47,10 +47,14 @@ class LazyImages(Mapping[str, Any]):
 class Observation:
     """What one role is given before it acts.
 
-    ``text`` is the full prompt-ready description; ``images`` maps a name to an image (a PIL image) for
-    multimodal agents; ``data`` is the same information as JSON for scripted agents and analysis.
-    ``recorded_text`` is what the recording keeps instead of ``text`` when part of the prompt (a shared
-    history) is already recorded as events: it keeps episode files linear in length, not quadratic.
+    ``text`` is the full prompt-ready description (it never mentions a picture: a model agent says what it
+    attaches); ``images`` maps a name to an image (a PIL image) for multimodal agents, and ``image_texts``
+    the same pictures in words for text-only ones ("" where the text already holds what the picture shows);
+    ``data`` is the same information as JSON for scripted agents and analysis. ``recorded_text`` is what
+    the recording keeps instead of ``text`` when part of the prompt (a shared history) is already recorded
+    as events: it keeps episode files linear in length, not quadratic. ``history`` holds the shared history
+    entries as they stand in ``text`` (one line each, oldest first), so an agent whose context is short can
+    drop the oldest (:meth:`with_history`).
     """
 
     role: str
@@ -59,13 +63,36 @@ class Observation:
     images: Mapping[str, Any] = field(default_factory=dict)
     data: Mapping[str, Any] = field(default_factory=dict)
     recorded_text: str | None = None
+    image_texts: Mapping[str, str] = field(default_factory=dict)
+    history: tuple[str, ...] = ()
 
-    def to_event(self) -> Event:
-        """The recorded form: images by name (they are re-rendered from the recorded state)."""
+    def to_event(self, text_only: bool = False) -> Event:
+        """The recorded form: images by name (they are re-rendered from the recorded state); for an agent
+        that reads text only, no images and their words added, as the agent was given them."""
         text = self.text if self.recorded_text is None else self.recorded_text
-        return Event(
-            "observation", self.turn, self.role, {"text": text, "images": sorted(self.images), "data": dict(self.data)}
-        )
+        images = [] if text_only else sorted(self.images)
+        text += self.words_for_images() if text_only else ""
+        return Event("observation", self.turn, self.role, {"text": text, "images": images, "data": dict(self.data)})
+
+    def words_for_images(self) -> str:
+        """What the pictures show, in words, to append to the text for a model that reads text only."""
+        said = [(name, self.image_texts.get(name, "")) for name in self.images]
+        said = [(name, words) for name, words in said if words]
+        if not said:
+            return ""
+        return "\n\nWhat your pictures show, in words:\n" + "\n\n".join(f"[{n}]\n{w}" for n, w in said)
+
+    def with_history(self, keep: int) -> Observation:
+        """This observation with only the newest ``keep`` history entries, saying how many were left out."""
+        if keep >= len(self.history) or not self.history:
+            return self
+        block = "\n".join(self.history)
+        if block not in self.text:
+            return self
+        dropped = len(self.history) - keep
+        note = f"(the {dropped} oldest entr{'y' if dropped == 1 else 'ies'} left out to fit the model's context)"
+        kept = "\n".join([note, *self.history[-keep:]])
+        return replace(self, text=self.text.replace(block, kept, 1), history=self.history[-keep:])
 
 
 @dataclass(frozen=True)
@@ -73,12 +100,15 @@ class Reply:
     """What a role returns: any of a public message, private reasoning and an action.
 
     ``raw`` holds model request/response records for the episode's raw stream (never API keys).
+    ``problem`` says why the role's own reply could not be read when this reply is the protocol's give-up
+    rule instead (the driver records it as an ``unreadable_reply`` protocol error, and reports count it).
     """
 
     message: str | None = None
     reasoning: str | None = None
     action: Mapping[str, Any] | None = None
     raw: tuple[Mapping[str, Any], ...] = ()
+    problem: str | None = None
 
 
 class Agent(Protocol):

@@ -6,12 +6,16 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from simlab.core import events as ev
 from simlab.core.episode import Episode
 from simlab.core.errors import ConfigError, InfrastructureError
 from simlab.core.events import Event
 from simlab.core.records import check_summary
 from simlab.core.seeding import stable_seed
-from simlab.core.world import Agent, World
+from simlab.core.world import Agent, Reply, World
+
+UNREADABLE = "unreadable_reply"
+"""The code of the protocol error recorded when a role's reply could not be read and its give-up rule acted."""
 
 
 class EpisodeCancelled(Exception):
@@ -54,6 +58,7 @@ class EpisodeRun:
         seed = resume_from[0] if resume_from is not None else episode_seed(run_seed, episode_id)
         self.episode = Episode(episode_id, world.family, seed, world.task, world.settings, dict(specs or {}))
         self.steps = 0
+        self.replies: dict[str, dict[str, int]] = {}  # role -> acts and unreadable replies (give-ups)
         self.infrastructure: dict[str, Any] | None = None  # the endpoint failure that ended the episode
 
     @property
@@ -64,6 +69,11 @@ class EpisodeRun:
         """Reset the world (or take the fork's prefix) and every agent; returns the set-up events."""
         seed = self.episode.seed
         events = self.world.reset(seed) if self.resume_from is None else list(self.resume_from[1])
+        for event in events:  # a fork's prefix: its acts count like the ones played here
+            if event.kind == "observation" and event.role:
+                self.replies.setdefault(event.role, {"acts": 0, "unreadable": 0})["acts"] += 1
+            elif event.kind == "protocol_error" and event.data.get("code") == UNREADABLE and event.role:
+                self.replies.setdefault(event.role, {"acts": 0, "unreadable": 0})["unreadable"] += 1
         for role, agent in self.agents.items():
             agent.reset(stable_seed("agent", seed, role), role, self.world.task)
         self.episode.events.extend(events)
@@ -80,7 +90,7 @@ class EpisodeRun:
         if role is None:
             raise RuntimeError(f"{self.episode.episode_id}: the episode is over; nothing may act")
         observation = self.world.observe(role)
-        seen = observation.to_event()
+        seen = observation.to_event(text_only=bool(getattr(self.agents[role], "text_only", False)))
         self.episode.events.append(seen)
         if on_observation is not None:
             on_observation(seen)
@@ -92,13 +102,19 @@ class EpisodeRun:
             self.infrastructure = exc.to_json()
             raise
         raw = [{"turn": observation.turn, "role": role, **dict(r)} for r in reply.raw]
-        events = self.world.step(reply)
+        events = apply_reply(self.world, role, observation.turn, reply)
+        self._count(role, reply)
         self.episode.events.extend(events)
         self.episode.raw.extend(raw)
         self.steps += 1
         if self.steps >= self.max_steps and not self.world.finished:
             raise RuntimeError(f"{self.episode.episode_id}: the world did not finish within {self.max_steps} steps")
         return events, raw
+
+    def _count(self, role: str, reply: Reply) -> None:
+        counts = self.replies.setdefault(role, {"acts": 0, "unreadable": 0})
+        counts["acts"] += 1
+        counts["unreadable"] += reply.problem is not None
 
     def finish(self, stopped: bool = False, timeout: float | None = None) -> Episode:
         """The episode with its summary: the world's own once finished; otherwise an abort, either ended by
@@ -110,11 +126,21 @@ class EpisodeRun:
         elif not self.world.finished:
             summary = {**summary, "outcome": "abort", "stopped": True} if stopped else timed_out(summary, timeout)
         summary["agents"] = dict(self.episode.agents)
+        summary["replies"] = {role: dict(counts) for role, counts in sorted(self.replies.items())}
         if self.episode.raw:
             summary["usage"] = model_usage(self.episode.raw)
         check_summary(summary, f"world {self.episode.world!r}")
         self.episode.summary = summary
         return self.episode
+
+
+def apply_reply(world: World, role: str, turn: int, reply: Reply) -> list[Event]:
+    """``world.step(reply)``, with an ``unreadable_reply`` protocol error first when the reply is a give-up
+    rule's (its ``problem`` says why the role's own reply could not be read)."""
+    events = world.step(reply)
+    if reply.problem is not None:
+        events.insert(0, ev.protocol_error(turn, role, UNREADABLE, reply.problem))
+    return events
 
 
 def run_episode(
@@ -165,19 +191,44 @@ def timed_out(summary: dict[str, Any], timeout: float | None) -> dict[str, Any]:
     return {**summary, "outcome": "abort", "errors": (errors if isinstance(errors, int) else 0) + 1, "timeout": timeout}
 
 
-def model_usage(raw: list[dict[str, Any]]) -> dict[str, float]:
-    """Totals of an episode's model calls: requests, prompt/completion/total tokens and, when the agents were
-    given prices, cost. Read from the raw stream's ``usage`` and ``cost`` fields."""
-    totals = {"requests": float(len(raw)), "prompt_tokens": 0.0, "completion_tokens": 0.0, "total_tokens": 0.0}
-    cost = 0.0
-    priced = False
+USAGE_COUNTS = ("calls", "requests", "failed_requests", "reasks", "parse_errors", "truncated")
+USAGE_SUMS = ("prompt_tokens", "completion_tokens", "total_tokens", "latency_s")
+
+
+def model_usage(raw: list[dict[str, Any]]) -> dict[str, Any]:
+    """Totals of an episode's model calls, over all roles and per role (``roles``), read from the raw stream:
+
+    ``calls`` chat completions asked (a re-ask is a call), ``requests`` HTTP requests sent (failed attempts
+    included) and ``failed_requests``, ``reasks``, ``parse_errors`` (replies that could not be read),
+    ``truncated`` (cut off at the token limit), prompt/completion/total tokens, ``latency_s`` (wall time in
+    calls, retries and their waits included) and, when the agents were given prices, ``cost``."""
+    totals = _usage_of(raw)
+    roles = sorted({str(r.get("role", "")) for r in raw})
+    totals["roles"] = {role: _usage_of([r for r in raw if str(r.get("role", "")) == role]) for role in roles}
+    return totals
+
+
+def _usage_of(raw: list[dict[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = dict.fromkeys((*USAGE_COUNTS, *USAGE_SUMS), 0.0)
+    cost, priced = 0.0, False
     for record in raw:
+        failed = len(record.get("attempts") or [])
+        answered = record.get("response") is not None
+        response = record.get("response") or {}
+        out["calls"] += 1
+        out["requests"] += failed + answered
+        out["failed_requests"] += failed
+        out["reasks"] += record.get("call") == 2
+        out["parse_errors"] += bool(record.get("parse_error"))
+        out["truncated"] += response.get("finish_reason") == "length"
+        out["latency_s"] += float(record.get("total_s", record.get("latency_s")) or 0)
         usage = record.get("usage") or {}
         for name in ("prompt_tokens", "completion_tokens", "total_tokens"):
-            totals[name] += float(usage.get(name) or 0)
+            out[name] += float(usage.get(name) or 0)
         if record.get("cost") is not None:
             cost += float(record["cost"])
             priced = True
+    out["latency_s"] = round(out["latency_s"], 4)
     if priced:
-        totals["cost"] = round(cost, 8)
-    return totals
+        out["cost"] = round(cost, 8)
+    return out

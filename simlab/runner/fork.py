@@ -14,7 +14,7 @@ from simlab.core.episode import Episode
 from simlab.core.errors import ConfigError
 from simlab.core.events import Event
 from simlab.core.world import Agent, Reply, World
-from simlab.runner.episode import EpisodeRun, play
+from simlab.runner.episode import UNREADABLE, EpisodeRun, apply_reply, play
 from simlab.worlds import get_family
 
 
@@ -32,7 +32,13 @@ def recorded_steps(episode: Episode, turn: int) -> list[tuple[str, Reply]]:
                 fields.setdefault("action", event.data.get("action"))
             else:
                 fields.setdefault(event.kind, event.data.get("text"))
+        elif steps and event.role == steps[-1][0] and event.kind == "protocol_error" and _gave_up(event):
+            steps[-1][1].setdefault("problem", event.data.get("message"))
     return [(role, Reply(**fields)) for role, fields in steps]
+
+
+def _gave_up(event: Event) -> bool:
+    return event.data.get("code") == UNREADABLE
 
 
 def fork_world(episode: Episode, turn: int) -> tuple[World, list[Event]]:
@@ -45,8 +51,9 @@ def fork_world(episode: Episode, turn: int) -> tuple[World, list[Event]]:
     for role, reply in recorded_steps(episode, turn):
         if world.finished or world.agent_selection != role:
             raise ConfigError(f"{episode.episode_id}: the world no longer replays this recording at {role}'s step")
-        events.append(world.observe(role).to_event())
-        events.extend(world.step(reply))
+        observation = world.observe(role)
+        events.append(observation.to_event())
+        events.extend(apply_reply(world, role, observation.turn, reply))
     replayed = [e.to_json() for e in events if e.kind != "observation"]
     recorded = [e.to_json() for e in episode.events if e.kind != "observation"][: len(replayed)]
     if replayed != recorded:

@@ -1,7 +1,7 @@
 """Scripted model replies for the fake OpenAI server: a model that plays the blocks protocol correctly.
 
-Directors always ask for the first verified candidate; the builder answers with the first candidate listed in
-its prompt, in the CRAFT colon format (or asks to clarify when there is none). Tests and benchmarks of live
+Directors always ask for the first verified candidate; the builder copies the first candidate line of its
+prompt (the listing is in the reply format) and adds its rationale, or asks to clarify when there is none. Tests and benchmarks of live
 runs use it so the world advances while the transport is what is under test.
 """
 
@@ -13,17 +13,15 @@ from typing import Any
 from simlab.testing.openai_server import last_user_text
 
 DIRECTOR_SAYS = "<think>My wall shows the next block.</think>\n<message>Take the first candidate.</message>"
-CANDIDATE = re.compile(r"- PLACE (\w\w) @ \((\d),(\d)\) layer (\d)(?: -> \((\d),(\d)\))?")
+CANDIDATE = re.compile(r"^(?:PLACE|REMOVE):\S+$", re.MULTILINE)
 
 
 def builder_says(body: dict[str, Any]) -> str:
-    """The first verified candidate of the builder's prompt, in the CRAFT colon format."""
+    """The first verified candidate line of the builder's prompt, copied whole, with a rationale."""
     found = CANDIDATE.search(last_user_text(body))
     if found is None:
         return "CLARIFY:Which block next?"
-    code, i, j, layer, si, sj = found.groups()
-    span = f":({si},{sj})" if si is not None else ""
-    return f"PLACE:{code}:({i},{j}):{layer}{span}:CONFIRM:the directors asked for the first candidate"
+    return f"{found.group(0)}:CONFIRM:the directors asked for the first candidate"
 
 
 BLOCKS_SCRIPT = {"You are director": DIRECTOR_SAYS, "You are the builder": builder_says}

@@ -23,7 +23,9 @@ KEY_ENV, KEY = "SIMLAB_BODY_TEST_KEY", "body-test-key-7c1e9a"
 MODEL = "fake-model"
 GOOD = "PLACE:gs:(0,1):0:CONFIRM:ok"
 PLACED = {"action": "place", "block": "gs", "cell": [0, 1], "layer": 0}
-BUILDER_OBS = Observation("builder", 1, "Verified candidate moves:\n- PLACE gs @ (0,1) layer 0\n", {}, {})
+BUILDER_OBS = Observation(
+    "builder", 1, "Verified candidate moves (copy one whole line to play it):\nPLACE:gs:(0,1):0\n", {}, {}
+)
 
 
 @pytest.fixture(autouse=True)

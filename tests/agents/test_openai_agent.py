@@ -57,7 +57,9 @@ def builder(server: FakeOpenAIServer, **more: Any):
     return agent
 
 
-BUILDER_OBS = Observation("builder", 1, "Verified candidate moves:\n- PLACE gs @ (0,1) layer 0\n", {}, {})
+BUILDER_OBS = Observation(
+    "builder", 1, "Verified candidate moves (copy one whole line to play it):\nPLACE:gs:(0,1):0\n", {}, {}
+)
 
 
 # ---- whole episodes -------------------------------------------------------------------------------------
@@ -202,7 +204,12 @@ def test_an_empty_reply_is_re_asked_once():
 
 
 def test_unreadable_replies_give_up_per_protocol():
-    script = {"You are director": "I think red goes first.", "You are the builder": "Let me think about it."}
+    """A director that could not be read twice had its raw text, private thoughts and all, made its public
+    message. Now it says nothing that turn and the reply carries the problem (the episode records it)."""
+    script = {
+        "You are director": "<think>I secretly know red goes first.</think> I think red goes first.",
+        "You are the builder": "Let me think about it.",
+    }
     with FakeOpenAIServer(scripted_replies(script, default=None)) as server:
         reply = builder(server).act(BUILDER_OBS)
         factory = discover().load_agent_factory("openai")
@@ -212,7 +219,8 @@ def test_unreadable_replies_give_up_per_protocol():
         reask = server.requests[1]["messages"]
     assert reply.action is None and len(reply.raw) == 2 and all(r["parse_error"] for r in reply.raw)
     assert [m["role"] for m in reask] == ["system", "user", "assistant", "user"]
-    assert said.message == "I think red goes first." and said.reasoning is None and len(said.raw) == 2
+    assert said.message is None and said.reasoning is None and len(said.raw) == 2
+    assert said.problem == "no <message>...</message> block" and reply.problem == "no PLACE, REMOVE or CLARIFY line"
 
 
 # ---- settings -------------------------------------------------------------------------------------------

@@ -227,7 +227,8 @@ def test_an_endpoint_failure_ends_the_episode_as_an_infrastructure_abort_keeping
     builder_seen = [e for e in episode.events if e.kind == "observation" and e.role == "builder"]
     assert len(builder_seen) == 3 and episode.events[-1] == builder_seen[-1]  # kept up to the failed act
     assert [(r["role"], r["turn"]) for r in episode.raw] == [("builder", builder_seen[-1].turn)]
-    assert summary["usage"]["requests"] == 1
+    usage = summary["usage"]  # one call, six HTTP requests: every failed attempt counted
+    assert usage["calls"] == 1 and usage["requests"] == usage["failed_requests"] == 6
     save_episode(tmp_path / "e.json", episode)
     assert load_episode(tmp_path / "e.json").summary == summary  # the field is part of the episode format
 

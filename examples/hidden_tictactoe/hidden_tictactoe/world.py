@@ -192,9 +192,11 @@ class HiddenTicTacToe(World):
             **self._snapshot(),
         }
 
+    def _history_lines(self) -> tuple[str, ...]:
+        return tuple(f"[turn {h['turn']}] {h['role']}: {h['text']}" for h in self.history)
+
     def _history_text(self) -> str:
-        lines = [f"[turn {h['turn']}] {h['role']}: {h['text']}" for h in self.history]
-        return "Conversation so far:\n" + ("\n".join(lines) or "(nothing yet)")
+        return "Conversation so far:\n" + ("\n".join(self._history_lines()) or "(nothing yet)")
 
     def _observation(self, role: str, head: list[str], tail: str, data: dict[str, Any]) -> Observation:
         """Text with the whole history for models; the recording keeps only its size (it is already events)."""
@@ -203,7 +205,8 @@ class HiddenTicTacToe(World):
         data = {**data, "history_size": len(self.history)}
         frozen = json.loads(json.dumps(data))
         images = LazyImages({"board": lambda: _board_picture(frozen)})
-        return Observation(role, self.turn, text, images, data, recorded)
+        # The board is drawn in characters in the text already; the history can be cut from the oldest.
+        return Observation(role, self.turn, text, images, data, recorded, {"board": ""}, self._history_lines())
 
     def _observe_seer(self) -> Observation:
         layout = self.layout

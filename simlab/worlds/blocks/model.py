@@ -133,6 +133,15 @@ class Move:
         out = f"{head} @ ({_fmt(self.cell)}) layer {self.layer}"
         return out + (f" -> ({_fmt(self.span_to)})" if self.span_to else "")
 
+    def reply_line(self) -> str:
+        """The move in the builder's reply format, whole, so a model copies a large block with both cells:
+        ``PLACE:bl:(1,0):0:(2,0)``, ``REMOVE:(0,2):1``, ``CLARIFY:text``."""
+        if self.action is Action.CLARIFY:
+            return f"CLARIFY:{self.text}"
+        head = f"PLACE:{self.block}" if self.action is Action.PLACE else "REMOVE"
+        out = f"{head}:({_fmt(self.cell)}):{self.layer}"
+        return out + (f":({_fmt(self.span_to)})" if self.span_to else "")
+
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"action": self.action.value}
         if self.action is Action.CLARIFY:

@@ -16,10 +16,10 @@ from simlab.worlds.blocks.model import BLOCK_CODES, Move
 from simlab.worlds.blocks.replies import parse_builder_reply, parse_director_reply
 from simlab.worlds.blocks.world import ARCHETYPES, BUILDER, DIRECTORS
 
-MOVE_FORMS = (
-    "PLACE:block_code:position:layer:CONFIRM:reasoning, PLACE:block_code:position:layer:span_to:CONFIRM:reasoning, "
-    "REMOVE:position:layer:CONFIRM:reasoning or CLARIFY:question"
-)
+DIRECTOR_ECHOES = ("your private reasoning", "your public message", "one instruction for the builder")
+"""Placeholders of the director's prompt and re-ask: a reply holding one copied them instead of answering."""
+BUILDER_ECHOES = ("block_code:position", "CONFIRM:reasoning", ":span_to")
+"""Placeholders of the builder's prompt and re-ask."""
 
 
 def _director(text: str, observation: Observation) -> Reply:
@@ -39,8 +39,10 @@ def protocol(role: str, observation: Observation, settings: Mapping[str, Any]) -
         return ReplyProtocol(
             prompt_text(__package__, "builder").format(**fields),
             _builder,
-            "Your reply could not be read ({reason}). Reply again with exactly one move line: " + MOVE_FORMS + ".",
-            lambda text: Reply(action=None),
+            "Your reply could not be read ({reason}). Reply again with exactly one move line: copy one verified "
+            "candidate line as it is, or write PLACE:..., REMOVE:... or CLARIFY: followed by your own question.",
+            lambda text: Reply(action=None),  # no move this turn; the world records it as a protocol error
+            BUILDER_ECHOES,
         )
     if role in DIRECTORS:
         persona = str(observation.data.get("persona", ""))
@@ -48,9 +50,10 @@ def protocol(role: str, observation: Observation, settings: Mapping[str, Any]) -
         return ReplyProtocol(
             prompt_text(__package__, "director").format(**fields),
             _director,
-            "Your reply could not be read ({reason}). Reply again as <think>your private reasoning</think> then "
-            "<message>your public message</message>.",
-            lambda text: Reply(message=text.strip() or None),
+            "Your reply could not be read ({reason}). Reply again: first your private thoughts inside <think> and "
+            "</think>, then the one instruction for the builder inside <message> and </message>.",
+            lambda text: Reply(message=None),  # says nothing this turn: its raw text may hold private thoughts
+            DIRECTOR_ECHOES,
         )
     raise ValueError(f"blocks has no role {role!r}")
 

@@ -42,6 +42,8 @@ def parse_director_reply(text: str) -> tuple[str | None, str]:
     message = found.group(1).strip()
     if not message:
         raise ReplyError("the <message> block is empty")
+    if not any(ch.isalnum() for ch in message):
+        raise ReplyError(f"the <message> block says nothing ({message[:20]!r}): give the builder an instruction")
     think = _THINK.search(text[: found.start()])
     reasoning = think.group(1).strip() if think else None
     return reasoning or None, message
@@ -59,6 +61,10 @@ _DESCRIBED = re.compile(
     rf"(?:\s*(?:->|→|to)\s*(?P<span>{_CELL}))?",
     re.IGNORECASE,
 )
+
+
+PLACEHOLDER_QUESTIONS = frozenset({"question", "your question", "your own question", "a question", "...", ""})
+"""What a builder copying the prompt's ``CLARIFY:question`` writes instead of a question."""
 
 
 def parse_builder_reply(text: str) -> dict[str, Any]:
@@ -94,7 +100,9 @@ def _read_move(keyword: str, rest: str) -> Move:
     if keyword == "CLARIFY":
         question = rest.lstrip(":").strip().strip("\"'").strip()
         if not question:
-            raise ReplyError("CLARIFY needs a question: CLARIFY:your question")
+            raise ReplyError("CLARIFY needs a question: CLARIFY: then the question itself")
+        if question.lower().strip(" ?.!") in PLACEHOLDER_QUESTIONS:
+            raise ReplyError(f"CLARIFY:{question} copies the instructions' placeholder; ask a real question")
         return Move.clarify(question)
     if rest.startswith(":"):
         return _read_colon_move(keyword, [f.strip() for f in rest[1:].split(":")])

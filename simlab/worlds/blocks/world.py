@@ -251,7 +251,8 @@ class BlocksWorld(World):
         text = "\n\n".join([*head, "Conversation so far:\n" + _lines(history), *tail])
         recorded = "\n\n".join([*head, f"Conversation so far: the last {len(history)} shared entries.", *tail])
         images = LazyImages({"wall": lambda: _wall_image(view.to_json())})
-        return Observation(role, self.turn, text, images, data, recorded)
+        shared = tuple(_lines([entry]) for entry in history)  # one line per entry, as the text holds them
+        return Observation(role, self.turn, text, images, data, recorded, {"wall": ""}, shared)
 
     def _observe_builder(self) -> Observation:
         data: dict[str, Any] = {"board": self.board.to_json(), "messages": list(self._said)}
@@ -261,12 +262,12 @@ class BlocksWorld(World):
         ]
         if self.settings["oracle_candidates"]:
             data["candidates"] = [m.to_json() for m in self._candidates]
-            listing = "\n".join(f"- {m.describe()}" for m in self._candidates) or "(none this turn)"
-            parts.append(f"Verified candidate moves:\n{listing}")
+            listing = "\n".join(m.reply_line() for m in self._candidates) or "(none this turn)"
+            parts.append(f"Verified candidate moves (copy one whole line to play it):\n{listing}")
         parts.append("Reply with one move: PLACE, REMOVE or CLARIFY.")
         board = self.board.to_json()
         images = LazyImages({"board": lambda: _board_image(board)})
-        return Observation(BUILDER, self.turn, "\n\n".join(parts), images, data)
+        return Observation(BUILDER, self.turn, "\n\n".join(parts), images, data, image_texts={"board": ""})
 
     # ---- results --------------------------------------------------------------------------------------
     def summary(self) -> dict[str, Any]:

@@ -55,3 +55,35 @@ def answerer_data(question: Question, scene: Scene, views: Views) -> dict[str, A
             {"id": i, "category": scene.object(i).category, "x": layout[i][0], "y": layout[i][1]} for i in ids
         ]
     return data
+
+
+# ---- the pictures in words, for models that read text only -------------------------------------------------
+
+
+def _where(right: float, ahead: float, up: float | None = None) -> str:
+    """``about 2.3 m ahead and 0.8 m to your left`` (a position in the agent's own frame, in words)."""
+    parts = [f"about {abs(ahead):.1f} m {'ahead' if ahead >= 0 else 'behind you'}"]
+    if abs(right) >= 0.1:
+        parts.append(f"{abs(right):.1f} m to your {'right' if right > 0 else 'left'}")
+    if up is not None and abs(up) >= 0.4:
+        parts.append(f"{abs(up):.1f} m {'above' if up > 0 else 'below'} your eyes")
+    return ", ".join(parts)
+
+
+def view_in_words(view: Iterable[Mapping[str, Any]]) -> str:
+    """What an agent's view shows, object by object, in its own frame (as the paper's descriptions put it):
+    ``a small red chair: about 2.3 m ahead, 0.8 m to your left``. Nearest first."""
+    items = sorted(view, key=lambda v: -v["camera_xyz"][2])
+    lines = []
+    for item in items:
+        right, up, back = item["camera_xyz"]
+        name = item.get("description") or f"{item['size_class']} {item['color']} {item['category']}"
+        lines.append(f"- {name}: {_where(right, -back, up)}")
+    return "You see:\n" + ("\n".join(lines) if lines else "(nothing you can name)")
+
+
+def map_in_words(map_objects: Iterable[Mapping[str, Any]]) -> str:
+    """The top-down map the Answerer is shown, in words: where it puts each object, from where the Answerer
+    stands (the map's bottom centre, facing up)."""
+    lines = [f"- {m['category']} ({m['id']}): {_where(m['x'], m['y'])}" for m in map_objects]
+    return "The map puts these objects, from where you stand:\n" + "\n".join(lines)

@@ -15,7 +15,7 @@ baselines read those; live models get the text and images.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import Field
@@ -26,7 +26,14 @@ from simlab.core.family import Settings
 from simlab.core.world import LazyImages, Observation, Reply, World
 from simlab.worlds.rooms.describe import mentioned_objects
 from simlab.worlds.rooms.model import Camera, Scene
-from simlab.worlds.rooms.observations import ANSWERER, HELPER, answerer_data, view_entries
+from simlab.worlds.rooms.observations import (
+    ANSWERER,
+    HELPER,
+    answerer_data,
+    map_in_words,
+    view_entries,
+    view_in_words,
+)
 from simlab.worlds.rooms.tasks import Question
 from simlab.worlds.rooms.visibility import ViewPair
 
@@ -39,12 +46,6 @@ class RoomsSettings(Settings):
     image_height: int = Field(768, ge=16, le=8192, description="height of each agent's rendered view, in pixels")
 
 
-SYSTEM = {
-    ANSWERER: "You are the Answerer. You and your partner (the Helper) are in the same room at different places "
-    "and each see only your own view. You must answer a question about the room by talking with the Helper.",
-    HELPER: "You are the Helper. You and your partner (the Answerer) are in the same room at different places and "
-    "each see only your own view. Help the Answerer answer their question by describing what you see.",
-}
 TASK_INSTRUCTIONS = {
     "anchor": "Find which object is visible in both your views.",
     "counting": "Count the objects of one kind in the whole room, counting an object you both see once.",
@@ -154,20 +155,25 @@ class RoomsWorld(World):
             max_rounds=int(self.settings["max_rounds"]),
         )
         makers = {"view": lambda: self._render(camera)}
+        words = {"view": view_in_words(data["view"])}
         if role == ANSWERER and self.question.task == "mapping":
             makers["map"] = self._render_map
-        text = self._prompt(role, data)
-        return Observation(role, self.turn, text, LazyImages(makers), data)
+            words["map"] = map_in_words(data["map_objects"])
+        history = tuple(f"{h['role']}: {h['text']}" for h in self.history)
+        text = self._prompt(role, data, history)
+        return Observation(role, self.turn, text, LazyImages(makers), data, image_texts=words, history=history)
 
-    def _prompt(self, role: str, data: Mapping[str, Any]) -> str:
-        parts = [SYSTEM[role], f"Task: {TASK_INSTRUCTIONS[self.question.task]}", "Your view is the attached image."]
+    def _prompt(self, role: str, data: Mapping[str, Any], history: Sequence[str]) -> str:
+        """The turn's message: the question (Answerer), the conversation and what to do now. Who the role is
+        and the task are the protocol's system prompt, and the pictures are the agent's to attach or put in
+        words, so neither is repeated here."""
+        parts = []
         if role == ANSWERER:
             options = "\n".join(f"({letter}) {o}" for letter, o in zip(data["letters"], data["options"], strict=False))
             parts.append(f"Question: {data['question']}\nOptions:\n{options}")
             if self.question.task == "mapping":
-                parts.append("The candidate top-down map is attached; you face up in it.")
-        history = "\n".join(f"{h['role']}: {h['text']}" for h in self.history) or "(no messages yet)"
-        parts.append(f"Conversation so far:\n{history}")
+                parts.append("The question is about the candidate top-down map of the room; you face up in it.")
+        parts.append("Conversation so far:\n" + ("\n".join(history) or "(no messages yet)"))
         if self.phase == "answer":
             letters = "/".join(data["letters"])
             parts.append(f"The conversation is over. Reply with only your final answer ({letters}).")
