@@ -1,8 +1,8 @@
 """Scripted model replies for the fake OpenAI server: a model that plays the blocks protocol correctly.
 
 Directors always ask for the first verified candidate; the builder copies the first candidate line of its
-prompt (the listing is in the reply format) and adds its rationale, or asks to clarify when there is none. Tests and benchmarks of live
-runs use it so the world advances while the transport is what is under test.
+prompt (the listing is in the reply format) and adds its rationale, or asks to clarify when there is none.
+Tests and benchmarks of live runs use it so the world advances while the transport is what is under test.
 """
 
 from __future__ import annotations
