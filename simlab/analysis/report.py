@@ -111,6 +111,7 @@ class Report:
     groups: dict[str, Aggregate] = field(default_factory=dict)
     level: float = 0.95
     usage: dict[str, float] = field(default_factory=dict)  # model calls summed over the run (empty: none)
+    roles: dict[str, dict[str, float]] = field(default_factory=dict)  # per role: acts, give-ups, calls (see role_stats)
 
     def to_json(self) -> dict[str, Any]:
         """A strict-JSON dict; see the module docstring of ``simlab.analysis.report`` for the shape."""
@@ -123,6 +124,7 @@ class Report:
             "aggregate": self.aggregate.to_json(),
             "groups": {name: agg.to_json() for name, agg in self.groups.items()},
             "usage": dict(self.usage),
+            "roles": {role: dict(stats) for role, stats in self.roles.items()},
         }
 
     def csv_columns(self) -> list[str]:
@@ -172,6 +174,8 @@ class Report:
             parts.append(self._aggregate_block(f"{self.group_by} = {name}", agg))
         if self.usage:
             parts.append(usage_line(self.usage))
+        if any(stats.get("calls") or stats.get("unreadable") for stats in self.roles.values()):
+            parts.append(roles_table(self.roles))
         return "\n".join(parts)
 
     def _episodes_table(self, metrics: list[str]) -> str:
@@ -216,23 +220,80 @@ def build_report(
         for name in names:
             members = [r for r in rows if r.group == name]
             groups[name] = aggregate(members, metric_names, seed, resamples, level)
-    return Report(rows, metric_names, agg, group_by, groups, level, run_usage(summaries))
+    return Report(rows, metric_names, agg, group_by, groups, level, run_usage(summaries), role_stats(summaries))
 
 
 def run_usage(summaries: Sequence[Mapping[str, Any]]) -> dict[str, float]:
     """Model calls summed over every episode's ``usage`` (requests, tokens and, when priced, cost)."""
     totals: dict[str, float] = {}
     for summary in summaries:
-        for name, value in (summary.get("usage") or {}).items():
-            if isinstance(value, (int, float)) and not isinstance(value, bool):
-                totals[name] = totals.get(name, 0.0) + float(value)
+        _add(totals, summary.get("usage") or {})
     return totals
 
 
+def _add(totals: dict[str, float], values: Mapping[str, Any]) -> None:
+    for name, value in values.items():
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            totals[name] = totals.get(name, 0.0) + float(value)
+
+
+def role_stats(summaries: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, float]]:
+    """Per role over the run: ``acts``, ``unreadable`` (replies its give-up rule answered for) and their
+    ``give_up_rate``, and from the model calls ``calls``, ``requests``, ``failed_requests``, ``reasks``,
+    ``parse_errors``, ``truncated``, tokens, ``latency_s`` and ``mean_latency_s`` per call."""
+    out: dict[str, dict[str, float]] = {}
+    for summary in summaries:
+        for role, counts in (summary.get("replies") or {}).items():
+            if isinstance(counts, Mapping):
+                _add(out.setdefault(str(role), {}), counts)
+        for role, usage in ((summary.get("usage") or {}).get("roles") or {}).items():
+            if isinstance(usage, Mapping):
+                _add(out.setdefault(str(role), {}), usage)
+    for stats in out.values():
+        acts, calls = stats.get("acts", 0.0), stats.get("calls", 0.0)
+        stats["give_up_rate"] = stats.get("unreadable", 0.0) / acts if acts else 0.0
+        stats["mean_latency_s"] = stats.get("latency_s", 0.0) / calls if calls else 0.0
+    return dict(sorted(out.items()))
+
+
+def roles_table(roles: Mapping[str, Mapping[str, float]]) -> str:
+    """Per role: acts, give-ups (replies that could not be read), model calls, re-asks, cut-off replies,
+    failed requests, mean latency per call and tokens."""
+    header = [
+        "role",
+        "acts",
+        "give-ups",
+        "rate",
+        "calls",
+        "re-asks",
+        "cut off",
+        "failed req",
+        "latency s",
+        "prompt tok",
+    ]
+    header.append("completion tok")
+    rows = [
+        [role]
+        + [f"{stats.get(k, 0):,.0f}" for k in ("acts", "unreadable")]
+        + [f"{stats.get('give_up_rate', 0):.3f}"]
+        + [f"{stats.get(k, 0):,.0f}" for k in ("calls", "reasks", "truncated", "failed_requests")]
+        + [f"{stats.get('mean_latency_s', 0):.2f}"]
+        + [f"{stats.get(k, 0):,.0f}" for k in ("prompt_tokens", "completion_tokens")]
+        for role, stats in roles.items()
+    ]
+    return "per role (give-ups: replies that could not be read, answered by the protocol's rule)\n" + format_table(
+        header, rows, left_columns=1
+    )
+
+
 def usage_line(usage: Mapping[str, float]) -> str:
-    """``model calls: 1,234 requests, 456,789 tokens (400,000 prompt + 56,789 completion), cost 1.2345``."""
+    """``model calls: 120 calls, 126 requests (6 failed), 45.1 s, 456,789 tokens (...), cost 1.2345``."""
+    calls = f"{usage.get('calls', 0):,.0f} calls, " if usage.get("calls") else ""
+    failed = f" ({usage['failed_requests']:,.0f} failed)" if usage.get("failed_requests") else ""
+    seconds = f", {usage['latency_s']:,.1f} s" if usage.get("latency_s") else ""
     line = (
-        f"model calls: {usage.get('requests', 0):,.0f} requests, {usage.get('total_tokens', 0):,.0f} tokens "
+        f"model calls: {calls}{usage.get('requests', 0):,.0f} requests{failed}{seconds}, "
+        f"{usage.get('total_tokens', 0):,.0f} tokens "
         f"({usage.get('prompt_tokens', 0):,.0f} prompt + {usage.get('completion_tokens', 0):,.0f} completion)"
     )
     return line + (f", cost {usage['cost']:.4f}" if "cost" in usage else "")
