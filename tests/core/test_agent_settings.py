@@ -3,8 +3,10 @@
 import pytest
 
 from simlab.agents.resolve import make_agents, role_agent_settings, role_specs
+from simlab.cli import main
 from simlab.core.errors import ConfigError
 from simlab.core.plugins import AgentSpec
+from simlab.core.recording import load_run
 from simlab.worlds import get_family
 
 BLOCKS = get_family("blocks")
@@ -36,3 +38,17 @@ def test_factories_receive_their_agent_settings(monkeypatch):
     specs = role_specs(BLOCKS, [AgentSpec.parse("builder=probe")])
     make_agents(BLOCKS, specs, dict(BLOCKS.default_settings), agent_settings={"builder": {"temperature": 0.3}})
     assert seen == {"builder": {"temperature": 0.3}}
+
+
+def test_a_role_overridden_to_a_built_in_agent_keeps_no_model_settings(tmp_path):
+    """run.json kept the openai settings of a role the command line had given to the oracle."""
+    config = tmp_path / "run.toml"
+    config.write_text(
+        'world = "blocks"\nepisodes = 1\n[settings]\nturns = 1\n'
+        '[agents.builder]\nagent = "openai:m"\nbase_url = "http://127.0.0.1:9/v1"\ntemperature = 0.3\n'
+        '[agents.director]\nagent = "oracle"\n',
+        encoding="utf-8",
+    )
+    assert main(["run", "--config", str(config), "--agent", "builder=oracle", "--out", str(tmp_path / "r")]) == 0
+    recorded = load_run(tmp_path / "r").config
+    assert recorded["agents"]["builder"] == "oracle" and recorded["agent_settings"] == {}
