@@ -15,7 +15,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from simlab.core.errors import SimlabError
 
@@ -373,7 +373,7 @@ def _run_config(args: argparse.Namespace) -> RunConfig:
     settings = {**base.settings, **key_values(args.set, "--set")}
     if args.turns is not None:
         settings["turns"] = args.turns
-    agent_settings = {role: dict(values) for role, values in base.agent_settings.items()}
+    agent_settings = _file_settings_kept(family, base, args.agent)
     for role, values in role_key_values(args.agent_setting, "--agent-setting").items():
         agent_settings.setdefault(role, {}).update(values)
     return replace(
@@ -388,6 +388,20 @@ def _run_config(args: argparse.Namespace) -> RunConfig:
         groups=tuple(args.groups) or tuple(base.groups),
         agent_settings=agent_settings,
     )
+
+
+def _file_settings_kept(family: WorldFamily, base: RunConfig, cli_agents: list[str]) -> dict[str, dict[str, Any]]:
+    """The config file's agent settings, per role, less those of roles the command line gave another agent:
+    the file's model and endpoint were meant for the file's agent (an ``oracle`` takes none of them)."""
+    from simlab.agents.resolve import role_agent_settings, role_specs
+    from simlab.core.plugins import AgentSpec
+
+    per_role = role_agent_settings(family, base.agent_settings)
+    if not cli_agents:
+        return per_role
+    before = role_specs(family, [AgentSpec.parse(a) for a in base.agents])
+    after = role_specs(family, [AgentSpec.parse(a) for a in [*base.agents, *cli_agents]])
+    return {role: values for role, values in per_role.items() if before[role] == after[role]}
 
 
 def _runtime_options(args: argparse.Namespace) -> tuple[int, float | None]:

@@ -100,6 +100,8 @@ CHARS_PER_TOKEN = 3.5
 """Characters per token assumed before a server has counted any (English runs about 4; fewer is safer)."""
 CONTEXT_MARGIN = 64
 """Tokens kept free besides the reply's: chat templates add a few per message."""
+CONTEXT_LIMIT = re.compile(r"(?:maximum context length is|context window of|context size of)\s*(\d+)", re.IGNORECASE)
+"""How OpenAI, vLLM and llama.cpp servers state their context when they refuse a prompt too long for it."""
 
 
 class ModelCallError(InfrastructureError, RuntimeError):
@@ -525,6 +527,7 @@ class OpenAIAgent:
         self.seed = 0
         self.calls = 0
         self.chars_per_token = CHARS_PER_TOKEN
+        self.context_tokens = settings.max_context_tokens  # lowered when a server says its context is shorter
         self.usage: dict[str, float] = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0, "requests": 0}
         if settings.prices:
             self.usage["cost"] = 0.0
@@ -541,30 +544,37 @@ class OpenAIAgent:
 
         Raises InfrastructureError (its ``records`` hold this act's raw records) when the endpoint fails."""
         protocol = self.family.protocol(observation.role, observation, self.world_settings)
-        observation, left_out = self._fit(protocol.system, observation)
-        wire, recorded = self._messages(protocol.system, observation)
+        fitted, left_out = self._fit(protocol.system, observation)
+        wire, recorded = self._messages(protocol.system, fitted)
         records: list[dict[str, Any]] = []
-        text, reason = "", ""
-        for call in (1, 2):
+        text, reason, call = "", "", 1
+        while call <= 2:
             seed = self._next_seed()
             completion = self.caller.complete(wire, seed)
             record = self._record(recorded, completion, call, seed, left_out)
             records.append(record)
-            if completion.failure is not None:  # the endpoint failed: not the model's doing
-                failure = completion.failure
+            if completion.failure is not None:
+                if call == 1 and self._learn_context(completion, record) and left_out < len(observation.history):
+                    fitted, left_out = self._fit(protocol.system, observation)  # ask again, fitted to it
+                    wire, recorded = self._messages(protocol.system, fitted)
+                    continue
+                failure = completion.failure  # the endpoint failed: not the model's doing
                 failure.role, failure.records = self.role, tuple(records)
                 raise failure
             text = completion.content or ""
             self._calibrate(wire, completion)
             try:
-                reply = self._read(protocol, text, observation)
+                reply = self._read(protocol, text, fitted)
             except ReplyError as exc:
                 reason = self._fault(str(exc), completion)
             else:
                 return Reply(reply.message, reply.reasoning, reply.action, tuple(records))
             record["parse_error"] = reason
             correction = protocol.reask.replace("{reason}", reason)
+            fitted, left_out = self._fit(protocol.system, observation, len(text) + len(correction))
+            wire, recorded = self._messages(protocol.system, fitted)
             wire, recorded = _reasked(wire, text, correction), _reasked(recorded, text, correction)
+            call += 1
         fallback = protocol.give_up(text)
         return Reply(fallback.message, fallback.reasoning, fallback.action, tuple(records), problem=reason)
 
@@ -590,19 +600,31 @@ class OpenAIAgent:
             return f"{cut} ({reason}); answer much shorter"
         return reason
 
+    def _learn_context(self, completion: Completion, record: dict[str, Any]) -> bool:
+        """Whether a refused request told a context shorter than the one assumed; it becomes the limit the
+        history is fitted to (noted in the record)."""
+        last = completion.attempts[-1] if completion.attempts else {}
+        found = CONTEXT_LIMIT.search(str(last.get("detail") or "")) if last.get("status") == 400 else None
+        limit = int(found.group(1)) if found else None
+        if limit is None or (self.context_tokens is not None and limit >= self.context_tokens):
+            return False
+        self.context_tokens = limit
+        record["notes"].append(f"the server's context is {limit} tokens: the oldest history is left out to fit")
+        return True
+
     def _next_seed(self) -> int | None:
         """The request seed of the next call (from the episode's, so a rerun asks the same), or None."""
         self.calls += 1
         return stable_seed("request", self.seed, self.role, self.calls) % 2**31 if self.settings.send_seed else None
 
-    def _fit(self, system: str, observation: Observation) -> tuple[Observation, int]:
-        """``observation`` with the oldest shared history left out until the request fits
-        ``max_context_tokens`` (with room for the reply); how many entries were left out. The task and the
-        observation itself are never cut: a request still too long is sent as it is."""
-        limit = self.settings.max_context_tokens
+    def _fit(self, system: str, observation: Observation, more_chars: int = 0) -> tuple[Observation, int]:
+        """``observation`` with the oldest shared history left out until the request (and ``more_chars`` of a
+        re-ask's exchange) fits ``max_context_tokens`` with room for the reply; how many entries were left
+        out. The task and the observation itself are never cut: a request still too long is sent as it is."""
+        limit = self.context_tokens
         if limit is None or not observation.history:
             return observation, 0
-        budget = limit - (self.settings.max_tokens or 0) - CONTEXT_MARGIN
+        budget = limit - (self.settings.max_tokens or 0) - CONTEXT_MARGIN - more_chars / self.chars_per_token
         keep = len(observation.history)
         fitted = observation
         while keep > 0 and self._tokens(system, fitted) > budget:

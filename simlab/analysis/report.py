@@ -240,7 +240,7 @@ def _add(totals: dict[str, float], values: Mapping[str, Any]) -> None:
 def role_stats(summaries: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, float]]:
     """Per role over the run: ``acts``, ``unreadable`` (replies its give-up rule answered for) and their
     ``give_up_rate``, and from the model calls ``calls``, ``requests``, ``failed_requests``, ``reasks``,
-    ``parse_errors``, ``truncated``, tokens, ``latency_s`` and ``mean_latency_s`` per call."""
+    ``parse_errors``, ``truncated``, tokens, ``latency_s``, ``ttfb_s`` and their means per call."""
     out: dict[str, dict[str, float]] = {}
     for summary in summaries:
         for role, counts in (summary.get("replies") or {}).items():
@@ -253,37 +253,43 @@ def role_stats(summaries: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, fl
         acts, calls = stats.get("acts", 0.0), stats.get("calls", 0.0)
         stats["give_up_rate"] = stats.get("unreadable", 0.0) / acts if acts else 0.0
         stats["mean_latency_s"] = stats.get("latency_s", 0.0) / calls if calls else 0.0
+        stats["mean_ttfb_s"] = stats.get("ttfb_s", 0.0) / calls if calls else 0.0
     return dict(sorted(out.items()))
+
+
+ROLE_COLUMNS = (
+    ("acts", "acts", ",.0f"),
+    ("give-ups", "unreadable", ",.0f"),
+    ("rate", "give_up_rate", ".3f"),
+    ("calls", "calls", ",.0f"),
+    ("re-asks", "reasks", ",.0f"),
+    ("cut off", "truncated", ",.0f"),
+    ("failed req", "failed_requests", ",.0f"),
+    ("latency s", "mean_latency_s", ".2f"),
+    ("first byte s", "mean_ttfb_s", ".2f"),
+    ("prompt tok", "prompt_tokens", ",.0f"),
+    ("completion tok", "completion_tokens", ",.0f"),
+)
+ROLES_CAPTION = (
+    "per role (give-ups: replies that could not be read, answered by the protocol's rule; latency and first "
+    "byte: mean seconds per call)"
+)
+
+
+def roles_rows(roles: Mapping[str, Mapping[str, float]]) -> tuple[list[str], list[list[str]]]:
+    """The per-role table's header and rows, formatted (the report and the HTML transcript show the same)."""
+    header = ["role", *(title for title, _, _ in ROLE_COLUMNS)]
+    rows = [
+        [role, *(format(stats.get(key, 0), spec) for _, key, spec in ROLE_COLUMNS)] for role, stats in roles.items()
+    ]
+    return header, rows
 
 
 def roles_table(roles: Mapping[str, Mapping[str, float]]) -> str:
     """Per role: acts, give-ups (replies that could not be read), model calls, re-asks, cut-off replies,
-    failed requests, mean latency per call and tokens."""
-    header = [
-        "role",
-        "acts",
-        "give-ups",
-        "rate",
-        "calls",
-        "re-asks",
-        "cut off",
-        "failed req",
-        "latency s",
-        "prompt tok",
-    ]
-    header.append("completion tok")
-    rows = [
-        [role]
-        + [f"{stats.get(k, 0):,.0f}" for k in ("acts", "unreadable")]
-        + [f"{stats.get('give_up_rate', 0):.3f}"]
-        + [f"{stats.get(k, 0):,.0f}" for k in ("calls", "reasks", "truncated", "failed_requests")]
-        + [f"{stats.get('mean_latency_s', 0):.2f}"]
-        + [f"{stats.get(k, 0):,.0f}" for k in ("prompt_tokens", "completion_tokens")]
-        for role, stats in roles.items()
-    ]
-    return "per role (give-ups: replies that could not be read, answered by the protocol's rule)\n" + format_table(
-        header, rows, left_columns=1
-    )
+    failed requests, mean latency and time to first byte per call, and tokens."""
+    header, rows = roles_rows(roles)
+    return ROLES_CAPTION + "\n" + format_table(header, rows, left_columns=1)
 
 
 def usage_line(usage: Mapping[str, float]) -> str:

@@ -42,6 +42,7 @@ class RoleUsage(BaseModel):
     parse_errors: float = Field(0, ge=0, description="replies the protocol could not read")
     truncated: float = Field(0, ge=0, description="replies cut off at the token limit")
     latency_s: float = Field(0, ge=0, description="wall time in calls, retries and their waits included")
+    ttfb_s: float = Field(0, ge=0, description="time to the first byte of the answered attempts")
     cost: float | None = Field(None, ge=0, description="USD, when the agents were given prices")
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from PIL import Image
 
+from simlab.analysis.report import ROLES_CAPTION, role_stats, roles_rows, usage_line
 from simlab.core.episode import Episode
 from simlab.core.events import Event
 from simlab.core.family import RGB
@@ -33,6 +34,10 @@ details{margin:4px 0;color:#555}
 pre{white-space:pre-wrap;background:#f6f6f6;padding:6px;font-size:12px}
 table.scores{font-size:12px;border-collapse:collapse;margin:4px 0}
 table.scores td{border:1px solid #e4e4e4;padding:1px 6px}
+table.roles{font-size:12px;border-collapse:collapse;margin:4px 0}
+table.roles td,table.roles th{border:1px solid #e4e4e4;padding:1px 6px;text-align:right}
+table.roles td:first-child{text-align:left}
+ul.calls{font-size:12px;color:#555;margin:4px 0;padding-left:18px} li.call .fault{color:#b00020}
 """
 
 
@@ -59,8 +64,53 @@ def _header(episode: Episode) -> str:
         ("score", f"{score:.3f}" if isinstance(score, (int, float)) else "-"),
         ("turns", s.get("turns", episode.last_turn)),
     ]
+    if isinstance(s.get("usage"), Mapping):
+        rows.append(("models", usage_line(s["usage"])))
     cells = "".join(f"<tr><td>{esc(k)}</td><td>{esc(v)}</td></tr>" for k, v in rows)
     return f"<h1>Episode {esc(episode.episode_id)}</h1>\n<table class=meta>{cells}</table>"
+
+
+def _roles(summary: Mapping[str, Any]) -> str:
+    """The per-role table of the report (acts, give-ups, calls, re-asks, latency, tokens), when models played."""
+    roles = role_stats([summary])
+    if not roles:
+        return ""
+    header, rows = roles_rows(roles)
+    head = "".join(f"<th>{esc(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in rows)
+    return f"<table class=roles><caption>{esc(ROLES_CAPTION)}</caption><tr>{head}</tr>{body}</table>"
+
+
+def _call(record: Mapping[str, Any]) -> str:
+    """One model call of the raw stream in a line: time, first byte, tokens, how it finished, and its faults
+    (failed attempts, a server error, a reply that could not be read, history left out to fit)."""
+    response = record.get("response") or {}
+    usage = record.get("usage") or {}
+    said = [
+        f"{float(record.get('total_s', record.get('latency_s')) or 0):.2f} s",
+        f"first byte {float(record.get('ttfb_s') or 0):.2f} s",
+        f"{usage.get('prompt_tokens', '?')} + {usage.get('completion_tokens', '?')} tokens",
+        f"finish {response.get('finish_reason') or '-'}",
+    ]
+    faults = []
+    attempts = record.get("attempts") or []
+    if attempts:
+        errors = ", ".join(sorted({str(a.get("status") or a.get("error")) for a in attempts if isinstance(a, Mapping)}))
+        faults.append(f"{len(attempts)} failed attempt{'s' if len(attempts) != 1 else ''} ({errors})")
+    if record.get("error"):
+        faults.append(f"server error: {record['error']}")
+    if record.get("parse_error"):
+        faults.append(f"could not be read: {record['parse_error']}")
+    if record.get("history_left_out"):
+        faults.append(f"{record['history_left_out']} oldest history entries left out to fit the context")
+    fault = f"; <span class=fault>{esc('; '.join(faults))}</span>" if faults else ""
+    who = esc(f"{record.get('role', '?')} call {record.get('call', '?')}")
+    return f"<li class=call><b>{who}</b>: {esc(', '.join(said))}{fault}</li>"
+
+
+def _calls(episode: Episode, turn: int) -> str:
+    calls = [_call(r) for r in episode.raw if r.get("turn") == turn]
+    return f"<ul class=calls>{''.join(calls)}</ul>" if calls else ""
 
 
 def _scores(metrics: Mapping[str, Any]) -> str:
@@ -94,15 +144,17 @@ def _turn(episode: Episode, turn: int, colours: Mapping[str, RGB], images: bool)
             pictures = {f"3D scene after turn {turn}": scene, **pictures}
         body.append(_figures(pictures))
     body += [_event(e, colours) for e in episode.events_of_turn(turn)]
+    body.append(_calls(episode, turn))
     return f'<section id="turn-{turn}">\n<h2>{title}</h2>\n' + "\n".join(b for b in body if b) + "\n</section>"
 
 
 def episode_html(episode: Episode, images: bool = True) -> str:
     """The whole episode as one self-contained HTML page: a header (id, world, task, agents, outcome, score,
-    turns), the family's pictures shown once (with ``images``), then a ``turn-N`` section per turn 0..last
-    holding the turn's pictures (with ``images``) and every event in order."""
+    turns) and, when models played, the per-role table of give-ups, calls, latency and tokens; the family's
+    pictures shown once (with ``images``), then a ``turn-N`` section per turn 0..last holding the turn's
+    pictures (with ``images``), every event in order and one line per model call."""
     colours = episode_colours(episode)
-    parts = [_header(episode)]
+    parts = [_header(episode), _roles(episode.summary)]
     once = once_pictures(episode) if images else {}
     if once:
         parts.append(f"<h2>The episode's pictures</h2>{_figures(once)}")

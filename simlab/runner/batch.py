@@ -80,11 +80,7 @@ class RunConfig:
             "repeats": self.repeats,
             "agents": {role: spec.spec() for role, spec in specs.items()},
             "settings": family.check_settings(self.settings),
-            "agent_settings": {  # only for roles a plugin agent plays: an overridden role keeps none
-                role: values
-                for role, values in role_agent_settings(family, self.agent_settings).items()
-                if specs[role].name not in family.agents
-            },
+            "agent_settings": role_agent_settings(family, self.agent_settings),
             "tasks": self.plan_tasks(family),
         }
 

@@ -192,7 +192,7 @@ def timed_out(summary: dict[str, Any], timeout: float | None) -> dict[str, Any]:
 
 
 USAGE_COUNTS = ("calls", "requests", "failed_requests", "reasks", "parse_errors", "truncated")
-USAGE_SUMS = ("prompt_tokens", "completion_tokens", "total_tokens", "latency_s")
+USAGE_SUMS = ("prompt_tokens", "completion_tokens", "total_tokens", "latency_s", "ttfb_s")
 
 
 def model_usage(raw: list[dict[str, Any]]) -> dict[str, Any]:
@@ -201,7 +201,8 @@ def model_usage(raw: list[dict[str, Any]]) -> dict[str, Any]:
     ``calls`` chat completions asked (a re-ask is a call), ``requests`` HTTP requests sent (failed attempts
     included) and ``failed_requests``, ``reasks``, ``parse_errors`` (replies that could not be read),
     ``truncated`` (cut off at the token limit), prompt/completion/total tokens, ``latency_s`` (wall time in
-    calls, retries and their waits included) and, when the agents were given prices, ``cost``."""
+    calls, retries and their waits included), ``ttfb_s`` (time to the first byte of the answered attempts: a
+    server's queue shows here) and, when the agents were given prices, ``cost``."""
     totals = _usage_of(raw)
     roles = sorted({str(r.get("role", "")) for r in raw})
     totals["roles"] = {role: _usage_of([r for r in raw if str(r.get("role", "")) == role]) for role in roles}
@@ -222,13 +223,14 @@ def _usage_of(raw: list[dict[str, Any]]) -> dict[str, Any]:
         out["parse_errors"] += bool(record.get("parse_error"))
         out["truncated"] += response.get("finish_reason") == "length"
         out["latency_s"] += float(record.get("total_s", record.get("latency_s")) or 0)
+        out["ttfb_s"] += float(record.get("ttfb_s") or 0)
         usage = record.get("usage") or {}
         for name in ("prompt_tokens", "completion_tokens", "total_tokens"):
             out[name] += float(usage.get(name) or 0)
         if record.get("cost") is not None:
             cost += float(record["cost"])
             priced = True
-    out["latency_s"] = round(out["latency_s"], 4)
+    out["latency_s"], out["ttfb_s"] = round(out["latency_s"], 4), round(out["ttfb_s"], 4)
     if priced:
         out["cost"] = round(cost, 8)
     return out

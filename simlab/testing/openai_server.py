@@ -234,7 +234,10 @@ class FakeOpenAIServer:
     """An OpenAI-compatible chat server on 127.0.0.1, for tests and benchmarks; see the module docstring.
 
     ``reply`` gives the assistant text for a request body; ``faults`` injects errors; ``latency_ms`` is added to
-    every chat request. Use it as a context manager (or ``start()`` / ``stop()``); ``base_url`` is what the
+    every chat request. Like llama.cpp's server, a reply longer than the request's ``max_tokens`` is cut there
+    (``finish_reason`` "length"), and with ``context_tokens`` a prompt that does not fit is refused with the
+    OpenAI-style HTTP 400 (``context_length_exceeded``) and a reply is cut where the context ends. Use it as a
+    context manager (or ``start()`` / ``stop()``); ``base_url`` is what the
     ``openai`` client wants. Recorded: request bodies (``requests``), request headers without credentials
     (``request_headers``) and the Authorization values apart (``saw_authorization``), so a test can check the key
     reached the server while recordings never hold it.
@@ -246,12 +249,14 @@ class FakeOpenAIServer:
         *,
         faults: FaultPlan | None = None,
         latency_ms: float = 0.0,
+        context_tokens: int | None = None,
         models: Sequence[str] = ("fake-model",),
         port: int = 0,
     ) -> None:
         self.reply = reply
         self.faults = faults or FaultPlan()
         self.latency_ms = latency_ms
+        self.context_tokens = context_tokens
         self.models = tuple(models)
         self._port = port
         self._lock = threading.Lock()
@@ -383,9 +388,31 @@ class FakeOpenAIServer:
         if seconds > 0:
             self._stopping.wait(seconds)
 
+    def prompt_tokens(self, body: Mapping[str, Any]) -> int:
+        """The (estimated) tokens of a request's messages."""
+        return sum(estimate_tokens(message_text(m)) for m in _messages(body))
+
+    def overflow(self, body: Mapping[str, Any]) -> str | None:
+        """The refusal of a prompt that does not fit ``context_tokens`` (worded as OpenAI, vLLM and
+        llama-cpp-python's server word it), or None."""
+        prompt = self.prompt_tokens(body)
+        if self.context_tokens is None or prompt < self.context_tokens:
+            return None
+        return (
+            f"This model's maximum context length is {self.context_tokens} tokens. However, you requested {prompt} "
+            f"tokens ({prompt} in the messages, None in the completion). Please reduce the length of the messages "
+            "or completion."
+        )
+
     def completion(self, n: int, body: Mapping[str, Any], content: str | None) -> dict[str, Any]:
-        """A ``chat.completion`` object answering ``body`` with ``content``."""
-        prompt = sum(estimate_tokens(message_text(m)) for m in _messages(body))
+        """A ``chat.completion`` object answering ``body`` with ``content``, cut at the request's
+        ``max_tokens`` or the end of the context (``finish_reason`` "length")."""
+        prompt = self.prompt_tokens(body)
+        limits = [body.get("max_tokens"), self.context_tokens - prompt if self.context_tokens else None]
+        limit = min((x for x in limits if isinstance(x, int) and not isinstance(x, bool) and x > 0), default=None)
+        finish = "stop"
+        if content and limit is not None and estimate_tokens(content) > limit:
+            content, finish = content[: limit * 4], "length"
         answer = estimate_tokens(content or "")
         return {
             "id": f"chatcmpl-fake-{n}",
@@ -396,7 +423,7 @@ class FakeOpenAIServer:
                 {
                     "index": 0,
                     "message": {"role": "assistant", "content": content, "refusal": None},
-                    "finish_reason": "stop",
+                    "finish_reason": finish,
                     "logprobs": None,
                 }
             ],
@@ -503,6 +530,11 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _reply(self, n: int, body: dict[str, Any]) -> None:
         """The scripted answer; a reply function that raises gives HTTP 500 with its message."""
+        overflow = self.server.fake.overflow(body)
+        if overflow is not None:
+            error = self._error(overflow, "invalid_request_error", "context_length_exceeded")
+            self._send_json(HTTPStatus.BAD_REQUEST, error)
+            return
         try:
             text = self.server.fake.reply(body)
         except Exception as exc:
@@ -535,6 +567,7 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--hang-s", type=float, default=30.0, help="how long a 'timeout' fault holds the request")
     parser.add_argument("--models", default="fake-model", help="comma-separated model names")
     parser.add_argument("--duration-s", type=float, default=None, help="stop after this long (default: Ctrl-C)")
+    parser.add_argument("--context-tokens", type=int, default=None, help="refuse prompts that do not fit (HTTP 400)")
     return parser.parse_args(argv)
 
 
@@ -544,7 +577,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     kinds = [k for k in args.fault_kinds.split(",") if k]
     plan = FaultPlan.uniform(args.fault_rate, kinds, seed=args.seed, hang_s=args.hang_s)
     server = FakeOpenAIServer(
-        faults=plan, latency_ms=args.latency_ms, models=[m for m in args.models.split(",") if m], port=args.port
+        faults=plan,
+        latency_ms=args.latency_ms,
+        context_tokens=args.context_tokens,
+        models=[m for m in args.models.split(",") if m],
+        port=args.port,
     )
     with server:
         print(server.base_url, flush=True)

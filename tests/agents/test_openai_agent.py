@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -14,33 +14,10 @@ from simlab.agents.resolve import make_agents, role_specs
 from simlab.core.errors import ConfigError, InfrastructureError
 from simlab.core.plugins import AgentSpec, discover
 from simlab.core.world import Observation
-from simlab.runner.episode import run_episode
 from simlab.testing.openai_server import FakeOpenAIServer, FaultPlan, scripted_replies
 from simlab.testing.scripts import BLOCKS_SCRIPT
 from simlab.worlds import get_family
-
-KEY_ENV, KEY = "SIMLAB_TEST_KEY", "sk-test-SECRET-123"
-MODEL = "fake-model"
-
-
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(KEY_ENV, KEY)
-
-
-def agent_settings(server: FakeOpenAIServer, **more: Any) -> dict[str, Any]:
-    """Agent settings pointing at the fake server, with tiny timeouts and backoff."""
-    return {"base_url": server.base_url, "api_key_env": KEY_ENV, "timeout": 5, "backoff_s": 0.001, **more}
-
-
-def episode_with(family: str, task: Mapping[str, Any], settings: Mapping[str, Any], per_role: Mapping[str, Any]):
-    """One episode with every role played by ``openai:fake-model`` (found through the plugin registry)."""
-    fam = get_family(family)
-    world_settings = {**fam.default_settings, **settings}
-    specs = role_specs(fam, [AgentSpec.parse(f"{role}=openai:{MODEL}") for role in fam.roles])
-    agents = make_agents(fam, specs, world_settings, registry=discover(), agent_settings=per_role)
-    recorded = {role: spec.spec() for role, spec in specs.items()}
-    return run_episode(fam.world(task, world_settings), agents, "live-r0", 0, recorded), agents
+from tests.agents.live_agents import BUILDER_OBS, KEY, KEY_ENV, MODEL, agent_settings, blocks_agent, episode_with
 
 
 @pytest.fixture
@@ -50,16 +27,7 @@ def blocks_server() -> Iterator[FakeOpenAIServer]:
 
 
 def builder(server: FakeOpenAIServer, **more: Any):
-    """A builder agent made by the plugin's factory, reset for an episode."""
-    factory = discover().load_agent_factory("openai")
-    agent = factory("builder", MODEL, {"world": "blocks", "agent": agent_settings(server, **more)})
-    agent.reset(7, "builder", {})
-    return agent
-
-
-BUILDER_OBS = Observation(
-    "builder", 1, "Verified candidate moves (copy one whole line to play it):\nPLACE:gs:(0,1):0\n", {}, {}
-)
+    return blocks_agent(server, "builder", **more)
 
 
 # ---- whole episodes -------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from simlab.worlds import get_family
 from simlab.worlds.blocks.model import Move
 from simlab.worlds.blocks.replies import ReplyError, parse_builder_reply, parse_director_reply
 
@@ -89,3 +90,22 @@ def test_unreadable_builder_replies_say_why(text, reason):
 
 def test_reply_errors_are_value_errors():
     assert issubclass(ReplyError, ValueError)
+
+
+def test_every_listed_candidate_copied_whole_is_the_move_it_lists():
+    """Models copied the candidate listing but dropped a large block's second cell (span_missing errors): the
+    listing is now in the reply format, so a line copied whole (with a rationale) is exactly its move."""
+    family = get_family("blocks")
+    candidates = []
+    for task in family.tasks.generate(4, 0):
+        world = family.world(task, family.default_settings)
+        world.reset(1)
+        while (role := world.agent_selection) != "builder":
+            world.step(family.agents["oracle"](role, None, {}).act(world.observe(role)))
+        observation = world.observe("builder")
+        listing = observation.text.split("copy one whole line to play it):\n", 1)[1].split("\n\n", 1)[0]
+        assert len(listing.splitlines()) == len(observation.data["candidates"])
+        for line, move in zip(listing.splitlines(), observation.data["candidates"], strict=True):
+            assert parse_builder_reply(f"{line}:CONFIRM:the directors asked for it") == move
+            candidates.append(move)
+    assert any("span_to" in move for move in candidates)  # large blocks are among them

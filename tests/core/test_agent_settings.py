@@ -52,3 +52,15 @@ def test_a_role_overridden_to_a_built_in_agent_keeps_no_model_settings(tmp_path)
     assert main(["run", "--config", str(config), "--agent", "builder=oracle", "--out", str(tmp_path / "r")]) == 0
     recorded = load_run(tmp_path / "r").config
     assert recorded["agents"]["builder"] == "oracle" and recorded["agent_settings"] == {}
+
+
+def test_a_group_member_given_another_agent_drops_the_groups_settings_and_the_others_keep_them(tmp_path):
+    config = tmp_path / "run.toml"
+    config.write_text(
+        'world = "blocks"\nepisodes = 1\n[settings]\nturns = 1\n[agents.director]\nagent = "oracle"\nnote = "x"\n',
+        encoding="utf-8",
+    )
+    args = ["run", "--config", str(config), "--agent", "D2=silent", "--agent-setting", "D2.note=mine"]
+    assert main([*args, "--out", str(tmp_path / "r")]) == 0
+    recorded = load_run(tmp_path / "r").config["agent_settings"]
+    assert recorded == {"D1": {"note": "x"}, "D3": {"note": "x"}, "D2": {"note": "mine"}}
