@@ -5,8 +5,9 @@ session's ``needsHuman`` signal) and blocks until the GUI calls :meth:`HumanAgen
 :class:`~simlab.core.world.Reply`. The reply then goes through ``world.step`` like any other agent's, so a
 person's turns are recorded exactly as a model's.
 
-The role window shows only what that role is given: the observation's own pictures and text (never the task,
-the target or other roles' private reasoning) and the reply form the family declares for the role at this
+The role window shows only what that role is given: the instructions a model playing it gets (the family
+protocol's system prompt for the role), the observation's own pictures and text (never the task, the target or
+other roles' private reasoning) and the reply form the family declares for the role at this
 observation (:meth:`~simlab.core.family.WorldFamily.reply_form`): message and reasoning boxes, the action's
 fields, presets that fill them, answer buttons. Nothing here knows any family.
 """
@@ -78,9 +79,16 @@ class RoleWindow(QWidget):
 
     submitted = Signal(object)  # Reply
 
-    def __init__(self, role: str, family: WorldFamily, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        role: str,
+        family: WorldFamily,
+        parent: QWidget | None = None,
+        settings: Mapping[str, Any] | None = None,
+    ) -> None:
         super().__init__(parent, Qt.WindowType.Window)
         self.role, self.family = role, family
+        self.settings = dict(settings if settings is not None else family.default_settings)
         self.form: ReplyForm | None = None
         self.observation: Observation | None = None
         self.setWindowTitle(f"SimLab - you play {role}")
@@ -88,10 +96,15 @@ class RoleWindow(QWidget):
         self.header = QLabel()
         self.header.setStyleSheet("font-size: 15px; font-weight: bold")
         self.images = QVBoxLayout()
+        self.instructions = QPlainTextEdit(readOnly=True)
+        self.instructions.setMaximumHeight(150)
         self.text = QPlainTextEdit(readOnly=True)
         self.text.setMinimumHeight(220)
         self.controls = QVBoxLayout()
         told = QVBoxLayout()
+        # a model gets these as its system prompt; a person needs them too (the turn's text does not repeat them)
+        told.addWidget(QLabel("Your instructions (as a model is given them; the form below writes its reply format):"))
+        told.addWidget(self.instructions)
         told.addWidget(QLabel("What you are told:"))
         told.addWidget(self.text, 1)
         top = QHBoxLayout()
@@ -109,6 +122,9 @@ class RoleWindow(QWidget):
         self.observation = observation
         self.header.setText(f"You are {self.role} - turn {observation.turn}: your move")
         self._show_images(observation)
+        instructions = self.family.protocol(self.role, observation, self.settings).system
+        if instructions != self.instructions.toPlainText():  # keep the person's scroll place when unchanged
+            self.instructions.setPlainText(instructions)
         self.text.setPlainText(observation.text)
         self._reset_controls()
         self._build_controls(observation)
@@ -221,7 +237,7 @@ class RoleWindow(QWidget):
 
     def visible_text(self) -> str:
         """Every text the window shows now (for tests: what this role can read)."""
-        parts = [self.windowTitle(), self.header.text(), self.text.toPlainText()]
+        parts = [self.windowTitle(), self.header.text(), self.instructions.toPlainText(), self.text.toPlainText()]
         parts += [w.text() for w in self.findChildren(QLabel) + self.findChildren(QPushButton)]
         parts += [w.title() for w in self.findChildren(QGroupBox)]
         return "\n".join(parts)

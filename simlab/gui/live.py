@@ -370,7 +370,8 @@ class LiveController(QObject):
     def ask_human(self, role: str, observation: Observation) -> None:
         """Show (or bring back) the role window of ``role`` with its new observation."""
         if role not in self.role_windows:
-            win = RoleWindow(role, get_family(self.session.episode.world), self.window)
+            episode = self.session.episode
+            win = RoleWindow(role, get_family(episode.world), self.window, episode.settings)
             win.submitted.connect(lambda reply, r=role: self.session.submit(r, reply))
             self.role_windows[role] = win
         self.role_windows[role].show_observation(observation)

@@ -55,7 +55,8 @@ def test_a_person_builds_with_the_candidates_and_sees_no_target_or_private_reaso
         text = role_window.visible_text()
         reasoning = [e.data["text"] for e in session.episode.events if e.kind == "reasoning"]
         assert reasoning and not any(r in text for r in reasoning)
-        assert "target" not in text.lower() and "personality" not in text
+        # its instructions say a target exists; nothing shows what it is (no director's view, no persona)
+        assert "view of the target" not in text and "Layer 0" not in text and "personality" not in text
         assert not any(description in text for description in ARCHETYPES.values())
         candidates = observation.data["candidates"]
         assert [b.text() for b in role_window.candidate_buttons] == [c for c in _described(candidates)]
@@ -86,6 +87,8 @@ def test_a_person_answers_a_rooms_question(window, qtbot):
     answerer = controller.role_windows["answerer"]
     text = answerer.visible_text()
     assert asks[0][1].data["question"] in text and "(A)" in text and "option_objects" not in text
+    # the role's instructions, which the turn's text no longer repeats, as a model gets them
+    assert answerer.instructions.toPlainText().startswith("You are the Answerer") and "END" in text
     answerer.message.setPlainText("What do you see?")
     qtbot.mouseClick(answerer.send_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: len(asks) == 2, timeout=WAIT_MS)  # the oracle Helper answered in between
