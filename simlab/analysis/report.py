@@ -292,11 +292,19 @@ def roles_table(roles: Mapping[str, Mapping[str, float]]) -> str:
     return ROLES_CAPTION + "\n" + format_table(header, rows, left_columns=1)
 
 
+USAGE_FAULTS = (("reasks", "re-asks"), ("truncated", "cut off"))
+
+
 def usage_line(usage: Mapping[str, float]) -> str:
-    """``model calls: 120 calls, 126 requests (6 failed), 45.1 s, 456,789 tokens (...), cost 1.2345``."""
-    calls = f"{usage.get('calls', 0):,.0f} calls, " if usage.get("calls") else ""
+    """``model calls: 120 calls (6 re-asks, 2 cut off), 126 requests (6 failed), 45.1 s (first byte 20.3 s),
+    456,789 tokens (...), cost 1.2345``: the run's totals (each part only when there is something to say)."""
+    faults = ", ".join(f"{usage[key]:,.0f} {name}" for key, name in USAGE_FAULTS if usage.get(key))
+    calls = ""
+    if usage.get("calls"):
+        calls = f"{usage['calls']:,.0f} calls" + (f" ({faults})" if faults else "") + ", "
     failed = f" ({usage['failed_requests']:,.0f} failed)" if usage.get("failed_requests") else ""
-    seconds = f", {usage['latency_s']:,.1f} s" if usage.get("latency_s") else ""
+    first = f" (first byte {usage['ttfb_s']:,.1f} s)" if usage.get("ttfb_s") else ""
+    seconds = f", {usage['latency_s']:,.1f} s{first}" if usage.get("latency_s") else ""
     line = (
         f"model calls: {calls}{usage.get('requests', 0):,.0f} requests{failed}{seconds}, "
         f"{usage.get('total_tokens', 0):,.0f} tokens "

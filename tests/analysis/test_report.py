@@ -219,6 +219,11 @@ def test_model_usage_is_summed_over_the_run_and_printed() -> None:
     }
     assert "model calls: 5 requests, 180 tokens (150 prompt + 30 completion), cost 0.5000" in report.to_table()
     assert build_report(summaries[:0]).to_json()["usage"] == {}
+    summaries[1]["usage"].update(calls=4, reasks=2, truncated=1, failed_requests=1, latency_s=9.0, ttfb_s=3.5)
+    assert (
+        "model calls: 4 calls (2 re-asks, 1 cut off), 5 requests (1 failed), 9.0 s (first byte 3.5 s), 180 tokens"
+        in build_report(summaries).to_table()
+    )
 
 
 # ---- aborts caused by a model endpoint ----------------------------------------------------------------------
