@@ -273,13 +273,17 @@ def simlab(args: Sequence[str], env: dict[str, str], echo: bool = False, timeout
     return Command(status, "".join(lines), time.monotonic() - began)
 
 
-def run_args(world: str, roles: Sequence[str], out: Path, extra: Sequence[str]) -> list[str]:
-    """``run`` with every role group in ``roles`` played by ``openai:smollm2``, text only, a 4k context."""
+def run_args(
+    world: str, roles: Sequence[str], out: Path, extra: Sequence[str], max_tokens: int | None = None
+) -> list[str]:
+    """``run`` with every role group in ``roles`` played by ``openai:smollm2``, text only, a 4k context,
+    temperature 0.7 (and ``max_tokens`` when given; otherwise the agent's default, 512)."""
     args = ["run", "--world", world, "--out", str(out), *extra]
+    settings: list[tuple[str, Any]] = [("max_context_tokens", CONTEXT), ("text_only", "true")]
+    settings += [("temperature", TEMPERATURE), *([("max_tokens", max_tokens)] if max_tokens else [])]
     for role in roles:
         args += ["--agent", f"{role}=openai:{MODEL}"]
-        for key, value in (("max_context_tokens", CONTEXT), ("text_only", "true"), ("temperature", TEMPERATURE)):
-            args += ["--agent-setting", f"{role}.{key}={value}"]
+        args += [arg for key, value in settings for arg in ("--agent-setting", f"{role}.{key}={value}")]
     return args
 
 
@@ -391,8 +395,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--turns", type=int, default=20, help="the blocks episode's turn budget (20)")
     parser.add_argument("--rooms-episodes", type=int, default=2, help="rooms episodes (2)")
     parser.add_argument("--seed", type=int, default=0, help="run seed (0)")
+    parser.add_argument("--max-tokens", type=int, help="a reply's token limit (default: the agent's, 512)")
     parser.add_argument(
-        "--server", choices=("auto", "plain", "safe"), default="auto", help="how to start llama.cpp (see --help)"
+        "--server",
+        choices=("auto", "plain", "safe"),
+        default="auto",
+        help="plain: python -m llama_cpp.server; safe: tools/llama_server.py (llama.cpp's extra buffer types, AMX "
+        "among them, off); auto (default): plain, then safe if the server crashes on its first completion",
     )
     parser.add_argument("--startup-timeout", type=float, default=180.0, help="seconds to wait for the server")
     parser.add_argument("--run-timeout", type=float, default=7200.0, help="seconds a run may take before it is killed")
@@ -414,9 +423,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         env["OPENAI_BASE_URL"] = server.base_url
         common = ["--seed", str(args.seed)]
         blocks_args = [*common, "--episodes", "1", "--turns", str(args.turns)]
+        rooms_args = [*common, "--episodes", str(args.rooms_episodes)]
         blocks = play(
             f"blocks: 1 episode of {args.turns} turns",
-            run_args("blocks", ("director", "builder"), out / "blocks", blocks_args),
+            run_args("blocks", ("director", "builder"), out / "blocks", blocks_args, args.max_tokens),
             out / "blocks",
             env,
             args.run_timeout,
@@ -424,7 +434,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         rooms = play(
             f"rooms: {args.rooms_episodes} episodes",
-            run_args("rooms", ("answerer", "helper"), out / "rooms", [*common, "--episodes", str(args.rooms_episodes)]),
+            run_args("rooms", ("answerer", "helper"), out / "rooms", rooms_args, args.max_tokens),
             out / "rooms",
             env,
             args.run_timeout,
