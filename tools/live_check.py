@@ -405,14 +405,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--startup-timeout", type=float, default=180.0, help="seconds to wait for the server")
     parser.add_argument("--run-timeout", type=float, default=7200.0, help="seconds a run may take before it is killed")
+    parser.add_argument(
+        "--check-only",
+        type=Path,
+        metavar="OUT",
+        help="no server and no runs: check again the recordings a live check left in OUT",
+    )
     args = parser.parse_args(argv)
+    began = time.monotonic()
+    if args.check_only is not None:
+        out = args.check_only
+        blocks, rooms = recorded(out, "blocks"), recorded(out, "rooms")
+        html = next(
+            out / name for name in (f"html-{n}" if n else "html" for n in range(100)) if not (out / name).exists()
+        )
+        return conclude(blocks, rooms, dict(os.environ), html, began, out)
 
     out = args.out or ROOT / "out" / "live-check" / time.strftime("%Y%m%d-%H%M%S")
     if out.exists() and any(out.iterdir()):
         say(f"error: {out} is not empty; give a new --out")
         return 2
     out.mkdir(parents=True, exist_ok=True)
-    began = time.monotonic()
     say(f"live check: SmolLM2-135M on llama.cpp ({args.live_python}), recordings in {out}")
     env = {**os.environ, "OPENAI_API_KEY": DUMMY_KEY, "PYTHONUNBUFFERED": "1"}
     server: Server | None = None
@@ -450,10 +463,38 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         if server is not None:
             server.stop()
+    status = {
+        p.folder.name: {"status": p.run.status, "seconds": p.run.seconds, "output": p.run.output[-4000:]}
+        for p in (blocks, rooms)
+    }
+    (out / STATUS_FILE).write_text(json.dumps(status, indent=1), encoding="utf-8")
+    return conclude(blocks, rooms, env, out / "html", began, out)
 
+
+STATUS_FILE = "runs.json"
+"""What a live check keeps of its runs (exit status, seconds, the end of their output) for --check-only."""
+
+
+def recorded(out: Path, name: str) -> Played:
+    """A run a live check left in ``out``, as it ended (from its runs.json; exit 0 when that is missing)."""
+    status = lc.read_json(out / STATUS_FILE) if (out / STATUS_FILE).exists() else {}
+    run = status.get(name) or {"status": 0, "seconds": 0.0, "output": ""}
+    config = lc.run_config(out / name) if (out / name / "run.json").exists() else {}
+    if name == "blocks":
+        title = f"blocks: 1 episode of {(config.get('settings') or {}).get('turns')} turns"
+    else:
+        title = f"rooms: {len(config.get('tasks') or []) * int(config.get('repeats') or 1)} episodes"
+    return Played(title, out / name, Command(int(run["status"]), str(run["output"]), float(run["seconds"])))
+
+
+def conclude(blocks: Played, rooms: Played, env: dict[str, str], html: Path, began: float, out: Path) -> int:
+    """Read the runs back, check them and print the summary; 1 when a check failed."""
     for played, world in ((blocks, "blocks"), (rooms, "rooms")):
-        read_back(played, env, out / "html")
-        played.checks = run_checks(played, world, args.turns, args.rooms_episodes)
+        read_back(played, env, html)
+        config = lc.run_config(played.folder) if (played.folder / "run.json").exists() else {}
+        turns = int((config.get("settings") or {}).get("turns") or 0)
+        episodes = len(config.get("tasks") or []) * int(config.get("repeats") or 1)
+        played.checks = run_checks(played, world, turns, episodes)
     say("\n==== live check summary")
     for played in (blocks, rooms):
         summarize(played)
@@ -482,6 +523,7 @@ def run_checks(played: Played, world: str, turns: int, episodes: int) -> list[lc
         checks.append(lc.check_pictures_in_words(played.episodes, lc.text_only_roles(config)))
     else:
         checks.append(lc.check_turn_budget(played.episodes, turns, played.run.status, played.run.output))
+        checks.append(lc.check_pictures_in_words(played.episodes, lc.text_only_roles(config), words=False))
     checks += [
         lc.check_latency_and_tokens(played.episodes, CONTEXT),
         lc.check_report(played.report, played.table, roles),

@@ -25,6 +25,8 @@ UNREADABLE = "unreadable_reply"
 """The protocol error code SimLab records when a reply could not be read and the give-up rule acted."""
 THINK_TAG = re.compile(r"<\s*/?\s*think\s*>", re.IGNORECASE)
 MESSAGE_BLOCK = re.compile(r"<message>(.*?)(?:</message>|\Z)", re.IGNORECASE | re.DOTALL)
+OPEN_MESSAGE = re.compile(r"<message>", re.IGNORECASE)
+CLOSE_MESSAGE = re.compile(r"</message>", re.IGNORECASE)
 MIN_REASONING_CHARS = 20
 """Reasoning shorter than this is not looked for in messages (a short phrase may be said publicly too)."""
 PICTURE_WORDS = "What your pictures show, in words:"
@@ -65,6 +67,13 @@ def shown(text: str, limit: int = SHOWN) -> str:
     """``text`` on one line, at most ``limit`` characters, quoted."""
     flat = " ".join(str(text).split())
     return repr(flat if len(flat) <= limit else flat[: limit - 3] + "...")
+
+
+def excerpt(text: str, pattern: re.Pattern[str], before: int = 80, after: int = 160) -> str:
+    """The part of ``text`` around the first match of ``pattern`` (its start when there is none)."""
+    found = pattern.search(text)
+    start = max(0, found.start() - before) if found else 0
+    return ("..." if start else "") + text[start : (found.start() if found else 0) + after]
 
 
 def folded(text: str) -> str:
@@ -136,8 +145,16 @@ def check_private_reasoning(episodes: Sequence[Episode]) -> Check:
         messages = events(episode, "message")
         for m in messages:
             text = str((m.get("data") or {}).get("text", ""))
+            where = f"{eid} turn {m.get('turn')} {m.get('role')}"
+            source = source_of(episode, m)
             if THINK_TAG.search(text):
-                problems.append(f"{eid} turn {m.get('turn')} {m.get('role')}: message holds a think tag: {shown(text)}")
+                origin = f" (read from call {source[0]}: {shown(excerpt(source[1], OPEN_MESSAGE))})" if source else ""
+                problems.append(f"{where}: message holds a think tag: {shown(text)}{origin}")
+            if source and OPEN_MESSAGE.search(source[1]) and not CLOSE_MESSAGE.search(source[1]):
+                notes.append(
+                    f"{where}: message read from an unclosed <message> in call {source[0]} (the rest of the reply "
+                    f"became public): {shown(excerpt(source[1], OPEN_MESSAGE))}"
+                )
         for r in events(episode, "reasoning"):
             thought = str((r.get("data") or {}).get("text", "")).strip()
             if len(thought) < MIN_REASONING_CHARS:
@@ -160,6 +177,20 @@ def check_private_reasoning(episodes: Sequence[Episode]) -> Check:
         "message(s) leak private reasoning",
         notes,
     )
+
+
+def source_of(episode: Episode, message: Mapping[str, Any]) -> tuple[int, str] | None:
+    """(call, raw reply) of the model reply a message was read from: the last answered call of its role and
+    turn whose text holds the message (case and spacing ignored); None when no raw reply holds it."""
+    said = folded(str((message.get("data") or {}).get("text", "")))
+    found = None
+    for record in episode.get("raw") or []:
+        if (record.get("role"), record.get("turn")) != (message.get("role"), message.get("turn")):
+            continue
+        content = str((record.get("response") or {}).get("content") or "")
+        if said and said in folded(content):
+            found = (int(record.get("call") or 0), content)
+    return found
 
 
 def model_said_it(episode: Episode, reasoning: Mapping[str, Any], thought: str) -> bool:
@@ -210,10 +241,11 @@ def check_unreadable_counted(episodes: Sequence[Episode]) -> Check:
     )
 
 
-def check_pictures_in_words(episodes: Sequence[Episode], text_only: Iterable[str]) -> Check:
+def check_pictures_in_words(episodes: Sequence[Episode], text_only: Iterable[str], words: bool = True) -> Check:
     """A text-only model is told what it sees in words: the first user message of every request of a
-    text-only role holds ``What your pictures show, in words:``, no user message sends an image part or says
-    "attached" (the model's own quoted words aside), and the role's observation events list no images."""
+    text-only role holds ``What your pictures show, in words:`` (with ``words``; blocks' text already says
+    what its pictures show, so it adds none), no user message sends an image part or says "attached" (the
+    model's own quoted words aside), and the role's observation events list no images."""
     roles = set(text_only)
     problems: list[str] = []
     requests = 0
@@ -230,7 +262,7 @@ def check_pictures_in_words(episodes: Sequence[Episode], text_only: Iterable[str
             if not users:
                 problems.append(f"{where}: the request has no user message")
                 continue
-            if PICTURE_WORDS not in message_text(users[0]):
+            if words and PICTURE_WORDS not in message_text(users[0]):
                 problems.append(f"{where}: the user message lacks {PICTURE_WORDS!r}")
             for user in users:
                 if isinstance(user.get("content"), list) and any(
@@ -253,10 +285,11 @@ def check_pictures_in_words(episodes: Sequence[Episode], text_only: Iterable[str
                 problems.append(f"{eid} turn {obs.get('turn')} {obs.get('role')}: observation lists images {images}")
     if requests == 0 and not problems:
         return Check("text-only models get the pictures in words", False, "no request of a text-only role to check")
+    said = "pictures in words, " if words else ""
     return verdict(
-        "text-only models get the pictures in words",
+        "text-only models get the pictures in words" if words else "text-only models are sent no pictures",
         problems,
-        f"{requests} requests of text-only roles: pictures in words, no 'attached', observations list no images",
+        f"{requests} requests of text-only roles: {said}no image, no 'attached', observations list no images",
         "problem(s) with what text-only models were sent",
     )
 

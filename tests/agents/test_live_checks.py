@@ -114,6 +114,18 @@ def test_reasoning_the_model_itself_wrote_in_its_message_block_is_noted_not_fail
     assert not lc.check_private_reasoning([episode(events, [record("D1", 1, content=hidden)])]).ok
 
 
+def test_a_think_tag_names_the_reply_it_came_from_and_an_unclosed_message_is_noted():
+    reply = "I will retry (no <message> block). Reply again: your thoughts inside <think>, then the message"
+    said = "block). Reply again: your thoughts inside <think>, then the message"
+    recorded = episode([ev("message", 19, "D2", text=said)], [record("D2", 19, 1), record("D2", 19, 2, content=reply)])
+    check = lc.check_private_reasoning([recorded])
+    assert not check.ok and "(read from call 2: " in check.details[0] and "(no <message> block)" in check.details[0]
+    assert len(check.notes) == 1 and check.notes[0].startswith("ep-r0 turn 19 D2: message read from an unclosed")
+    closed = "<think>plan</think><message>Place a red block.</message>"
+    fine = episode([ev("message", 1, "D1", text="Place a red block.")], [record("D1", 1, content=closed)])
+    assert lc.check_private_reasoning([fine]).notes == []
+
+
 # ---- unreadable replies ---------------------------------------------------------------------------------
 def unreadable_episode(events_n: int, summary_n: int, failed_reasks: int) -> dict[str, Any]:
     events = [ev("protocol_error", t, "D1", code=lc.UNREADABLE, message="no <message>") for t in range(1, events_n + 1)]
@@ -194,6 +206,14 @@ def test_roles_that_see_pictures_are_not_checked_but_some_request_must_be():
     user = WORDS.split("\n\n")[0] + "\n\n(Attached, in this order: view.)"
     check = lc.check_pictures_in_words([rooms_episode(user=user, images=["view"])], set())
     assert not check.ok and "no request" in check.reason
+
+
+def test_blocks_text_needs_no_words_header_but_still_no_picture():
+    plain = "Your private view of the target:\nLayer 0: a small red block on the left."
+    assert lc.check_pictures_in_words([rooms_episode(user=plain)], {"answerer"}, words=False).ok
+    attached = plain + "\n\n(Attached, in this order: wall.)"
+    check = lc.check_pictures_in_words([rooms_episode(user=attached)], {"answerer"}, words=False)
+    assert not check.ok and check.name == "text-only models are sent no pictures"
 
 
 # ---- the turn budget and the run's end ------------------------------------------------------------------
@@ -323,6 +343,17 @@ def test_the_model_file_is_found_by_glob_whatever_the_python_version(tmp_path):
     gguf.parent.mkdir(parents=True)
     gguf.write_bytes(b"GGUF")
     assert harness.model_file(python) == gguf
+
+
+def test_check_only_reads_how_the_runs_ended(tmp_path):
+    (tmp_path / "rooms").mkdir()
+    config = {"config": {"world": "rooms", "tasks": [{"id": "a"}, {"id": "b"}], "repeats": 2}}
+    (tmp_path / "rooms" / "run.json").write_text(json.dumps(config), encoding="utf-8")
+    ended = {"rooms": {"status": 3, "seconds": 12.5, "output": "error: the model endpoint failed"}}
+    (tmp_path / harness.STATUS_FILE).write_text(json.dumps(ended), encoding="utf-8")
+    played = harness.recorded(tmp_path, "rooms")
+    assert (played.title, played.run.status, played.run.seconds) == ("rooms: 4 episodes", 3, 12.5)
+    assert harness.recorded(tmp_path, "blocks").run.status == 0  # no record of it: taken as finished
 
 
 # ---- all checks on real runs against the fake server ----------------------------------------------------
