@@ -29,7 +29,19 @@ def test_director_replies(text, expected):
 
 @pytest.mark.parametrize(
     ("text", "reason"),
-    [("", "no <message>"), ("<think>only thinking</think>", "no <message>"), ("<message>  </message>", "empty")],
+    [
+        ("", "no <message>"),
+        ("<think>only thinking</think>", "no <message>"),
+        ("<message>  </message>", "empty"),
+        # SmolLM2-135M in `make live-check`: prose naming the tags opened an unclosed block that ran to the end
+        (
+            "This is a short version... (no <message> block). Reply again:\n\nYour private thoughts inside "
+            "<think>, then your message for the builder.",
+            "holds a <think> or <message> tag",
+        ),
+        ("<message>put <message>red</message> at (0,0)</message>", "holds a <think> or <message> tag"),
+        ("<message>go</think> left</message>", "holds a <think> or <message> tag"),
+    ],
 )
 def test_director_replies_without_a_message_are_errors(text, reason):
     with pytest.raises(ReplyError, match=reason):

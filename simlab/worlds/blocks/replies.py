@@ -28,13 +28,17 @@ __all__ = ["ReplyError", "parse_builder_reply", "parse_director_reply"]
 # ---- directors ------------------------------------------------------------------------------------------
 _THINK = re.compile(r"<think>(.*?)(?:</think>|(?=<message>)|\Z)", re.IGNORECASE | re.DOTALL)
 _MESSAGE = re.compile(r"<message>(.*?)(?:</message>|\Z)", re.IGNORECASE | re.DOTALL)
+_TAG = re.compile(r"<\s*/?\s*(?:think|message)\s*>", re.IGNORECASE)
 
 
 def parse_director_reply(text: str) -> tuple[str | None, str]:
     """``(reasoning, message)`` from ``<think>...</think><message>...</message>``.
 
     Tags are matched in any case; the think block is optional (reasoning is then None) and an unclosed tag
-    runs to the next tag or the end. A reply without a non-empty message raises ReplyError.
+    runs to the next tag or the end. A reply without a non-empty message raises ReplyError, and so does a
+    message holding a think or message tag: everyone reads the message, so it never carries the protocol's
+    markup (SmolLM2 wrote "(no <message> block). Reply again: Your private thoughts inside <think>..." in
+    prose, which an unclosed block would otherwise have made public).
     """
     found = _MESSAGE.search(text or "")
     if found is None:
@@ -44,6 +48,8 @@ def parse_director_reply(text: str) -> tuple[str | None, str]:
         raise ReplyError("the <message> block is empty")
     if not any(ch.isalnum() for ch in message):
         raise ReplyError(f"the <message> block says nothing ({message[:20]!r}): give the builder an instruction")
+    if _TAG.search(message):
+        raise ReplyError("the <message> block holds a <think> or <message> tag: only the instruction goes in it")
     think = _THINK.search(text[: found.start()])
     reasoning = think.group(1).strip() if think else None
     return reasoning or None, message
