@@ -1,4 +1,4 @@
-"""``make bench``: speed of the blocks engine, oracle and scripted episodes.
+"""``make bench``: speed of the blocks engine, oracle and scripted episodes; then rooms, boards, live agents, the app.
 
 Each figure is printed with a baseline measured in the same process, so the ratio means something on any
 machine: engine moves against a bare board copy, our oracle against brute force (try every legal move and
@@ -97,6 +97,10 @@ def main() -> int:
     from benchmarks import rooms
 
     rooms.main()
+    print()
+    from benchmarks import boards
+
+    boards.main()
     print()
     from benchmarks import live
 

@@ -154,7 +154,7 @@ class ReplyProtocol:
     echoes: tuple[str, ...] = ()
 
 
-FieldKind = Literal["choice", "int", "cell", "flag", "text"]
+FieldKind = Literal["choice", "int", "cell", "flag", "text", "code"]
 
 
 @dataclass(frozen=True)
@@ -162,7 +162,8 @@ class FormField:
     """One entry of a person's reply form, and of the role's action schema.
 
     ``choice`` picks one of ``choices``; ``int`` is a number in ``low..high``; ``cell`` is a pair of them;
-    ``flag`` is a checkbox that puts ``value`` under ``name`` when ticked; ``text`` is a line of text.
+    ``flag`` is a checkbox that puts ``value`` under ``name`` when ticked; ``text`` is a line of text and
+    ``code`` several lines in a fixed-width font (a robot's program).
     ``optional`` fields have a checkbox and are left out unless ticked; ``when`` = (other field, values)
     shows the field only while that field holds one of the values."""
 

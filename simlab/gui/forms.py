@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel
+from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -25,6 +26,7 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
     QLineEdit,
+    QPlainTextEdit,
     QSpinBox,
     QWidget,
 )
@@ -180,6 +182,11 @@ class ActionForm(QGroupBox):
             return spins
         if spec.kind == "flag":
             return [QCheckBox()]
+        if spec.kind == "code":
+            editor = QPlainTextEdit()
+            editor.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+            editor.setMinimumSize(420, 120)
+            return [editor]
         return [QLineEdit()]
 
     def _raw(self, spec: FormField) -> Any:
@@ -192,6 +199,8 @@ class ActionForm(QGroupBox):
             return [p.value() for p in parts]  # type: ignore[attr-defined]
         if spec.kind == "flag":
             return spec.value if parts[0].isChecked() else None  # type: ignore[attr-defined]
+        if spec.kind == "code":
+            return parts[0].toPlainText().strip() or None  # type: ignore[attr-defined]
         return parts[0].text().strip() or None  # type: ignore[attr-defined]
 
     def values(self) -> dict[str, Any]:
@@ -221,6 +230,8 @@ class ActionForm(QGroupBox):
                     part.setValue(int(v))  # type: ignore[attr-defined]
             elif spec.kind == "flag":
                 parts[0].setChecked(value == spec.value)  # type: ignore[attr-defined]
+            elif spec.kind == "code":
+                parts[0].setPlainText(str(value))  # type: ignore[attr-defined]
             else:
                 parts[0].setText(str(value))  # type: ignore[attr-defined]
         self._enable()

@@ -19,6 +19,7 @@ ENTRY_POINT_GROUP = "simlab.worlds"
 BUILTIN: dict[str, str] = {
     "blocks": "simlab.worlds.blocks.family:FAMILY",
     "rooms": "simlab.worlds.rooms.family:FAMILY",
+    "boards": "simlab.worlds.boards.family:FAMILY",
 }
 
 DEFAULT_WORLD = "blocks"

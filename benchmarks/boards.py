@@ -1,0 +1,76 @@
+"""Boards world speed: the robot-code interpreter against the same API calls made directly from Python, its
+statement rate on a loop program, and a scripted episode against one where the oracle robot builds at once.
+
+Baselines run in the same process, so the ratios mean something on any machine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from benchmarks import timed
+from simlab.testing import play
+from simlab.worlds import get_family
+from simlab.worlds.boards.api import execute
+from simlab.worlds.boards.interpreter import run_program
+from simlab.worlds.boards.model import Board, Rules, placements_of, put
+from simlab.worlds.boards.targets import generate_targets
+
+LOOP = "total = 0\nfor i in range(400):\n    total = total + i * 2\n    total = total - i\n"
+
+
+def row(name: str, seconds: float, baseline_name: str, baseline: float, unit: str = "ms") -> None:
+    scale = 1000 if unit == "ms" else 1e6
+    print(
+        f"{name:<38} {seconds * scale:10.3f} {unit}   baseline {baseline_name:<28} "
+        f"{baseline * scale:10.3f} {unit}   ratio {seconds / baseline:6.2f}x"
+    )
+
+
+def bench_code() -> None:
+    """A code turn that builds a 5-component target, through the interpreter and directly."""
+    target = next(t for t in generate_targets(50, 0) if t.components == 5).board()
+    placements = placements_of(target)
+    source = "\n".join(p.code() for p in placements)
+
+    def direct() -> None:
+        board = Board()
+        for p in placements:
+            put(board, p.shape, p.colour, p.x, p.y)
+
+    interpreted = timed(lambda: execute(Board(), source, Rules()), 200)
+    row("code turn: 5 puts (interpreter)", interpreted, "the same puts called directly", timed(direct, 200), "us")
+
+
+def bench_statements() -> None:
+    seconds = timed(lambda: run_program(LOOP, {}, {}), 20)
+
+    def native() -> None:
+        total = 0
+        for i in range(400):
+            total = total + i * 2
+            total = total - i
+
+    row("interpreter: 400-step loop", seconds, "the loop in Python", timed(native, 200))
+    steps = run_program(LOOP, {}, {}).statements  # as the interpreter counts them against its limit
+    print(f"{'':38} {steps / seconds:10.0f} statements/s")
+
+
+def bench_episodes() -> None:
+    family = get_family("boards")
+    tasks = family.tasks.generate(20, 0)
+
+    def episodes(agents: list[str]) -> Callable[[], None]:
+        return lambda: [play(family, task, agents, 0, {}) for task in tasks]
+
+    scripted = timed(episodes(["programmer=oracle", "robot=scripted"]), 3) / len(tasks)
+    oracle = timed(episodes(["programmer=oracle", "robot=oracle"]), 3) / len(tasks)
+    row("scripted boards episode", scripted, "oracle robot (one code turn)", oracle)
+    print(f"{'':38} {1 / scripted:10.1f} episodes/s")
+
+
+def main() -> None:
+    print("boards")
+    bench_code()
+    bench_statements()
+    bench_episodes()

@@ -1,0 +1,1 @@
+"""The boards world family (cobot structure building)."""
