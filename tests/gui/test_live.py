@@ -14,6 +14,7 @@ from simlab.core.recording import load_episode, load_run
 from simlab.gui.live import LiveSession, NewEpisodeDialog, make_session
 from simlab.gui.main_window import MainWindow
 from simlab.worlds.blocks.world import ARCHETYPES
+from simlab.worlds.boards.language import read_steps
 
 WAIT_MS = 20_000
 
@@ -228,3 +229,29 @@ def test_the_fork_dialog_expands_role_groups_as_the_command_line_does(record):
     cli = role_specs(get_family("blocks"), [AgentSpec.parse(f"{k}={v}") for k, v in wanted.items()])
     assert session.episode.agents["D2"] == cli["D2"].spec() == "silent"
     assert session.episode.agents["D1"] == session.episode.agents["D3"] == "oracle"
+
+
+def test_a_person_plays_the_boards_robot_and_reads_the_interpreters_verdict(window, qtbot):
+    session = make_session("boards", 0, {"robot": "human"})
+    asks = asks_of(session)
+    controller = window.start_live(session)
+    qtbot.waitUntil(lambda: len(asks) == 1, timeout=WAIT_MS)
+    robot = controller.role_windows["robot"]
+    text = robot.visible_text()
+    assert "Place a" in text and "The target board" not in text  # the instruction, never the target
+    assert "put(board, shape, color, x, y)" in robot.instructions.toPlainText()
+    instruction = asks[0][1].data["instruction"]
+    robot.move_form.set_values({"status": "code", "details": "import os\nput(board, 'washer', 'red', 1, 1)"})
+    qtbot.mouseClick(robot.send_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: len(asks) == 2, timeout=WAIT_MS)
+    assert "line 1: import is not allowed" in robot.visible_text()  # the interpreter's verdict, same round
+    assert asks[1][1].turn == 1 and asks[1][1].data["instruction"] == instruction
+    robot.move_form.set_values({"status": "code", "details": read_steps(instruction)[0].code()})  # the one step
+    qtbot.mouseClick(robot.send_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: len(asks) == 3, timeout=WAIT_MS)
+    assert asks[2][1].turn == 2  # the next round: the programmer saw the board and gave the next step
+    results = [e for e in session.episode.events if e.kind == "result"]
+    assert [r.data["ok"] for r in results] == [False, True]
+    session.stop()
+    qtbot.waitUntil(lambda: session.state == "stopped", timeout=WAIT_MS)
+    assert_off_gui_thread(session)
