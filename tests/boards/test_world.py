@@ -35,11 +35,11 @@ def world(**settings) -> BoardsWorld:
 @pytest.mark.parametrize("robot", ["oracle", "scripted"])
 def test_the_oracle_programmer_with_a_good_robot_always_succeeds(robot):
     outcomes = Counter()
-    for task in generate_targets(60, seed=11):
+    for task in generate_targets(495, seed=11):
         summary = play(task.to_json(), {"programmer": "oracle", "robot": robot}).summary
         outcomes[summary["outcome"]] += 1
         assert summary["metrics"]["done_said"] == 1.0
-    assert outcomes == {"success": 60}
+    assert outcomes == {"success": 495}
 
 
 def test_the_random_robot_almost_never_succeeds():
