@@ -14,7 +14,7 @@ from typing import Any
 
 from simlab.core.errors import FormatError
 from simlab.core.recording import read_json
-from simlab.worlds.boards.model import Placement
+from simlab.worlds.boards.model import Placement, whole
 from simlab.worlds.boards.targets import Target
 
 MAX_TARGETS = 100_000
@@ -57,21 +57,16 @@ def _target(path: Path, where: str, target_id: str, sample: Any) -> Target:
         raise FormatError(path, where, "expected lists shapes, colors, x and y of the same length")
     try:
         placements = [
-            Placement(str(s).lower(), str(c).lower(), _int(x), _int(y)) for s, c, x, y in zip(*columns, strict=True)
+            Placement(str(s).lower(), str(c).lower(), whole(x, "x"), whole(y, "y"))
+            for s, c, x, y in zip(*columns, strict=True)
         ]
         data = {
             "id": "".join(ch if ch.isalnum() or ch in "_-" else "_" for ch in target_id),
             "placements": [p.to_json() for p in placements],
-            "rows": _int(sample.get("rows", 8)),
-            "cols": _int(sample.get("cols", 8)),
+            "rows": whole(sample.get("rows", 8), "rows"),
+            "cols": whole(sample.get("cols", 8), "cols"),
             "source": "clembench",
         }
         return Target.from_json(data)
     except ValueError as exc:
         raise FormatError(path, where, str(exc)) from None
-
-
-def _int(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"expected a whole number, got {value!r}")
-    return value

@@ -109,11 +109,22 @@ class Placement:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Placement:
-        return cls(str(data["shape"]), str(data["colour"]), int(data["x"]), int(data["y"]))
+        """A placement from its JSON; ValueError naming the field that is not what it should be."""
+        shape, colour = data["shape"], data["colour"]
+        if not isinstance(shape, str) or not isinstance(colour, str):
+            raise ValueError(f"shape and colour must be strings, got {shape!r} and {colour!r}")
+        return cls(shape, colour, whole(data["x"], "x"), whole(data["y"], "y"))
 
     def code(self) -> str:
         """The robot API call that makes it."""
         return f"put(board, '{self.shape}', '{self.colour}', {self.x}, {self.y})"
+
+
+def whole(value: Any, field: str) -> int:
+    """``value`` when it is a whole number (JSON ints only: not a bool, a float or a string)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{field}: expected a whole number, got {value!r:.40}")
+    return value
 
 
 def second_cell(bridge: str, x: int, y: int) -> Cell:
@@ -213,17 +224,19 @@ class Board:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Board:
         """A board from :meth:`to_json`; ValueError naming the first bad field (bridges must be whole)."""
-        board = cls(int(data.get("rows", ROWS)), int(data.get("cols", COLS)), int(data.get("levels", LEVELS)))
+        size = [whole(data.get(name, default), name) for name, default in (("rows", ROWS), ("cols", COLS))]
+        board = cls(*size, whole(data.get("levels", LEVELS), "levels"))
         for k, entry in enumerate(data.get("cells") or []):
             x, y, pieces = entry
-            if not board.inside(int(x), int(y)):
+            x, y = whole(x, f"cells[{k}] x"), whole(y, f"cells[{k}] y")
+            if not board.inside(x, y):
                 raise ValueError(f"cells[{k}]: ({x}, {y}) is off the {board.rows}x{board.cols} board")
             if len(pieces) > board.levels:
                 raise ValueError(f"cells[{k}]: {len(pieces)} pieces, at most {board.levels}")
             for name, colour in pieces:
                 if name not in PIECE_NAMES or colour not in COLOURS:
                     raise ValueError(f"cells[{k}]: unknown piece {name!r} of colour {colour!r}")
-            board.stacks[(int(x), int(y))] = [Piece(str(n), str(c)) for n, c in pieces]
+            board.stacks[(x, y)] = [Piece(str(n), str(c)) for n, c in pieces]
         broken = board.broken_bridges()
         if broken:
             (x, y), level = broken[0]

@@ -18,7 +18,7 @@ from random import Random
 from typing import Any
 
 from simlab.core.seeding import rng
-from simlab.worlds.boards.model import COLOURS, COLS, ROWS, Board, BoardError, Placement, build, put
+from simlab.worlds.boards.model import COLOURS, COLS, ROWS, Board, BoardError, Placement, build, put, whole
 
 TOKENS = {"w": "washer", "n": "nut", "s": "screw", "bh": "bridge-h", "bv": "bridge-v"}
 TOKEN_OF = {shape: token for token, shape in TOKENS.items()}
@@ -67,7 +67,7 @@ class Target:
         """A target from its JSON; ValueError naming the field when it is malformed or breaks a rule."""
         try:
             placements = tuple(Placement.from_json(p) for p in data["placements"])
-            size = int(data.get("rows", ROWS)), int(data.get("cols", COLS))
+            size = whole(data.get("rows", ROWS), "rows"), whole(data.get("cols", COLS), "cols")
             target = cls(str(data["id"]), placements, *size, source=str(data.get("source", "generated")))
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"target: {type(exc).__name__}: {exc} (expected id and placements)") from None
