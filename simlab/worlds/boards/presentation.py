@@ -1,0 +1,47 @@
+"""How the boards world is drawn in the app and in exports (the family's :class:`FamilyViews`).
+
+The 3D view shows the robot's board after a turn with the target as its overlay (missing pieces as ghosts or
+wireframes, extra and wrong pieces outlined); the agent panels re-render the pictures a model was given
+(target, layer-wise targets, the robot's board, the legend) from the recorded observation; exports add the
+robot's board per turn, marked against the target, and the target once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from PIL import Image
+
+from simlab.core.episode import Episode
+from simlab.core.family import FamilyViews
+from simlab.worlds.boards.images import board_image, observation_images, target_image
+from simlab.worlds.boards.scene import board_at, boards_cameras, boards_scene, target_board
+
+
+def _observation_images(observation: Mapping[str, Any], episode: Episode, turn: int) -> dict[str, Image.Image]:
+    return observation_images(observation)
+
+
+def turn_pictures(episode: Episode, turn: int) -> dict[str, Image.Image]:
+    """The robot's board after ``turn``, each cell that differs from the target marked."""
+    target = target_board(episode).to_json()
+    return {"board": board_image(board_at(episode, turn).to_json(), target_json=target)}
+
+
+def episode_pictures(episode: Episode) -> dict[str, Image.Image]:
+    """The target board, all levels."""
+    return {"target": target_image(target_board(episode).to_json())}
+
+
+VIEWS = FamilyViews(
+    observation_images=_observation_images,
+    turn_pictures=turn_pictures,
+    scene=boards_scene,
+    cameras=boards_cameras,
+    default_camera="close",
+    overlay_label="Target",
+    overlay_help="The target: its pieces still missing as translucent ghosts or wireframes (or hidden); extra "
+    "pieces outlined in magenta, wrong ones in black",
+    episode_pictures=episode_pictures,
+)
