@@ -86,18 +86,6 @@ def solids(board: Board) -> list[Solid]:
     return sorted(out, key=lambda s: (s.level, s.cells[0]))
 
 
-def up_to(board: Board, level: int) -> Board:
-    """The board's levels 1..``level`` (a layer-wise target)."""
-    out = board.copy()
-    out.stacks = {cell: pieces[:level] for cell, pieces in out.stacks.items() if pieces[:level]}
-    return out
-
-
-def top_level(board: Board) -> int:
-    """The highest occupied level (0 for an empty board)."""
-    return max((board.height(*cell) for cell in board.cells()), default=0)
-
-
 def cell_differences(board: Board, target: Board) -> dict[Cell, str]:
     """Each cell that differs from the target and how: ``wrong`` (some level holds another piece), else
     ``missing`` (the target's stack goes higher) or ``extra`` (the board's does)."""
@@ -268,7 +256,7 @@ def _picture(board: Board, title: str, cell_px: int, note_lines: int = 1) -> tup
 
 
 def _target_title(board: Board, up_to_level: int | None) -> str:
-    top = top_level(board)
+    top = board.top_level()
     if up_to_level is None or up_to_level >= top:
         return "Target board" if up_to_level is None else f"Target board: levels 1 to {top} (all)"
     if up_to_level <= 1:
@@ -280,7 +268,7 @@ def target_image(board_json: Mapping[str, Any], up_to_level: int | None = None, 
     """The target seen from above; with ``up_to_level`` only levels 1..that (the paper's layer-wise targets:
     image k shows levels 1..k)."""
     board = Board.from_json(board_json)
-    shown = board if up_to_level is None else up_to(board, up_to_level)
+    shown = board if up_to_level is None else board.up_to(up_to_level)
     return _picture(shown, _target_title(board, up_to_level), cell_px)[0]
 
 

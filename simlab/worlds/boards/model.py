@@ -199,6 +199,14 @@ class Board:
         """How many pieces the board holds (a bridge counts once)."""
         return sum(piece.name not in HALF_OF or HALF_OF[piece.name][1] == 0 for _cell, _level, piece in self.pieces())
 
+    def top_level(self) -> int:
+        """The highest occupied level (0 for an empty board)."""
+        return max((len(p) for p in self.stacks.values()), default=0)
+
+    def up_to(self, level: int) -> Board:
+        """The board's levels 1..``level`` (a layer-wise target)."""
+        return Board(self.rows, self.cols, self.levels, {c: p[:level] for c, p in self.stacks.items() if p[:level]})
+
     def copy(self) -> Board:
         return Board(self.rows, self.cols, self.levels, {c: list(p) for c, p in self.stacks.items() if p})
 

@@ -267,9 +267,9 @@ class BoardsWorld(World):
         images: dict[str, Any] = {"target": lambda: _image("target_image", target)}
         words = {"target": listing(self.target)}
         if view == "layers":
-            for k in range(1, max(self.target.height(*c) for c in self.target.cells()) + 1):
+            for k in range(1, self.target.top_level() + 1):
                 images[f"target_level_{k}"] = lambda k=k: _image("target_image", target, k)
-                words[f"target_level_{k}"] = listing(_up_to(self.target, k))
+                words[f"target_level_{k}"] = listing(self.target.up_to(k))
         images["legend"] = lambda: _image("legend_image")
         words["legend"] = ""
         return [], images, words  # the model agent says which pictures it attaches, or puts them in words
@@ -344,13 +344,6 @@ def _describe(action: Mapping[str, Any]) -> str:
     if status in ("code", "clarification", "acknowledgement"):
         return f"{status}: {str(action.get('details', ''))[:MAX_SHOWN]}"
     return "an unreadable reply"
-
-
-def _up_to(board: Board, level: int) -> Board:
-    """The board's levels 1..``level``."""
-    out = board.copy()
-    out.stacks = {c: p[:level] for c, p in out.stacks.items()}
-    return out
 
 
 def _image(name: str, *args: Any) -> Any:
