@@ -1,8 +1,8 @@
 """Regenerate the README's screenshots of the app and of a headless turn sheet.
 
 Run under a display or Xvfb: ``xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python tools/make_screenshots.py``
-It writes, in docs/images/: the demo run at turns 3, 9 and 20, a rooms episode, a person playing the builder
-(their role window), and a turn sheet from ``replay``.
+It writes, in docs/images/: the demo run at turns 3, 9 and 20, a rooms episode, a boards episode, a person
+playing the blocks builder and one playing the boards robot (their role windows), and a turn sheet.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ OUT = Path(__file__).resolve().parents[1] / "docs" / "images"
 EPISODE = "structure_002-r0"  # a complex structure with hidden blocks and engine errors
 TURNS = (3, 9, 20)
 ROOMS_EPISODE_INDEX = 1  # a counting question: the Helper's report names many objects
+BOARDS_EPISODE_INDEX, BOARDS_TURN = 1, 5
 
 
 def settle(app: QApplication, rounds: int = 20) -> None:
@@ -51,31 +52,45 @@ def demo_turns(app: QApplication, tmp: Path) -> None:
     window.close()
 
 
-def rooms(app: QApplication, tmp: Path) -> None:
-    out = tmp / "rooms"
-    run(RunConfig("rooms", seed=0, episodes=5, agents=["answerer=oracle", "helper=oracle"]), out)
+def recorded(app: QApplication, tmp: Path, config: RunConfig, index: int, turn: int, name: str) -> None:
+    """Run ``config``, open its episode ``index`` at ``turn`` and save the window as ``name``."""
+    out = tmp / config.world
+    run(config, out)
     window = new_window(tmp)
     window.open_path(out)
-    window.open_episode_id(load_run(out).summaries[ROOMS_EPISODE_INDEX]["episode_id"])
-    window.playback.seek(2)
+    window.open_episode_id(load_run(out).summaries[index]["episode_id"])
+    window.playback.seek(turn)
     settle(app)
-    save(window.export_png, "app_rooms.png")
+    save(window.export_png, name)
     window.close()
 
 
-def human_builder(app: QApplication, tmp: Path) -> None:
+def rooms(app: QApplication, tmp: Path) -> None:
+    config = RunConfig("rooms", seed=0, episodes=5, agents=["answerer=oracle", "helper=oracle"])
+    recorded(app, tmp, config, ROOMS_EPISODE_INDEX, 2, "app_rooms.png")
+
+
+def boards(app: QApplication, tmp: Path) -> None:
+    """A noisy robot on a 5-component target, at a turn whose code failed and went back to the robot."""
+    settings = {"target_view": "layers", "state_view": "image"}
+    config = RunConfig("boards", seed=0, episodes=6, agents=["robot=noisy:0.4"], settings=settings)
+    recorded(app, tmp, config, BOARDS_EPISODE_INDEX, BOARDS_TURN, "app_boards.png")
+
+
+def human(app: QApplication, tmp: Path, world: str, role: str, name: str, **settings: object) -> None:
+    """A person playing ``role``: their role window at the first question."""
     window = new_window(tmp)
-    session = make_session("blocks", 0, {"builder": "human"}, settings={"turns": 6})
+    session = make_session(world, 0, {role: "human"}, settings=settings)
     asks: list[str] = []
-    session.needsHuman.connect(lambda role, _observation: asks.append(role))
+    session.needsHuman.connect(lambda asked, _observation: asks.append(asked))
     controller = window.start_live(session)
     while not asks:
         app.processEvents()
-    role_window = controller.role_windows["builder"]
+    role_window = controller.role_windows[role]
     role_window.resize(1100, 870)
     settle(app)
-    role_window.grab().save(str(OUT / "app_human_builder.png"))
-    print(f"wrote {OUT / 'app_human_builder.png'}")
+    role_window.grab().save(str(OUT / name))
+    print(f"wrote {OUT / name}")
     controller.close()
     window.close()
 
@@ -97,7 +112,9 @@ def main() -> int:
         tmp = Path(folder)
         demo_turns(app, tmp)
         rooms(app, tmp)
-        human_builder(app, tmp)
+        boards(app, tmp)
+        human(app, tmp, "blocks", "builder", "app_human_builder.png", turns=6)
+        human(app, tmp, "boards", "robot", "app_human_robot.png")
         sheet()
     return 0
 

@@ -244,6 +244,8 @@ class BoardsWorld(World):
             target_parts, images, words = self._target_parts()
             parts += target_parts
         shared = self._shared()
+        if self.history and self.history[-1]["role"] == PROGRAMMER:
+            shared = shared[:-1]  # this round's instruction follows on its own
         if not self.single:
             parts.append("Conversation so far:\n" + ("\n".join(shared) or "(nothing yet)"))
             parts.append(f"The programmer's instruction:\n{self.instruction}")
@@ -340,9 +342,13 @@ def _result(run: Execution, source: str) -> dict[str, Any]:
 
 
 def _describe(action: Mapping[str, Any]) -> str:
+    """The action's line in the dialogue: the code in full; a question or acknowledgement only by its kind,
+    since its text follows as the robot's message."""
     status = action.get("status")
-    if status in ("code", "clarification", "acknowledgement"):
-        return f"{status}: {str(action.get('details', ''))[:MAX_SHOWN]}"
+    if status == "code":
+        return f"code: {str(action.get('details', ''))[:MAX_SHOWN]}"
+    if status in ("clarification", "acknowledgement"):
+        return "asks for clarification" if status == "clarification" else "acknowledges"
     return "an unreadable reply"
 
 
