@@ -20,6 +20,7 @@ BUILTIN: dict[str, str] = {
     "blocks": "simlab.worlds.blocks.family:FAMILY",
     "rooms": "simlab.worlds.rooms.family:FAMILY",
     "boards": "simlab.worlds.boards.family:FAMILY",
+    "puzzles": "simlab.worlds.puzzles.family:FAMILY",
 }
 
 DEFAULT_WORLD = "blocks"
