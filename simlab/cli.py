@@ -146,7 +146,13 @@ def _parser() -> argparse.ArgumentParser:
 
     rep = sub.add_parser("report", help="per-episode and aggregate metrics of a run")
     rep.add_argument("run_dir", type=Path)
-    rep.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    rep.add_argument(
+        "--format",
+        choices=("table", "csv", "json", "paper"),
+        default="table",
+        help="paper: the papers' layout, a row per headline metric and a column per group (--group-by, default "
+        "group) and overall, mean ± SE",
+    )
     rep.add_argument("--group-by", help="aggregate per value of a summary field too, e.g. group (the tier)")
     rep.set_defaults(func=_cmd_report)
 
@@ -435,7 +441,7 @@ def _stop_on_first_sigint(stop: threading.Event) -> Iterator[None]:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from simlab.analysis.report import build_report
+    from simlab.analysis.report import build_report, paper_table
     from simlab.core.recording import load_run
     from simlab.worlds import get_family
 
@@ -444,14 +450,17 @@ def _cmd_report(args: argparse.Namespace) -> int:
         print(f"warning: {problem}", file=sys.stderr)
     if len(run.problems) > MAX_WARNINGS:
         print(f"warning: ... and {len(run.problems) - MAX_WARNINGS:,} more unreadable index lines", file=sys.stderr)
-    report = build_report(run.summaries, group_by=args.group_by, seed=int(run.config.get("seed", 0)))
-    if args.format == "json":
+    group_by = args.group_by or ("group" if args.format == "paper" else None)
+    report = build_report(run.summaries, group_by=group_by, seed=int(run.config.get("seed", 0)))
+    world = run.config.get("world")
+    headline = list(get_family(world).headline_metrics) if world else None
+    if args.format == "paper":
+        print(paper_table(report, headline or report.metric_names))
+    elif args.format == "json":
         print(json.dumps(report.to_json(), indent=2, allow_nan=False))
     elif args.format == "csv":
         print(report.to_csv(), end="")
     else:
-        world = run.config.get("world")
-        headline = list(get_family(world).headline_metrics) if world else None
         print(report.to_table(headline=headline))
     return 0
 

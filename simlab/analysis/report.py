@@ -53,6 +53,7 @@ class EpisodeRow:
     metrics: dict[str, float | None]
     group: str | None = None
     infrastructure: str | None = None  # why a model endpoint's failure ended the episode (None: it did not)
+    memberships: tuple[str, ...] = ()  # the groups it counts in: one, or each item of a list field (categories)
 
     @property
     def outcome_label(self) -> str | None:
@@ -206,7 +207,8 @@ def build_report(
 
     ``group_by`` names a summary field (``"group"``, ``"task_id"``, ``"agents"``, ``"repeat"``...); its
     value is turned into a group name (a mapping such as ``agents`` becomes ``"role=spec, ..."``, a missing
-    value ``"(none)"``). Every aggregate uses the same ``seed``, ``resamples`` and ``level``.
+    value ``"(none)"``); a list value (a puzzle's ``categories``) puts the episode in each of its groups.
+    Every aggregate uses the same ``seed``, ``resamples`` and ``level``.
     """
     rows = sorted(
         (episode_row(s, group_by) for s in summaries),
@@ -216,11 +218,37 @@ def build_report(
     agg = aggregate(rows, metric_names, seed, resamples, level)
     groups: dict[str, Aggregate] = {}
     if group_by is not None:
-        names = sorted({r.group for r in rows if r.group is not None}, key=natural_key)
+        names = sorted({g for r in rows for g in r.memberships}, key=natural_key)
         for name in names:
-            members = [r for r in rows if r.group == name]
+            members = [r for r in rows if name in r.memberships]
             groups[name] = aggregate(members, metric_names, seed, resamples, level)
     return Report(rows, metric_names, agg, group_by, groups, level, run_usage(summaries), role_stats(summaries))
+
+
+PAPER_CAPTION = (
+    "mean ± SE per group and over all episodes; SE is the standard deviation over sqrt(n) (ddof 0), which for a "
+    "0/100 rate is the binomial SE sqrt(p(1-p)/n) the papers print"
+)
+
+
+def paper_table(report: Report, metrics: Sequence[str]) -> str:
+    """The papers' layout: one row per metric, one column per group and ``Overall``, cells ``mean ± SE``."""
+    groups = list(report.groups)
+    header = ["metric", *groups, "Overall"]
+    rows = []
+    for name in metrics:
+        cells = [_mean_se([r.metrics.get(name) for r in report.episodes if g in r.memberships]) for g in groups]
+        rows.append([name, *cells, _mean_se([r.metrics.get(name) for r in report.episodes])])
+    return format_table(header, rows, left_columns=1) + f"\n({PAPER_CAPTION})"
+
+
+def _mean_se(values: Sequence[float | None]) -> str:
+    x = [v for v in values if v is not None and not math.isnan(v)]
+    if not x:
+        return "-"
+    mean = sum(x) / len(x)
+    se = math.sqrt(sum((v - mean) ** 2 for v in x) / len(x)) / math.sqrt(len(x))
+    return f"{mean:.2f} ± {se:.2f}"
 
 
 def run_usage(summaries: Sequence[Mapping[str, Any]]) -> dict[str, float]:
@@ -327,7 +355,15 @@ def episode_row(summary: Mapping[str, Any], group_by: str | None = None) -> Epis
         metrics={str(k): as_float(v) for k, v in sorted(metrics.items(), key=lambda kv: str(kv[0]))},
         group=group_name(summary.get(group_by)) if group_by is not None else None,
         infrastructure=infrastructure_reason(summary.get("infrastructure")),
+        memberships=memberships(summary.get(group_by)) if group_by is not None else (),
     )
+
+
+def memberships(value: Any) -> tuple[str, ...]:
+    """The groups a summary field's value puts an episode in: each item of a list, else the one value."""
+    if isinstance(value, list | tuple) and value:
+        return tuple(dict.fromkeys(group_name(v) for v in value))
+    return (group_name(value),)
 
 
 def infrastructure_reason(value: Any) -> str | None:

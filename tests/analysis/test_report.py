@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from simlab.analysis.report import build_report
+from simlab.analysis.report import build_report, paper_table
 from simlab.analysis.stats import mean_sem_ci
 
 
@@ -277,3 +277,32 @@ def test_the_report_command_counts_infrastructure_aborts_a_run_kept(tmp_path, ca
     assert data["aggregate"]["outcomes"] == {"success": 1, "failure": 0, "abort": 1, "infrastructure": 1}
     assert main(["report", str(tmp_path / "run")]) == 0
     assert "abort 1, abort (infrastructure) 1" in capsys.readouterr().out
+
+
+def test_a_list_field_puts_an_episode_in_each_of_its_groups():
+    rows = [summary(i, "success" if i % 2 else "failure", 100.0 * (i % 2), "x", sr=100.0 * (i % 2)) for i in range(4)]
+    rows[0]["categories"] = ["memory", "multi-step reasoning"]
+    rows[1]["categories"] = ["memory"]
+    rows[2]["categories"] = ["grounding", "multi-step reasoning"]
+    rows[3]["categories"] = ["grounding"]
+    report = build_report(rows, group_by="categories")
+    assert list(report.groups) == ["grounding", "memory", "multi-step reasoning"]
+    assert {name: agg.n for name, agg in report.groups.items()} == {
+        "grounding": 2,
+        "memory": 2,
+        "multi-step reasoning": 2,
+    }
+    assert report.aggregate.n == 4  # overall counts each episode once
+
+
+def test_the_papers_table_layout_prints_mean_and_binomial_se():
+    rows = [
+        summary(i, "success" if i < 3 else "failure", 0.0, "wire" if i < 4 else "who", sr=100.0 * (i < 3))
+        for i in range(8)
+    ]
+    text = paper_table(build_report(rows, group_by="group"), ["sr"])
+    header, _rule, line, *_ = text.splitlines()
+    assert header.split() == ["metric", "who", "wire", "Overall"]
+    # wire: p = 0.75 over 4 -> 75 ± sqrt(.75 * .25 / 4) * 100 = 21.65; who: 0 ± 0; overall 3/8
+    assert line.split() == ["sr", "0.00", "±", "0.00", "75.00", "±", "21.65", "37.50", "±", "17.12"]
+    assert "binomial SE" in text
