@@ -152,8 +152,22 @@ def _make_row(summary: Mapping[str, Any]) -> _Row:
         display=display,
         sort=tuple(_sort_value(c, v) for c, v in zip(COLUMNS, values, strict=True)),
         agents_tooltip=full_agents(summary.get("agents") if isinstance(summary.get("agents"), Mapping) else None),
-        haystack=" ".join((episode_id, task_id, agents, outcome)).casefold(),
+        haystack=" ".join((episode_id, task_id, agents, outcome, *_words(summary))).casefold(),
     )
+
+
+def _words(summary: Mapping[str, Any]) -> list[str]:
+    """The other text a search finds an episode by: its group and every text or list-of-text field a family
+    adds to its summary (a puzzle's categories, a board's abort cause)."""
+    out = []
+    for key, value in summary.items():
+        if key in ("episode_id", "task_id", "outcome", "file", "format", "world"):
+            continue
+        if isinstance(value, str):
+            out.append(value)
+        elif isinstance(value, list) and all(isinstance(v, str) for v in value):
+            out.extend(value)
+    return out
 
 
 # ---- the model ---------------------------------------------------------------------------------------------
@@ -291,7 +305,8 @@ class EpisodeFilterProxy(QSortFilterProxyModel):
         self._change_filter(task=task_id or "")
 
     def set_text(self, text: str) -> None:
-        """Case-insensitive substring over episode id, task, agents and outcome."""
+        """Case-insensitive substring over episode id, task, agents, outcome, group and the other text fields of
+        the summary (a puzzle's categories, a board's abort cause)."""
         self._change_filter(text=text.strip().casefold())
 
     def _change_filter(self, **changes: Any) -> None:

@@ -240,3 +240,35 @@ def test_a_thousand_summaries_fill(qtbot, scripted_run: Run) -> None:
     assert browser.visible_episode_ids()[:3] == ["ep-0", "ep-1", "ep-2"]
     assert browser.visible_episode_ids()[-1] == "ep-999"
     assert browser.select_episode("ep-900")
+
+
+def test_search_finds_episodes_by_the_text_fields_a_family_adds(qtbot) -> None:
+    widget = EpisodeBrowser()
+    qtbot.addWidget(widget)
+
+    def row(i: int, puzzle: str, categories: list[str]) -> dict:
+        return {
+            "episode_id": f"{puzzle}_{i:03d}-r0",
+            "task_id": f"{puzzle}_{i:03d}",
+            "outcome": "failure",
+            "group": puzzle,
+            "categories": categories,
+            "score": 0.0,
+            "turns": 3,
+            "errors": 1,
+            "metrics": {},
+        }
+
+    widget.set_run(
+        [
+            row(0, "color", ["memory", "multi-step reasoning"]),
+            row(1, "wire", ["grounding"]),
+            row(2, "memory", ["memory", "multi-step reasoning"]),
+            row(3, "keypad", ["grounding"]),
+        ],
+        [],
+    )
+    widget.search_edit.setText("Multi-Step")  # a category, in any case
+    assert sorted(widget.visible_episode_ids()) == ["color_000-r0", "memory_002-r0"]
+    widget.search_edit.setText("grounding")
+    assert sorted(widget.visible_episode_ids()) == ["keypad_003-r0", "wire_001-r0"]
