@@ -109,7 +109,15 @@ PLOTS = (
         (SeriesSpec("progress", (46, 125, 50), _metric("progress")),),
         y_range=(0.0, 100.0),
     ),
-    PlotSpec("Strikes", "strikes", (SeriesSpec("strikes", (198, 40, 40), _metric("strikes")),), steps=True),
+    PlotSpec(
+        "Strikes and leaks",
+        "count",
+        (
+            SeriesSpec("strikes", (198, 40, 40), _metric("strikes")),
+            SeriesSpec("private values revealed", (123, 31, 162), _metric("leaks")),
+        ),
+        steps=True,
+    ),
 )
 
 FAMILY = WorldFamily(

@@ -73,6 +73,7 @@ class PuzzlesWorld(World):
         self.solved_at: int | None = None
         self.ended_at: int | None = None  # the turn whose action solved the module or made the last strike
         self.actions_taken = 0
+        self.leaked: list[str] = []  # names of private values a solver message revealed, in order
 
     # ---- AEC protocol --------------------------------------------------------------------------------
     def reset(self, seed: int) -> list[Event]:
@@ -112,6 +113,7 @@ class PuzzlesWorld(World):
         if text:
             out.append(ev.message(self.turn, role, text))
             self.history.append({"turn": self.turn, "role": role, "text": text})
+            out += self._leak_check(role, text)
         else:
             out.append(ev.protocol_error(self.turn, role, "no_message", f"the {role} said nothing"))
         if role == SOLVER:
@@ -152,6 +154,20 @@ class PuzzlesWorld(World):
             self.ended_at = self.turn
         self._end_turn()
         return out
+
+    def _leak_check(self, role: str, text: str) -> list[Event]:
+        """A protocol error (on the timeline) when a solver message reveals private data, and the running count."""
+        private = self.puzzle.private()
+        if role != SOLVER or not private:
+            return []
+        found = [name for name in revealed([text], private) if name not in self.leaked]
+        if not found:
+            return []
+        self.leaked += found
+        return [
+            ev.protocol_error(self.turn, SOLVER, "private_leak", "the message reveals " + ", ".join(found)),
+            ev.score(self.turn, self._scores()),
+        ]
 
     def _end_turn(self) -> None:
         self.turn += 1
@@ -206,7 +222,7 @@ class PuzzlesWorld(World):
         return {"puzzle": self.kind.name, "snapshot": self.puzzle.snapshot(), "highlight": highlight}
 
     def _scores(self) -> dict[str, float]:
-        return {"progress": self.puzzle.progress(), "strikes": float(self.mistakes)}
+        return {"progress": self.puzzle.progress(), "strikes": float(self.mistakes), "leaks": float(len(self.leaked))}
 
     # ---- results --------------------------------------------------------------------------------------
     def summary(self) -> dict[str, Any]:
@@ -215,8 +231,6 @@ class PuzzlesWorld(World):
         before = self.ended_at - 1 if self.ended_at is not None else limit  # fits the paper's tables
         taken = self.solved_at if self.solved_at is not None else limit  # the paper's text
         private = self.puzzle.private()
-        said = [e["text"] for e in self.history if e["role"] == SOLVER]
-        leaked = revealed(said, private) if private else []
         metrics: dict[str, float | None] = {
             "sr": 100.0 if solved else 0.0,
             "psr": self.puzzle.progress() if self.kind.multi_step else (100.0 if solved else 0.0),
@@ -224,7 +238,7 @@ class PuzzlesWorld(World):
             "acl": float(before if self.settings["acl"] == "before_solving" else taken),
             "acl_before_solving": float(before),
             "acl_taken": float(taken),
-            "leak": (100.0 if leaked else 0.0) if private else None,
+            "leak": (100.0 if self.leaked else 0.0) if private else None,
             "actions": float(self.actions_taken),
         }
         return {
@@ -237,5 +251,5 @@ class PuzzlesWorld(World):
             "turns": used,
             "errors": self.mistakes,
             "metrics": metrics,
-            "leaked": leaked,
+            "leaked": list(self.leaked),
         }
