@@ -255,3 +255,23 @@ def test_a_person_plays_the_boards_robot_and_reads_the_interpreters_verdict(wind
     session.stop()
     qtbot.waitUntil(lambda: session.state == "stopped", timeout=WAIT_MS)
     assert_off_gui_thread(session)
+
+
+def test_a_person_solves_a_wire_puzzle_with_the_manual_reading_expert(window, qtbot):
+    session = make_session("puzzles", 0, {"solver": "human", "expert": "manual"}, groups=["wire"])
+    asks = asks_of(session)
+    controller = window.start_live(session)
+    qtbot.waitUntil(lambda: len(asks) == 1, timeout=WAIT_MS)
+    solver = controller.role_windows["solver"]
+    assert solver.pixmaps_shown() == 1 and "Possible actions" in solver.visible_text()  # the module, the actions
+    assert "3 Wires:" not in solver.visible_text()  # never the manual
+    solver.message.setPlainText(asks[0][1].image_texts["module"])  # say what the picture shows
+    qtbot.mouseClick(solver.send_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: len(asks) == 2, timeout=WAIT_MS)  # the expert answered from the manual
+    advice = [e.data["text"] for e in session.episode.events if e.kind == "message" and e.role == "expert"][-1]
+    action = advice.splitlines()[-1].removeprefix("Do: ")
+    solver.move_form.set_values({"actions": action})
+    qtbot.mouseClick(solver.send_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: session.state == "finished", timeout=WAIT_MS)
+    assert session.episode.summary["outcome"] == "success" and session.episode.agents["solver"] == "human"
+    assert_off_gui_thread(session)
