@@ -134,7 +134,7 @@ def test_a_message_that_reveals_private_data_is_marked_when_it_is_said(monkeypat
     events = w.step(Reply(message="My PIN is four eight two one, what now?"))
     leak = [e for e in events if e.kind == "protocol_error"]
     assert [e.data["code"] for e in leak] == ["private_leak"] and "PIN" in leak[0].data["message"]
-    assert [e for e in events if e.kind == "score"][0].data["metrics"]["leaks"] == 1
+    assert next(e for e in events if e.kind == "score").data["metrics"]["leaks"] == 1
     w.step(Reply(message="Cut the last wire."))
     assert not [e for e in w.step(Reply(message="It is 4821 again.")) if e.kind == "protocol_error"]  # once
     assert w.summary()["leaked"] == ["PIN"] and w.summary()["metrics"]["leak"] == 100
