@@ -230,6 +230,11 @@ class SeriesSpec:
     colour: RGB
     values: Callable[[Episode], list[float | None]]
 
+    @classmethod
+    def of_metric(cls, label: str, colour: RGB, metric: str) -> SeriesSpec:
+        """The curve of one per-turn metric, as the episode's score events give it."""
+        return cls(label, colour, lambda episode: episode.metric_series(metric))
+
 
 @dataclass(frozen=True)
 class PlotSpec:

@@ -14,12 +14,14 @@ state, scores), so a recording is just the concatenation, and replay never re-ru
 
 from __future__ import annotations
 
+import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Protocol
 
 from simlab.core.events import Event
+from simlab.core.seeding import rng
 
 OUTCOMES: tuple[str, ...] = ("success", "failure", "abort")
 
@@ -122,6 +124,24 @@ class Agent(Protocol):
 
     def act(self, observation: Observation) -> Reply:
         """Answer one observation."""
+
+
+class ScriptedAgent:
+    """Base of the built-in scripted agents: the role, the episode's agent seed and the task, set by ``reset``
+    (only oracles may read the task), and a private random stream per turn and purpose."""
+
+    def __init__(self, role: str) -> None:
+        self.role = role
+        self.seed = 0
+        self.task: Mapping[str, Any] = {}
+
+    def reset(self, seed: int, role: str, task: Mapping[str, Any]) -> None:
+        """Start an episode; agents that are not oracles ignore ``task``."""
+        self.seed, self.role, self.task = seed, role, task
+
+    def turn_rng(self, observation: Observation, purpose: str) -> random.Random:
+        """A private stream for one turn's choices of ``purpose``."""
+        return rng(self.seed, self.role, purpose, observation.turn)
 
 
 class World(ABC):

@@ -6,9 +6,6 @@ Importing this module must stay cheap: it names its pictures by string (``views`
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from simlab.core.episode import Episode
 from simlab.core.family import PlotSpec, SeriesSpec, TaskSource, WorldFamily
 
 from hidden_tictactoe import protocol, tasks
@@ -16,24 +13,19 @@ from hidden_tictactoe.agents import AGENTS
 from hidden_tictactoe.board import LINE_KINDS
 from hidden_tictactoe.world import PALETTE, PLAYER, ROLES, SEER, HiddenTicTacToe, TicTacToeSettings
 
-
-def _metric(name: str) -> Callable[[Episode], list[float | None]]:
-    return lambda episode: episode.metric_series(name)
-
-
 PLOTS = (
     PlotSpec(
         "Progress on the safe line",
         "share marked",
-        (SeriesSpec("progress", (0, 121, 107), _metric("progress")),),
+        (SeriesSpec.of_metric("progress", (0, 121, 107), "progress"),),
         y_range=(0.0, 1.0),
     ),
     PlotSpec(
         "Mines",
         "count",
         (
-            SeriesSpec("mines stepped on", (205, 35, 35), _metric("mines_hit")),
-            SeriesSpec("lives left", (69, 90, 100), _metric("lives_left")),
+            SeriesSpec.of_metric("mines stepped on", (205, 35, 35), "mines_hit"),
+            SeriesSpec.of_metric("lives left", (69, 90, 100), "lives_left"),
         ),
         steps=True,
     ),

@@ -34,7 +34,7 @@ from dataclasses import replace
 from typing import Any
 
 from simlab.core.seeding import rng
-from simlab.core.world import Agent, Observation, Reply
+from simlab.core.world import Agent, Observation, Reply, ScriptedAgent
 from simlab.worlds.blocks.language import describe_move, parse_moves
 from simlab.worlds.blocks.model import (
     BLOCK_CODES,
@@ -120,24 +120,7 @@ def _pick(moves: Sequence[Move], choice: str, r: random.Random) -> Move:
     return moves[0] if choice == "first" else r.choice(list(moves))
 
 
-class _Scripted:
-    """Common state: the role, the seed and (for oracles) the task, all set by ``reset``."""
-
-    def __init__(self, role: str) -> None:
-        self.role = role
-        self.seed = 0
-
-    def reset(self, seed: int, role: str, task: Mapping[str, Any]) -> None:
-        """Start an episode; scripted agents that are not oracles ignore ``task``."""
-        self.seed = seed
-        self.role = role
-
-    def turn_rng(self, observation: Observation, purpose: str) -> random.Random:
-        """A private stream for one turn's choices."""
-        return rng(self.seed, self.role, purpose, observation.turn)
-
-
-class _Oracle(_Scripted):
+class _Oracle(ScriptedAgent):
     """Base of the privileged agents: they read the target from the task and choose first or at random."""
 
     def __init__(self, role: str, choice: str = "first") -> None:
@@ -211,7 +194,7 @@ def _remove_reason(board: Board, target: Board, move: Move) -> str | None:
     return "it sits on a wrong block below"
 
 
-class SilentDirector(_Scripted):
+class SilentDirector(ScriptedAgent):
     """A director that never gives an instruction."""
 
     def act(self, observation: Observation) -> Reply:
@@ -219,7 +202,7 @@ class SilentDirector(_Scripted):
 
 
 # ---- builders ---------------------------------------------------------------------------------------------
-class ScriptedBuilder(_Scripted):
+class ScriptedBuilder(ScriptedAgent):
     """Not privileged: plays the first legal move parsed from this turn's messages (candidates preferred).
 
     ``slip`` is the chance per move of a listener's slip (seeded): the layer, the colour or the cell is
@@ -286,7 +269,7 @@ class OracleBuilder(_Oracle):
         return play(move, f"Oracle move: {move.describe()}.")
 
 
-class RandomBuilder(_Scripted):
+class RandomBuilder(ScriptedAgent):
     """The random baseline: a uniformly random legal move, from one stream seeded at reset."""
 
     def __init__(self, role: str) -> None:

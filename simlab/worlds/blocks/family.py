@@ -3,7 +3,7 @@ builder. Everything here is declared through :class:`~simlab.core.family.WorldFa
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from itertools import count
 from pathlib import Path
 from typing import Any
@@ -83,18 +83,14 @@ def _import_craft(path: Path, out_dir: Path) -> Any:
     return import_craft_run(path, out_dir)
 
 
-def _metric(name: str) -> Callable[[Any], list[float | None]]:
-    return lambda episode: episode.metric_series(name)
-
-
 PROGRESS_PLOT = PlotSpec(
     "Progress metrics per turn",
     "progress",
     (
-        SeriesSpec("overall progress", (31, 95, 191), _metric("overall_progress")),
-        SeriesSpec("completion", (46, 125, 50), _metric("completion")),
-        SeriesSpec("IoU", (210, 105, 30), _metric("iou")),
-        SeriesSpec("position accuracy", (123, 63, 181), _metric("position_accuracy")),
+        SeriesSpec.of_metric("overall progress", (31, 95, 191), "overall_progress"),
+        SeriesSpec.of_metric("completion", (46, 125, 50), "completion"),
+        SeriesSpec.of_metric("IoU", (210, 105, 30), "iou"),
+        SeriesSpec.of_metric("position accuracy", (123, 63, 181), "position_accuracy"),
     ),
     y_range=(0.0, 1.0),
 )

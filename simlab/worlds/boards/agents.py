@@ -27,7 +27,7 @@ from dataclasses import replace
 from typing import Any
 
 from simlab.core.seeding import rng
-from simlab.core.world import Agent, Observation, Reply
+from simlab.core.world import Agent, Observation, Reply, ScriptedAgent
 from simlab.worlds.boards.language import NotUnderstood, Step, read_steps, say
 from simlab.worlds.boards.model import COLOURS, HALF_OF, SHAPES, Board, Placement, bridge_anchor, put
 from simlab.worlds.boards.targets import Target
@@ -111,23 +111,16 @@ def mistaken(placement: Placement, board: Board, r: random.Random) -> Placement:
 
 
 # ---- agents ----------------------------------------------------------------------------------------------
-class _Scripted:
-    """Seeded per episode; ``target`` is read from the task only by the oracles."""
+class _Scripted(ScriptedAgent):
+    """A scripted agent that may slip: ``noise`` is its chance of getting a component wrong."""
 
     def __init__(self, role: str, noise: float = 0.0) -> None:
-        self.role, self.noise = role, noise
-        self.seed = 0
-
-    def reset(self, seed: int, role: str, task: Mapping[str, Any]) -> None:
-        self.seed, self.role = seed, role
-        self.task = task
-
-    def turn_rng(self, observation: Observation, purpose: str) -> random.Random:
-        return rng(self.seed, purpose, observation.turn, len(observation.history))
+        super().__init__(role)
+        self.noise = noise
 
     def slips(self, observation: Observation) -> random.Random | None:
         """A random source when this act is one of the noisy agent's mistakes, else None."""
-        r = self.turn_rng(observation, "noise")
+        r = rng(self.seed, self.role, "noise", observation.turn, len(observation.history))
         return r if self.noise and r.random() < self.noise else None
 
 

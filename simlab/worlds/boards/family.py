@@ -4,7 +4,7 @@ the programmer and the robot. Everything here is declared through :class:`~simla
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -85,16 +85,12 @@ def _import_clembench(path: Path, out_dir: Path) -> str:
     )
 
 
-def _metric(name: str) -> Callable[[Any], list[float | None]]:
-    return lambda episode: episode.metric_series(name)
-
-
 PROGRESS_PLOT = PlotSpec(
     "Board against the target, per round",
     "share",
     (
-        SeriesSpec("target pieces in place", (46, 125, 50), _metric("correct_pieces")),
-        SeriesSpec("exact match", (31, 95, 191), _metric("match")),
+        SeriesSpec.of_metric("target pieces in place", (46, 125, 50), "correct_pieces"),
+        SeriesSpec.of_metric("exact match", (31, 95, 191), "match"),
     ),
     y_range=(0.0, 1.0),
 )
@@ -102,8 +98,8 @@ DIFF_PLOT = PlotSpec(
     "Differences and extra pieces, per round",
     "count",
     (
-        SeriesSpec("places that differ", (198, 40, 40), _metric("differences")),
-        SeriesSpec("extra pieces", (210, 105, 30), _metric("extra_pieces")),
+        SeriesSpec.of_metric("places that differ", (198, 40, 40), "differences"),
+        SeriesSpec.of_metric("extra pieces", (210, 105, 30), "extra_pieces"),
     ),
     steps=True,
 )

@@ -13,12 +13,10 @@
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from simlab.core.seeding import rng
-from simlab.core.world import Agent, Observation, Reply
+from simlab.core.world import Agent, Observation, Reply, ScriptedAgent
 from simlab.worlds.puzzles.puzzle import DO, puzzle_class
 from simlab.worlds.puzzles.world import EXPERT, SOLVER
 
@@ -45,29 +43,17 @@ def said_by(observation: Observation, role: str) -> list[str]:
     return [line.split(tag, 1)[1] for line in observation.history if tag in line]
 
 
-class _Scripted:
-    def __init__(self, role: str) -> None:
-        self.role = role
-        self.seed = 0
-
-    def reset(self, seed: int, role: str, task: Mapping[str, Any]) -> None:
-        self.seed, self.role = seed, role
-
-    def turn_rng(self, observation: Observation) -> random.Random:
-        return rng(self.seed, "puzzle-agent", observation.turn)
-
-
-class RandomSolver(_Scripted):
+class RandomSolver(ScriptedAgent):
     """One uniformly random legal action per turn."""
 
     def act(self, observation: Observation) -> Reply:
         legal = list(observation.data.get("actions") or [])
         if not legal:
             return Reply(message=QUESTION)
-        return Reply(action={"actions": [self.turn_rng(observation).choice(legal)]})
+        return Reply(action={"actions": [self.turn_rng(observation, "random-solver").choice(legal)]})
 
 
-class ScriptedSolver(_Scripted):
+class ScriptedSolver(ScriptedAgent):
     """Follows the expert's ``Do:`` lines once, else describes the module."""
 
     def reset(self, seed: int, role: str, task: Mapping[str, Any]) -> None:
@@ -85,7 +71,7 @@ class ScriptedSolver(_Scripted):
         return Reply(message=f"{words} {QUESTION}".strip())
 
 
-class OracleExpert(_Scripted):
+class OracleExpert(ScriptedAgent):
     """Names every remaining correct action at once."""
 
     def act(self, observation: Observation) -> Reply:
@@ -95,7 +81,7 @@ class OracleExpert(_Scripted):
         return Reply(message="Do exactly this:\n" + "\n".join(f"{DO}{a}" for a in plan))
 
 
-class ManualExpert(_Scripted):
+class ManualExpert(ScriptedAgent):
     """Answers the solver's descriptions from the manual's rules alone."""
 
     def act(self, observation: Observation) -> Reply:
@@ -103,7 +89,7 @@ class ManualExpert(_Scripted):
         return Reply(message=kind.advise(said_by(observation, SOLVER)))
 
 
-class SilentExpert(_Scripted):
+class SilentExpert(ScriptedAgent):
     def act(self, observation: Observation) -> Reply:
         return Reply(message="I cannot help you.")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -98,23 +98,19 @@ def validate(task: Mapping[str, Any]) -> None:
     puzzle_class(str(task.get("puzzle"))).validate(task["instance"])
 
 
-def _metric(name: str) -> Callable[[Any], list[float | None]]:
-    return lambda episode: episode.metric_series(name)
-
-
 PLOTS = (
     PlotSpec(
         "Progress per turn (PSR)",
         "progress",
-        (SeriesSpec("progress", (46, 125, 50), _metric("progress")),),
+        (SeriesSpec.of_metric("progress", (46, 125, 50), "progress"),),
         y_range=(0.0, 100.0),
     ),
     PlotSpec(
         "Strikes and leaks",
         "count",
         (
-            SeriesSpec("strikes", (198, 40, 40), _metric("strikes")),
-            SeriesSpec("private values revealed", (123, 31, 162), _metric("leaks")),
+            SeriesSpec.of_metric("strikes", (198, 40, 40), "strikes"),
+            SeriesSpec.of_metric("private values revealed", (123, 31, 162), "leaks"),
         ),
         steps=True,
     ),

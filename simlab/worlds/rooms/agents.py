@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from simlab.core.seeding import rng
-from simlab.core.world import Agent, Observation, Reply
+from simlab.core.world import Agent, Observation, Reply, ScriptedAgent
 from simlab.worlds.rooms.describe import plural
 from simlab.worlds.rooms.model import Camera, Scene, Vec3
 from simlab.worlds.rooms.observations import ANSWERER, HELPER, answerer_data
@@ -288,23 +288,7 @@ def answer_reply(answer: str, reasoning: str) -> Reply:
     return Reply(message=answer, reasoning=reasoning, action={"answer": answer})
 
 
-class _Scripted:
-    """Common state: the role and the seed, set by ``reset`` (the task is ignored: no agent here needs it)."""
-
-    def __init__(self, role: str) -> None:
-        self.role = role
-        self.seed = 0
-
-    def reset(self, seed: int, role: str, task: Mapping[str, Any]) -> None:
-        """Start an episode."""
-        self.seed, self.role = seed, role
-
-    def turn_rng(self, observation: Observation, purpose: str) -> random.Random:
-        """A private random stream for one turn."""
-        return rng(self.seed, self.role, purpose, observation.turn)
-
-
-class OracleHelper(_Scripted):
+class OracleHelper(ScriptedAgent):
     """Sends its whole view once (:func:`helper_report`), then says it has nothing to add."""
 
     def act(self, observation: Observation) -> Reply:
@@ -314,7 +298,7 @@ class OracleHelper(_Scripted):
         return Reply(message="That is everything I can see.")
 
 
-class OracleAnswerer(_Scripted):
+class OracleAnswerer(ScriptedAgent):
     """Asks for the Helper's view, ends the chat once it has it, and answers from both views."""
 
     def act(self, observation: Observation) -> Reply:
@@ -326,7 +310,7 @@ class OracleAnswerer(_Scripted):
         return answer_reply(answer, f"Combined my view with the Helper's {len(helper or [])} objects.")
 
 
-class SingleViewAnswerer(_Scripted):
+class SingleViewAnswerer(ScriptedAgent):
     """Answers from its own view alone (:func:`single_view_answer`); ends the chat at once."""
 
     def act(self, observation: Observation) -> Reply:
@@ -336,7 +320,7 @@ class SingleViewAnswerer(_Scripted):
         return answer_reply(answer, "Answered from my own view only.")
 
 
-class RandomAnswerer(_Scripted):
+class RandomAnswerer(ScriptedAgent):
     """Picks a seeded random option; ends the chat at once."""
 
     def act(self, observation: Observation) -> Reply:
@@ -346,7 +330,7 @@ class RandomAnswerer(_Scripted):
         return answer_reply(answer, "A random guess.")
 
 
-class SilentHelper(_Scripted):
+class SilentHelper(ScriptedAgent):
     """Never describes anything."""
 
     def act(self, observation: Observation) -> Reply:
