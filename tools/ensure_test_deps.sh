@@ -1,8 +1,8 @@
 #!/bin/sh
 # Makes sure the system packages the tests need exist: Xvfb and Mesa (software OpenGL) for the GUI and
-# off-screen rendering tests. Installs them through apt-get when running as root; otherwise says what to do.
+# off-screen rendering tests, Tesseract for the tests that read the puzzles' pictures back. Installs them through apt-get when running as root; otherwise says what to do.
 set -eu
-PKGS="xvfb xauth libgl1-mesa-dri libglx-mesa0 libegl1 libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-shape0 libxcb-xinerama0 libxcb-randr0 libxcb-render-util0 libxcb-image0"
+PKGS="xvfb xauth libgl1-mesa-dri libglx-mesa0 libegl1 libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-shape0 libxcb-xinerama0 libxcb-randr0 libxcb-render-util0 libxcb-image0 tesseract-ocr"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

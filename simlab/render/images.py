@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import io
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from PIL import Image, ImageFont
@@ -21,6 +22,16 @@ def text_font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
         return ImageFont.load_default(size=max(8, size))
     except (TypeError, OSError, ImportError):  # Pillow < 10.1 or built without FreeType
         return ImageFont.load_default()
+
+
+MONO_FONT = Path(__file__).with_name("fonts") / "DejaVuSansMono.ttf"
+"""DejaVu Sans Mono, shipped with SimLab (its licence beside it): for codes and numbers a reader must not
+misread (a serial number's 0 and O), the same on every machine."""
+
+
+def mono_font(size: int) -> ImageFont.FreeTypeFont:
+    """The shipped monospaced font at ``size`` pixels."""
+    return ImageFont.truetype(str(MONO_FONT), max(8, size))
 
 
 def to_png_bytes(image: Image.Image | bytes | Any) -> bytes:

@@ -3,7 +3,7 @@
 * ``random`` solver: one legal action drawn uniformly each turn, never a word (the paper's Random row).
 * ``scripted`` solver: does the actions the expert's last message names on ``Do: ACTION`` lines when they are
   all legal now; otherwise it tells the expert what it sees (the module in words, as a text-only model gets
-  it). It never reveals private values: the words of the module leave them out.
+  it, plus what it remembers). It never reveals private values: its description leaves them out.
 * ``oracle`` expert: knows the instance: it names every remaining correct action at once (the solution as
   the module will play it, from the world's privileged plan), so a scripted solver finishes in two turns.
 * ``manual`` expert: holds only the manual and answers the solver's descriptions by its rules (each puzzle's
@@ -67,7 +67,7 @@ class ScriptedSolver(ScriptedAgent):
         if wanted and fresh and all(a in legal for a in wanted):
             self.acted_on = len(observation.history)
             return Reply(action={"actions": wanted}, reasoning="Doing what the expert said.")
-        words = observation.image_texts.get("module", "")
+        words = str(observation.data.get("description") or "")
         return Reply(message=f"{words} {QUESTION}".strip())
 
 

@@ -133,6 +133,10 @@ class PasswordPuzzle(Puzzle):
             parts.append(f"Position {k + 1} shows {now} (after Up: {up or UNSEEN}; after Down: {down or UNSEEN}).")
         return " ".join(parts)
 
+    def words(self) -> str:
+        """The picture shows only the five letters now; the letters cycled past are the solver's memory."""
+        return f"The five letters read {' '.join(self.snapshot()['letters'])} (positions 1 to 5)."
+
     @classmethod
     def advise(cls, said: Sequence[str]) -> str:
         heard = _heard_positions(said)

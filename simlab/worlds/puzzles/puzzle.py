@@ -113,7 +113,14 @@ class Puzzle(ABC):
 
     @abstractmethod
     def describe(self) -> str:
-        """What a careful solver tells the expert it sees now, in plain English, without private values."""
+        """What a careful solver tells the expert it sees now (and remembers), in plain English, without private
+        values: the scripted solver's words (``observation.data["description"]``)."""
+
+    def words(self) -> str:
+        """What the module's picture shows now, in words: a text-only model gets this instead of the picture.
+        By default :meth:`describe`; a puzzle whose careful description adds what the solver remembers (the
+        letters it has cycled past) overrides it, since the picture does not show that."""
+        return self.describe()
 
     @classmethod
     @abstractmethod

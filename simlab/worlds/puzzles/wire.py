@@ -10,7 +10,7 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
-from simlab.render.images import text_font
+from simlab.render.images import mono_font, text_font
 from simlab.worlds.puzzles.puzzle import DO, GROUNDING, Puzzle, Step
 
 COLOURS = ("red", "white", "blue", "yellow", "black")
@@ -22,6 +22,8 @@ RGB = {
     "black": (20, 20, 20),
 }
 ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth")
+SERIAL_CHARACTERS = "ABCDEFGHJKLMNPQRSTUVWXZ0123456789"
+"""As in KTANE, no I, O or Y: they read as 1, 0 and V."""
 
 
 def correct_wire(colours: Sequence[str], serial: str) -> int:
@@ -73,7 +75,7 @@ class WirePuzzle(Puzzle):
         colours, serial = instance.get("wires"), instance.get("serial")
         if not isinstance(colours, list) or not 3 <= len(colours) <= 6 or any(c not in COLOURS for c in colours):
             raise ValueError(f"wires: 3-6 of {', '.join(COLOURS)} expected, got {colours!r:.80}")
-        if not isinstance(serial, str) or not re.fullmatch(r"[0-9A-Z]{5}[0-9]", serial):
+        if not isinstance(serial, str) or not re.fullmatch(rf"[{SERIAL_CHARACTERS}]{{5}}[0-9]", serial):
             raise ValueError(f"serial: six letters or digits ending in a digit expected, got {serial!r:.40}")
         self.wires, self.serial = list(colours), serial
         self.cut: list[int] = []
@@ -81,7 +83,7 @@ class WirePuzzle(Puzzle):
     @classmethod
     def generate(cls, r: random.Random, options: Mapping[str, Any]) -> dict[str, Any]:
         n = r.randint(3, 6)
-        serial = "".join(r.choice("ABCDEFGHJKLMNPQRSTUVWXZ0123456789") for _ in range(5)) + str(r.randint(0, 9))
+        serial = "".join(r.choice(SERIAL_CHARACTERS) for _ in range(5)) + str(r.randint(0, 9))
         return {"wires": [r.choice(COLOURS) for _ in range(n)], "serial": serial}
 
     def actions(self) -> list[str]:
@@ -131,7 +133,7 @@ class WirePuzzle(Puzzle):
         image = Image.new("RGB", (width, 110 + row * len(wires)), (62, 66, 72))
         draw = ImageDraw.Draw(image)
         draw.rectangle((16, 16, width - 16, 70), fill=(30, 30, 30))
-        draw.text((32, 28), f"SERIAL NUMBER  {snapshot['serial']}", fill=(255, 255, 255), font=text_font(26))
+        draw.text((32, 26), f"SERIAL NUMBER  {snapshot['serial']}", fill=(255, 255, 255), font=mono_font(28))
         for k, colour in enumerate(wires, start=1):
             y = 70 + row * k - row // 2 + 8
             draw.text((24, y - 14), str(k), fill=(255, 255, 255), font=text_font(26))

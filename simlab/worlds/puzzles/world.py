@@ -189,7 +189,8 @@ class PuzzlesWorld(World):
         snapshot = self.puzzle.snapshot()
         images = LazyImages({"module": lambda: self.kind.draw(snapshot)})
         data = {"puzzle": self.kind.name, "snapshot": snapshot, "actions": legal, "feedback": list(self.feedback)}
-        words = {"module": self.puzzle.describe()}
+        data["description"] = self.puzzle.describe()  # what the scripted solver says
+        words = {"module": self.puzzle.words()}
         return Observation(SOLVER, self.turn, "\n\n".join(parts), images, data, None, words, shared)
 
     def _observe_expert(self) -> Observation:
