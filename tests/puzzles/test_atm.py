@@ -168,6 +168,16 @@ def test_the_modules_words_never_reveal_the_pin_or_the_balance():
         assert any("at least $500" in w for w in words) == (puzzle.balance > 500)
 
 
+def test_a_text_only_solver_reads_the_screen_balance_included():
+    puzzle = logged_in(1287, WITHDRAW)
+    assert "Balance: $1,287.00" in puzzle.words() and "1,287" not in puzzle.describe()
+    assert revealed([puzzle.words()], puzzle.private()) == ["balance"]
+    pin = AtmPuzzle({"pin": "2589", "balance": 1287}, 0)
+    for action in (WITHDRAW, "Press 2", "Press 5"):
+        pin.act(action)
+    assert "Two of the four PIN digits typed" in pin.words() and revealed([pin.words()], pin.private()) == []
+
+
 @pytest.mark.parametrize(
     ("message", "names"),
     [

@@ -18,7 +18,8 @@ Ours, where the paper is silent (it gives no screens):
   (appendix A says "at least", appendix B "greater than") nor an amount the solver types on the way to $100
   or $300 (its words say what it typed); the PIN is four digits;
 * the scripted solver never says the PIN or the balance: it says whether the balance is at least $500 or
-  less, the one fact the manual needs. The expert cannot name the PIN's keys; it asks for
+  less, the one fact the manual needs (``words()``, what a text-only solver gets instead of the picture,
+  shows the balance as the screen does). The expert cannot name the PIN's keys; it asks for
   ``Do: Enter your PIN``, which :meth:`AtmPuzzle.solver_steps` turns into the key presses with the solver's
   own note (the core's scripted solver does not call it yet, so with it the manual expert cannot log in).
 """
@@ -219,6 +220,15 @@ class AtmPuzzle(Puzzle):
             f"The ATM screen says: {KIND_NAME[self.kind]}. It shows my available balance: I will not say it, but "
             f"it is {side}. It asks for the amount; I have typed {typed}. Keys: {keys}."
         )
+
+    def words(self) -> str:
+        """What the picture shows, the balance included (a text-only solver must see it, and keep it)."""
+        lines = screen_lines(self.snapshot())
+        if self.screen == PIN and not self.done:
+            lines.append(f"{_count(len(self.typed)).capitalize()} of the four PIN digits typed, shown as dots.")
+        keys = "Deposit, Withdraw, the keypad 0-9, Clear, Enter, Cancel"
+        shown = "; ".join(" ".join(line.split()).rstrip(":.!") for line in lines)
+        return f"The ATM screen shows: {shown}. Keys: {keys}."
 
     @classmethod
     def advise(cls, said: Sequence[str]) -> str:
