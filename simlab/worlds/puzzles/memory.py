@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 
 from PIL import Image, ImageDraw
 
-from simlab.render.images import text_font
+from simlab.render.images import mono_font, text_font
 from simlab.worlds.puzzles.puzzle import DO, MEMORY, REASONING, Puzzle, Step
 
 STAGES = 5
@@ -155,23 +155,24 @@ class MemoryPuzzle(Puzzle):
     def oracle(self) -> str:
         return f"Press position {self._correct()}"
 
-    def describe(self) -> str:
+    def words(self) -> str:
         if self.solved:
             return "The module is disarmed: all five stage lights are on."
         now = self._now()
         labels = ", ".join(str(x) for x in now["labels"])
-        words = [
-            f"Stage {self.stage} of 5. The display shows {now['display']}.",
-            f"The four buttons from left to right (positions 1 to 4) are labelled {labels}.",
-        ]
-        if self.pressed:
-            done = "; ".join(
-                f"stage {k} position {p.position} (label {p.label})" for k, p in enumerate(self.pressed, 1)
-            )
-            words.append(f"Earlier in this run I pressed: {done}.")
-        else:
-            words.append("I have pressed nothing yet in this run.")
-        return " ".join(words)
+        return (
+            f"Stage {self.stage} of 5. The display shows {now['display']}. "
+            f"The four buttons from left to right (positions 1 to 4) are labelled {labels}."
+        )
+
+    def describe(self) -> str:
+        # what the picture shows, and what a careful solver remembers of this run (the picture does not show it)
+        if self.solved:
+            return self.words()
+        if not self.pressed:
+            return f"{self.words()} I have pressed nothing yet in this run."
+        done = "; ".join(f"stage {k} position {p.position} (label {p.label})" for k, p in enumerate(self.pressed, 1))
+        return f"{self.words()} Earlier in this run I pressed: {done}."
 
     @classmethod
     def advise(cls, said: Sequence[str]) -> str:
@@ -259,7 +260,7 @@ BUTTON_W, BUTTON_GAP, BUTTON_TOP = 96, 16, 250
 def _draw_display(draw: ImageDraw.ImageDraw, display: int) -> None:
     draw.rectangle((24, 24, 440, 210), fill=(30, 30, 30))
     draw.rectangle((120, 50, 344, 186), fill=(24, 70, 40), outline=(10, 10, 10), width=4)
-    draw.text((232, 118), str(display), fill=(210, 255, 210), font=text_font(96), anchor="mm")
+    draw.text((232, 118), str(display), fill=(210, 255, 210), font=mono_font(96), anchor="mm")
     draw.text((32, 30), "DISPLAY", fill=(200, 200, 200), font=text_font(20))
 
 
@@ -280,7 +281,7 @@ def _draw_button(draw: ImageDraw.ImageDraw, position: int, label: int, marked: b
     if marked:
         draw.rectangle((box[0] - 8, box[1] - 8, box[2] + 8, box[3] + 8), outline=(255, 140, 0), width=6)
     draw.rectangle(box, fill=(214, 200, 160), outline=(20, 20, 20), width=3)
-    draw.text(((box[0] + box[2]) // 2, BUTTON_TOP + 55), str(label), fill=(20, 20, 20), font=text_font(64), anchor="mm")
+    draw.text(((box[0] + box[2]) // 2, BUTTON_TOP + 55), str(label), fill=(20, 20, 20), font=mono_font(64), anchor="mm")
     draw.text(
         ((box[0] + box[2]) // 2, BUTTON_TOP + 130),
         f"position {position}",
