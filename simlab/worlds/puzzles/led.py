@@ -23,7 +23,7 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
-from simlab.render.images import text_font
+from simlab.render.images import mono_font, text_font
 from simlab.worlds.puzzles.puzzle import DO, MEMORY, REASONING, Puzzle, Step
 
 MULTIPLIER = {"red": 2, "green": 3, "blue": 4, "yellow": 5, "purple": 6, "orange": 7}
@@ -218,7 +218,7 @@ def button_box(i: int) -> tuple[int, int, int, int]:
 def _draw_top(draw: ImageDraw.ImageDraw, leds: list[str], stage: int) -> None:
     draw.rectangle((16, 16, 544, 140), fill=(30, 30, 30))
     draw.rectangle((28, 28, 128, 128), fill=(10, 10, 10), outline=(120, 120, 120), width=2)
-    draw.text((78, 78), str(stage), fill=(255, 255, 255), font=text_font(72), anchor="mm")
+    draw.text((78, 78), str(stage), fill=(255, 255, 255), font=mono_font(72), anchor="mm")
     for k, colour in enumerate(leds):
         x, y = led_centre(k, len(leds))
         draw.ellipse((x - LED_R, y - LED_R, x + LED_R, y + LED_R), fill=RGB[colour], outline=(0, 0, 0), width=2)
@@ -231,4 +231,4 @@ def _draw_button(draw: ImageDraw.ImageDraw, i: int, letter: str, marked: bool) -
         draw.rectangle((box[0] - 8, box[1] - 8, box[2] + 8, box[3] + 8), outline=(255, 140, 0), width=6)
     draw.rectangle(box, fill=(214, 200, 160), outline=(20, 20, 20), width=3)
     centre = ((box[0] + box[2]) // 2, (box[1] + box[3]) // 2)
-    draw.text(centre, letter, fill=(20, 20, 20), font=text_font(96), anchor="mm")
+    draw.text(centre, letter, fill=(20, 20, 20), font=mono_font(96), anchor="mm")
