@@ -145,7 +145,8 @@ def test_the_manual_expert_names_the_group_and_the_row_and_column_groups_after_i
     assert "press all the magenta squares next" in advice
     puzzle.act("Press blue squares")
     puzzle.act("Press leftmost column")
-    assert "The last group I pressed was: column." in puzzle.describe()
+    assert puzzle.describe() == puzzle.words() + " The last group I pressed was: column."  # remembered, not shown
+    assert puzzle.words().endswith("4 squares are white.")
     assert ColorPuzzle.advise([puzzle.describe()]).splitlines()[-1] == "Do: Press magenta squares"
     assert "Do:" not in ColorPuzzle.advise(["The grid has many colours."])
     assert "Do:" not in ColorPuzzle.advise([puzzle.describe().split(" The last group")[0]])  # which group before?

@@ -194,19 +194,20 @@ class ColorPuzzle(Puzzle):
     def oracle(self) -> str:
         return press(self.current)
 
-    def describe(self) -> str:
+    def words(self) -> str:
         if self.solved:
             return "All sixteen squares are white: the module is disarmed."
         rows = "; ".join(f"row {a + 1}: {', '.join(self.grid[4 * a : 4 * a + 4])}" for a in range(4))
-        done = (
-            "I have not pressed any group yet."
-            if self.previous is None
-            else f"The last group I pressed was: {self.previous}."
-        )
-        return (
-            f"The grid, row by row from the top, each row left to right: {rows}. "
-            f"{self.grid.count(WHITE)} squares are white. {done}"
-        )
+        whites = self.grid.count(WHITE)
+        return f"The grid, row by row from the top, each row left to right: {rows}. {whites} squares are white."
+
+    def describe(self) -> str:
+        # what the picture shows, and the group pressed last, which the solver remembers (the table needs it)
+        if self.solved:
+            return self.words()
+        if self.previous is None:
+            return f"{self.words()} I have not pressed any group yet."
+        return f"{self.words()} The last group I pressed was: {self.previous}."
 
     @classmethod
     def advise(cls, said: Sequence[str]) -> str:
