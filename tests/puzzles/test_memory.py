@@ -115,6 +115,10 @@ def test_the_reset_is_seeded_and_survives_a_deep_copy():
             {"stages": [{"display": 1, "labels": [1, 2, 3, 4]}] * 2 + [{"display": 1, "labels": [1, 1, 3, 4]}] * 3},
         ),
         ("stages[0].labels", {"stages": [{"display": 1, "labels": [True, 2, 3, 4]}] * 5}),
+        (
+            "stages[1].display",
+            {"stages": [{"display": d, "labels": [1, 2, 3, 4]} for d in (1, True, 2, 3, 4)]},
+        ),
     ],
 )
 def test_validate_names_the_broken_field(field, broken):

@@ -75,7 +75,8 @@ def check_stages(stages: Any) -> list[dict[str, Any]]:
     if not isinstance(stages, list) or len(stages) != STAGES:
         raise ValueError(f"stages: a list of {STAGES} stages expected, got {stages!r:.80}")
     for k, stage in enumerate(stages):
-        if not isinstance(stage, Mapping) or stage.get("display") not in LABELS:
+        display = stage.get("display") if isinstance(stage, Mapping) else None
+        if isinstance(display, bool) or display not in LABELS:  # True == 1 in Python: not a display
             raise ValueError(f"stages[{k}].display: 1-4 expected, got {stage!r:.60}")
         labels = stage.get("labels")
         if not isinstance(labels, list) or sorted(labels) != list(LABELS) or any(isinstance(x, bool) for x in labels):
