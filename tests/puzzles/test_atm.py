@@ -5,17 +5,14 @@ back from its pixels, the manual expert, and the random solver beside the paper'
 from __future__ import annotations
 
 import statistics
-from collections.abc import Mapping
-from typing import Any
 
 import pytesseract
 import pytest
 
-from simlab.core.world import Observation, Reply
-from simlab.runner.episode import run_episode
+from simlab.core.world import Reply
 from simlab.testing import play
 from simlab.worlds import get_family
-from simlab.worlds.puzzles.agents import AGENTS, last_said, named_actions
+from simlab.worlds.puzzles.agents import named_actions
 from simlab.worlds.puzzles.atm import (
     ACTIONS,
     CANCEL,
@@ -228,39 +225,15 @@ def test_the_manual_expert_follows_the_screens():
     ]
 
 
-class PinTypingSolver:
-    """The core's scripted solver plus the one thing it lacks: it types its own PIN when the expert says
-    ``Do: Enter your PIN`` (:meth:`AtmPuzzle.solver_steps` with the note in its observation)."""
-
-    def reset(self, seed: int, role: str, task: Mapping[str, Any]) -> None:
-        self.acted_on = -1
-
-    def act(self, observation: Observation) -> Reply:
-        asked = named_actions(last_said(observation, "expert"))
-        wanted = [a for line in asked for a in AtmPuzzle.solver_steps(line, observation.text)]
-        legal = set(observation.data.get("actions") or [])
-        if wanted and len(observation.history) != self.acted_on and all(a in legal for a in wanted):
-            self.acted_on = len(observation.history)
-            return Reply(action={"actions": wanted})
-        return Reply(message=f"{observation.data['description']} What should I do?")
-
-
-def test_the_manual_expert_solves_every_instance_in_four_turns_when_the_solver_types_its_pin():
-    runs = []
-    for k in range(100):
-        world = FAMILY.world(task_for("atm", k, 0, {}), SETTINGS)
-        agents = {"solver": PinTypingSolver(), "expert": AGENTS["manual"]("expert")}
-        runs.append(run_episode(world, agents, f"atm-{k}", 0).summary)
+def test_the_manual_expert_solves_every_instance_in_four_turns_with_the_scripted_solver():
+    """The scripted solver types its own PIN when the expert says ``Do: Enter your PIN`` (the contract's
+    ``solver_steps``), never says it, and the manual's rule does the rest."""
+    runs = [
+        play(FAMILY, task_for("atm", k, 0, {}), ["solver=scripted", "expert=manual"], 0, SETTINGS).summary
+        for k in range(100)
+    ]
     assert all(s["outcome"] == "success" and s["metrics"]["mistakes"] == 0 and not s["leaked"] for s in runs)
     assert {s["metrics"]["acl_taken"] for s in runs} == {4.0}
-
-
-def test_the_cores_scripted_solver_cannot_type_a_pin_it_must_not_hear():
-    """Measured: 0 of 100 with the scripted solver as the core has it (it does only legal ``Do:`` lines)."""
-    runs = [
-        play(FAMILY, task_for("atm", k, 0, {}), ["solver=scripted", "expert=manual"], 0, {}).summary for k in range(10)
-    ]
-    assert all(s["outcome"] == "failure" and not s["leaked"] for s in runs)
 
 
 # ---- the picture ---------------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ the module's words."""
 
 from __future__ import annotations
 
+import copy
 import random
 
 import pytest
@@ -61,17 +62,19 @@ def test_the_oracle_plays_legal_actions_and_progress_reaches_100(name):
 
 
 @pytest.mark.parametrize("name", PUZZLES)
-def test_some_action_is_a_mistake_and_the_world_counts_it(name):
+def test_some_action_on_the_way_is_a_mistake(name):
+    """Along the oracle's path (a module may start where no action can be wrong, like the ATM's menu), some
+    legal action is a strike: the random solver can make the paper's mistakes."""
     kind = puzzle_class(name)
-    for task in tasks(name, 30):
+    for task in tasks(name, 10):
         puzzle = kind(task["instance"], 3)
-        steps = []
-        for action in puzzle.actions():
-            trial = kind(task["instance"], 3)
-            steps.append(trial.act(action).kind)
-        if "mistake" in steps:
-            return
-    pytest.fail(f"no first action of {name} is ever a mistake")
+        for _ in range(200):
+            if any(copy.deepcopy(puzzle).act(a).kind == "mistake" for a in puzzle.actions()):
+                return
+            if puzzle.solved:
+                break
+            puzzle.act(puzzle.oracle())
+    pytest.fail(f"no action of {name} is ever a mistake along the oracle's path")
 
 
 @pytest.mark.parametrize("name", PUZZLES)

@@ -1,9 +1,9 @@
 """Scripted agents for the COMMA puzzles, and the registry :data:`AGENTS` agent specs are looked up in.
 
 * ``random`` solver: one legal action drawn uniformly each turn, never a word (the paper's Random row).
-* ``scripted`` solver: does the actions the expert's last message names on ``Do: ACTION`` lines when they are
-  all legal now; otherwise it tells the expert what it sees (the module in words, as a text-only model gets
-  it, plus what it remembers). It never reveals private values: its description leaves them out.
+* ``scripted`` solver: does the actions the expert's last message names on ``Do: ACTION`` lines (a line only
+  it can carry out, such as typing its own PIN, through the puzzle's ``solver_steps``); otherwise it tells
+  the expert what it sees and remembers (the puzzle's ``describe``). It never reveals private values.
 * ``oracle`` expert: knows the instance: it names every remaining correct action at once (the solution as
   the module will play it, from the world's privileged plan), so a scripted solver finishes in two turns.
 * ``manual`` expert: holds only the manual and answers the solver's descriptions by its rules (each puzzle's
@@ -61,10 +61,14 @@ class ScriptedSolver(ScriptedAgent):
         self.acted_on = -1  # the history length when it last acted: each instruction is followed once
 
     def act(self, observation: Observation) -> Reply:
-        legal = set(observation.data.get("actions") or [])
-        wanted = named_actions(last_said(observation, EXPERT))
+        kind = puzzle_class(str(observation.data.get("puzzle")))
+        note = str(observation.data.get("note") or "")
+        asked = named_actions(last_said(observation, EXPERT))
+        wanted = [action for line in asked for action in kind.solver_steps(line, note)]
         fresh = len(observation.history) != self.acted_on
-        if wanted and fresh and all(a in legal for a in wanted):
+        # the first must be legal now; later ones may wait for a screen the earlier ones open (the world
+        # stops a list at its first action that is not legal)
+        if wanted and fresh and wanted[0] in (observation.data.get("actions") or []):
             self.acted_on = len(observation.history)
             return Reply(action={"actions": wanted}, reasoning="Doing what the expert said.")
         words = str(observation.data.get("description") or "")

@@ -110,7 +110,7 @@ class AtmPuzzle(Puzzle):
         return {"PIN": self.pin, "balance": dollars(self.balance)}
 
     @classmethod
-    def solver_steps(cls, line: str, note: str) -> list[str]:
+    def solver_steps(cls, line: str, note: str) -> list[str]:  # the contract's hook: the solver's own PIN
         """The actions the solver makes of an expert's ``Do:`` line with its private ``note``: "Enter your PIN"
         becomes the PIN's key presses and Enter; any other line is itself."""
         found = re.search(rf"PIN is ([0-9]{{{PIN_LENGTH}}})", note)

@@ -130,6 +130,13 @@ class Puzzle(ABC):
         when the descriptions do not determine it."""
 
     @classmethod
+    def solver_steps(cls, line: str, note: str) -> list[str]:
+        """The actions a solver makes of one ``Do:`` line given what only it knows (``note``: the private facts
+        of :meth:`solver_note`): the ATM's "Enter your PIN" becomes the PIN's key presses. By default the
+        line is itself an action."""
+        return [line]
+
+    @classmethod
     def manual(cls) -> str:
         """The manual text the expert receives (the paper's appendix A; ours where marked)."""
         return resources.files(__package__).joinpath("prompts", "manuals", f"{cls.name}.txt").read_text("utf-8").strip()

@@ -190,6 +190,7 @@ class PuzzlesWorld(World):
         images = LazyImages({"module": lambda: self.kind.draw(snapshot)})
         data = {"puzzle": self.kind.name, "snapshot": snapshot, "actions": legal, "feedback": list(self.feedback)}
         data["description"] = self.puzzle.describe()  # what the scripted solver says
+        data["note"] = note  # the private facts it was told, as the text says them
         words = {"module": self.puzzle.words()}
         return Observation(SOLVER, self.turn, "\n\n".join(parts), images, data, None, words, shared)
 
