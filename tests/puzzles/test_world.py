@@ -118,6 +118,8 @@ def test_leaks_are_found_through_spelling_spacing_and_currency():
     assert revealed(["The screen asks for a PIN and shows my balance."], private) == []
     assert revealed(["my account 148210"], private) == []  # digits inside a longer number are not the PIN
     assert digits_of("one-two three") == "123"
+    assert revealed(["I need $20, $50 and $10"], {"PIN": "2050"}) == []  # a list of amounts is no PIN
+    assert revealed(["it shows 1287"], {"balance": "$1,287.00"}) == ["balance"]  # the value is normalised too
 
 
 def test_every_wire_instance_is_valid_and_the_scripted_pair_agree_with_the_rules():
