@@ -2,7 +2,8 @@
 
 Run under a display or Xvfb: ``xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python tools/make_screenshots.py``
 It writes, in docs/images/: the demo run at turns 3, 9 and 20, a rooms episode, a boards episode, a person
-playing the blocks builder and one playing the boards robot (their role windows), and a turn sheet.
+playing the blocks builder and one playing the boards robot (their role windows), a Color puzzle, and a turn
+sheet.
 """
 
 from __future__ import annotations
@@ -77,6 +78,12 @@ def boards(app: QApplication, tmp: Path) -> None:
     recorded(app, tmp, config, BOARDS_EPISODE_INDEX, BOARDS_TURN, "app_boards.png")
 
 
+def puzzles(app: QApplication, tmp: Path) -> None:
+    """The manual-reading expert guiding the scripted solver through a Color puzzle, mid-way."""
+    config = RunConfig("puzzles", seed=0, episodes=4, agents=["expert=manual"], groups=["color"])
+    recorded(app, tmp, config, 0, 3, "app_puzzles.png")
+
+
 def human(app: QApplication, tmp: Path, world: str, role: str, name: str, **settings: object) -> None:
     """A person playing ``role``: their role window at the first question."""
     window = new_window(tmp)
@@ -113,6 +120,7 @@ def main() -> int:
         demo_turns(app, tmp)
         rooms(app, tmp)
         boards(app, tmp)
+        puzzles(app, tmp)
         human(app, tmp, "blocks", "builder", "app_human_builder.png", turns=6)
         human(app, tmp, "boards", "robot", "app_human_robot.png")
         sheet()
