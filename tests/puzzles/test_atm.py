@@ -10,7 +10,6 @@ import pytesseract
 import pytest
 
 from simlab.core.world import Reply
-from simlab.testing import play
 from simlab.worlds import get_family
 from simlab.worlds.puzzles.agents import named_actions
 from simlab.worlds.puzzles.atm import (
@@ -36,6 +35,7 @@ from simlab.worlds.puzzles.atm import (
 )
 from simlab.worlds.puzzles.family import task_for
 from simlab.worlds.puzzles.leaks import revealed
+from tests.puzzles.runs import MANUAL, RANDOM, summaries
 
 FAMILY = get_family("puzzles")
 SETTINGS = FAMILY.check_settings({})
@@ -228,10 +228,7 @@ def test_the_manual_expert_follows_the_screens():
 def test_the_manual_expert_solves_every_instance_in_four_turns_with_the_scripted_solver():
     """The scripted solver types its own PIN when the expert says ``Do: Enter your PIN`` (the contract's
     ``solver_steps``), never says it, and the manual's rule does the rest."""
-    runs = [
-        play(FAMILY, task_for("atm", k, 0, {}), ["solver=scripted", "expert=manual"], 0, SETTINGS).summary
-        for k in range(100)
-    ]
+    runs = summaries("atm", MANUAL, SETTINGS)
     assert all(s["outcome"] == "success" and s["metrics"]["mistakes"] == 0 and not s["leaked"] for s in runs)
     assert {s["metrics"]["acl_taken"] for s in runs} == {4.0}
 
@@ -294,9 +291,6 @@ def test_the_key_just_pressed_is_highlighted():
 def test_the_random_solver_is_near_the_papers_random_row():
     """Paper (tables 1-4): SR 0, PSR 0, mistakes 0.18 ± 0.1, ACL 10.00. Measured here: SR 0, PSR 0, mistakes
     0.03 (wrong PINs: the random solver never gets past the PIN), ACL 10.00."""
-    runs = [
-        play(FAMILY, task_for("atm", k, 0, {}), ["solver=random", "expert=silent"], 0, {}).summary["metrics"]
-        for k in range(100)
-    ]
+    runs = [s["metrics"] for s in summaries("atm", RANDOM)]
     assert all(r["sr"] == 0 and r["acl"] == 10 and r["leak"] == 0 for r in runs)
     assert statistics.mean(r["mistakes"] for r in runs) <= 0.4

@@ -10,7 +10,6 @@ import re
 
 import pytest
 
-from simlab.testing import play
 from simlab.worlds import get_family
 from simlab.worlds.puzzles.color import (
     COLOURS,
@@ -24,7 +23,7 @@ from simlab.worlds.puzzles.color import (
     members,
     next_group,
 )
-from simlab.worlds.puzzles.family import task_for
+from tests.puzzles.runs import MANUAL, random_row, summaries
 
 FAMILY = get_family("puzzles")
 r, b, g, y, m, w = "red", "blue", "green", "yellow", "magenta", WHITE
@@ -171,10 +170,7 @@ def test_the_picture_shows_every_square_s_colour_and_the_press():
 def test_the_manual_expert_and_the_scripted_solver():
     # 98 of 100 in the paper's 10 turns: two instances need a sixth colour stage; all 100 within 12 turns
     def runs(turns: int) -> list[dict]:
-        return [
-            play(FAMILY, task_for("color", k, 0, {}), ["solver=scripted", "expert=manual"], 0, {"turns": turns}).summary
-            for k in range(100)
-        ]
+        return summaries("color", MANUAL, {"turns": turns})
 
     ten = runs(10)
     assert sum(s["outcome"] == "success" for s in ten) == 98
@@ -184,11 +180,7 @@ def test_the_manual_expert_and_the_scripted_solver():
 
 def test_the_random_solver_is_near_the_papers_random_row():
     # measured: SR 0, PSR 6.1, mistakes 3.00, ACL 2.55; the paper: 0, 6 +- 1.0, 3.00, 2.58 +- 0.1
-    rows = [
-        play(FAMILY, task_for("color", k, 0, {}), ["solver=random", "expert=silent"], 0, {}).summary["metrics"]
-        for k in range(100)
-    ]
-    mean = {key: sum(row[key] for row in rows) / len(rows) for key in ("sr", "psr", "mistakes", "acl")}
+    mean = random_row("color")
     assert mean["sr"] <= 2
     assert 3 <= mean["psr"] <= 10
     assert mean["mistakes"] >= 2.9

@@ -11,9 +11,7 @@ from statistics import mean
 
 import pytest
 
-from simlab.testing import play
 from simlab.worlds import get_family
-from simlab.worlds.puzzles.family import task_for
 from simlab.worlds.puzzles.keypad import (
     COLUMNS,
     HIGHLIGHT,
@@ -28,6 +26,7 @@ from simlab.worlds.puzzles.keypad import (
     light_box,
     press_order,
 )
+from tests.puzzles.runs import MANUAL, RANDOM, summaries
 
 FAMILY = get_family("puzzles")
 TL, TR, BL, BR = POSITIONS
@@ -147,12 +146,8 @@ def test_the_picture_shows_each_symbol_the_lights_and_the_press():
     assert len(crops) == len(SYMBOLS)
 
 
-def _summaries(agents: list[str]) -> list[dict]:
-    return [play(FAMILY, task_for("keypad", k, 0, {}), agents, 0, {}).summary for k in range(100)]
-
-
 def test_the_manual_expert_and_the_scripted_solver_solve_every_instance_in_two_turns():
-    runs = _summaries(["solver=scripted", "expert=manual"])
+    runs = summaries("keypad", MANUAL)
     assert all(s["outcome"] == "success" and s["errors"] == 0 for s in runs)
     assert {s["metrics"]["acl_taken"] for s in runs} == {2.0}
 
@@ -160,7 +155,7 @@ def test_the_manual_expert_and_the_scripted_solver_solve_every_instance_in_two_t
 def test_the_random_solver_is_near_the_papers_random_row():
     # paper, Random: SR 1 +- 1.0, PSR 18 +- 2.1, mistakes 2.97 +- 0.0, ACL 2.88 +- 0.1;
     # ours measured SR 1, PSR 18, mistakes 2.99, ACL 2.97
-    runs = _summaries(["solver=random", "expert=silent"])
+    runs = summaries("keypad", RANDOM)
     assert mean(s["metrics"]["sr"] for s in runs) <= 6
     assert 10 <= mean(s["metrics"]["psr"] for s in runs) <= 28
     assert mean(s["metrics"]["mistakes"] for s in runs) >= 2.8

@@ -11,7 +11,6 @@ import pytesseract
 import pytest
 from PIL import ImageOps
 
-from simlab.testing import play
 from simlab.worlds import get_family
 from simlab.worlds.puzzles.family import task_for
 from simlab.worlds.puzzles.led import (
@@ -24,6 +23,7 @@ from simlab.worlds.puzzles.led import (
     led_centre,
     new_stage,
 )
+from tests.puzzles.runs import MANUAL, random_row, summaries
 
 FAMILY = get_family("puzzles")
 
@@ -156,20 +156,14 @@ def test_the_picture_shows_the_stage_the_leds_the_letters_and_the_press():
 
 
 def test_the_manual_expert_and_the_scripted_solver_solve_every_instance():
-    results = [
-        play(FAMILY, task_for("led", k, 0, {}), ["solver=scripted", "expert=manual"], 0, {}).summary for k in range(100)
-    ]
+    results = summaries("led", MANUAL)
     assert all(r["outcome"] == "success" and r["metrics"]["mistakes"] == 0 for r in results)
     assert max(r["turns"] for r in results) <= 10  # five stages at most, each a description and a press
 
 
 def test_the_random_solver_is_near_the_papers_random_row():
     # measured: SR 15, PSR 34.6, mistakes 2.75, ACL 2.81; the paper: 14 +- 3.5, 32 +- 3.6, 2.76, 2.76 +- 0.1
-    rows = [
-        play(FAMILY, task_for("led", k, 0, {}), ["solver=random", "expert=silent"], 0, {}).summary["metrics"]
-        for k in range(100)
-    ]
-    mean = {key: sum(r[key] for r in rows) / len(rows) for key in ("sr", "psr", "mistakes", "acl")}
+    mean = random_row("led")
     assert 4 <= mean["sr"] <= 28
     assert 22 <= mean["psr"] <= 46
     assert 2.5 <= mean["mistakes"] <= 2.95

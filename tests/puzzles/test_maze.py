@@ -5,11 +5,9 @@ beside the paper's Random row."""
 from __future__ import annotations
 
 import random
-import statistics
 
 import pytest
 
-from simlab.testing import play
 from simlab.worlds import get_family
 from simlab.worlds.puzzles.family import task_for
 from simlab.worlds.puzzles.maze import (
@@ -29,6 +27,7 @@ from simlab.worlds.puzzles.maze import (
     MazePuzzle,
     path,
 )
+from tests.puzzles.runs import MANUAL, random_row, summaries
 
 FAMILY = get_family("puzzles")
 CORNERS = {"green": [0, 0], "blue": [0, 4], "red": [4, 0], "yellow": [4, 4]}
@@ -174,12 +173,9 @@ def test_the_manual_expert_plans_from_the_newest_description():
 
 
 def test_the_manual_expert_and_the_scripted_solver_solve_every_instance_in_two_turns():
-    summaries = [
-        play(FAMILY, task_for("maze", k, 0, {}), ["solver=scripted", "expert=manual"], 0, {}).summary
-        for k in range(100)
-    ]
-    assert all(s["outcome"] == "success" and s["metrics"]["mistakes"] == 0 for s in summaries)
-    assert {s["metrics"]["acl_taken"] for s in summaries} == {2.0}
+    runs = summaries("maze", MANUAL)
+    assert all(s["outcome"] == "success" and s["metrics"]["mistakes"] == 0 for s in runs)
+    assert {s["metrics"]["acl_taken"] for s in runs} == {2.0}
 
 
 # ---- the picture ---------------------------------------------------------------------------------------------
@@ -234,11 +230,7 @@ def test_the_action_just_taken_is_highlighted():
 def test_the_random_solver_is_near_the_papers_random_row():
     """Paper (tables 1-4): SR 3 ± 1.7, PSR 0 ± 0.0, mistakes 1.96 ± 0.1, ACL 8.59 ± 0.2. Measured here: SR 2,
     PSR 6.4, mistakes 1.82, ACL 8.74 (the paper's PSR of 0 is below its own SR of 3; see maze.py)."""
-    runs = [
-        play(FAMILY, task_for("maze", k, 0, {}), ["solver=random", "expert=silent"], 0, {}).summary["metrics"]
-        for k in range(100)
-    ]
-    mean = {m: statistics.mean(r[m] for r in runs) for m in ("sr", "psr", "mistakes", "acl")}
+    mean = random_row("maze")
     assert mean["sr"] <= 10 and mean["psr"] <= 20
     assert 1.5 <= mean["mistakes"] <= 2.3 and 8.0 <= mean["acl"] <= 9.5
 

@@ -11,7 +11,6 @@ import pytesseract
 import pytest
 from PIL import ImageOps
 
-from simlab.testing import play
 from simlab.worlds import get_family
 from simlab.worlds.puzzles.family import task_for
 from simlab.worlds.puzzles.memory import (
@@ -22,6 +21,7 @@ from simlab.worlds.puzzles.memory import (
     Press,
     correct_position,
 )
+from tests.puzzles.runs import MANUAL, random_row, summaries
 
 FAMILY = get_family("puzzles")
 LABELS = [3, 1, 4, 2]  # label 4 in position 3, label 1 in position 2...
@@ -214,21 +214,14 @@ def test_the_picture_shows_the_display_the_labels_the_lights_and_the_press():
 
 
 def test_the_manual_expert_and_the_scripted_solver_solve_every_instance_in_ten_turns():
-    results = [
-        play(FAMILY, task_for("memory", k, 0, {}), ["solver=scripted", "expert=manual"], 0, {}).summary
-        for k in range(100)
-    ]
+    results = summaries("memory", MANUAL)
     assert all(r["outcome"] == "success" and r["metrics"]["mistakes"] == 0 for r in results)
     assert {r["turns"] for r in results} == {10}  # five stages, each a description and a press
 
 
 def test_the_random_solver_is_near_the_papers_random_row():
     # measured: SR 0, PSR 16.0, mistakes 3.00, ACL 3.04; the paper: 0, 15 +- 1.6, 3.00, 2.95 +- 0.1
-    rows = [
-        play(FAMILY, task_for("memory", k, 0, {}), ["solver=random", "expert=silent"], 0, {}).summary["metrics"]
-        for k in range(100)
-    ]
-    mean = {key: sum(r[key] for r in rows) / len(rows) for key in ("sr", "psr", "mistakes", "acl")}
+    mean = random_row("memory")
     assert mean["sr"] <= 2
     assert 9 <= mean["psr"] <= 24
     assert mean["mistakes"] >= 2.9

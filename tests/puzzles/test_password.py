@@ -11,9 +11,7 @@ from statistics import mean
 
 import pytest
 
-from simlab.testing import play
 from simlab.worlds import get_family
-from simlab.worlds.puzzles.family import task_for
 from simlab.worlds.puzzles.password import (
     HIGHLIGHT,
     WORDS,
@@ -22,6 +20,7 @@ from simlab.worlds.puzzles.password import (
     formable,
     letter_box,
 )
+from tests.puzzles.runs import MANUAL, RANDOM, summaries
 
 FAMILY = get_family("puzzles")
 # WATER can be set; no other listed word can be formed from these
@@ -150,13 +149,9 @@ def test_the_picture_shows_each_letter_and_the_press():
     assert len(crops) == 26
 
 
-def _summaries(agents: list[str]) -> list[dict]:
-    return [play(FAMILY, task_for("password", k, 0, {}), agents, 0, {}).summary for k in range(100)]
-
-
 def test_the_manual_expert_and_the_scripted_solver_solve_every_instance_in_six_turns():
     # describe, two rounds of Up at every position to see all three letters, then set and submit
-    runs = _summaries(["solver=scripted", "expert=manual"])
+    runs = summaries("password", MANUAL)
     assert all(s["outcome"] == "success" and s["errors"] == 0 for s in runs)
     assert {s["metrics"]["acl_taken"] for s in runs} == {6.0}
 
@@ -164,7 +159,7 @@ def test_the_manual_expert_and_the_scripted_solver_solve_every_instance_in_six_t
 def test_the_random_solver_is_near_the_papers_random_row():
     # paper, Random: SR = PSR 0 +- 0.0, mistakes 0.94 +- 0.1, ACL 9.92 +- 0.0; ours measured 0, 0.78, 9.96
     # (one submit in 11 actions over 10 turns: 0.9 expected)
-    runs = _summaries(["solver=random", "expert=silent"])
+    runs = summaries("password", RANDOM)
     assert mean(s["metrics"]["sr"] for s in runs) <= 3
     assert 0.5 <= mean(s["metrics"]["mistakes"] for s in runs) <= 1.3
     assert mean(s["metrics"]["acl"] for s in runs) >= 9.5

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import csv
 import re
-import statistics
 from pathlib import Path
 
 import pytesseract
@@ -40,6 +39,7 @@ from simlab.worlds.puzzles.telehealth import (
     manual_diagnosis,
     manual_treatment,
 )
+from tests.puzzles.runs import MANUAL, random_row, summaries
 
 FAMILY = get_family("puzzles")
 FIELDS = ("itch", "bleed", "hurt", "grew", "changed", "elevation")
@@ -304,10 +304,7 @@ def test_the_manual_expert_diagnoses_and_treats_from_the_description():
 
 
 def test_the_manual_expert_and_the_scripted_solver_solve_every_stand_in_in_two_turns():
-    runs = [
-        play(FAMILY, task_for("telehealth", k, 0, {}), ["solver=scripted", "expert=manual"], 0, {}).summary
-        for k in range(100)
-    ]
+    runs = summaries("telehealth", MANUAL)
     assert all(s["outcome"] == "success" and s["metrics"]["mistakes"] == 0 and not s["leaked"] for s in runs)
     assert {s["metrics"]["acl_taken"] for s in runs} == {2.0}
 
@@ -363,11 +360,7 @@ def test_the_recorded_diagnosis_and_the_pressed_button_are_marked():
 def test_the_random_solver_is_near_the_papers_random_row():
     """Paper (tables 1-4): SR 3 ± 1.7, PSR 16 ± 2.6, mistakes 2.96, ACL 2.27. Measured here: SR 7, PSR 18,
     mistakes 2.86, ACL 2.27 (expected under these rules: SR 6.4, PSR 18.1, mistakes 2.89, ACL 2.25)."""
-    runs = [
-        play(FAMILY, task_for("telehealth", k, 0, {}), ["solver=random", "expert=silent"], 0, {}).summary["metrics"]
-        for k in range(100)
-    ]
-    mean = {m: statistics.mean(r[m] for r in runs) for m in ("sr", "psr", "mistakes", "acl")}
+    mean = random_row("telehealth")
     assert mean["sr"] <= 15 and 8 <= mean["psr"] <= 30
     assert 2.6 <= mean["mistakes"] <= 3.0 and 2.0 <= mean["acl"] <= 2.6
 

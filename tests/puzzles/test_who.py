@@ -10,9 +10,7 @@ from statistics import mean
 
 import pytest
 
-from simlab.testing import play
 from simlab.worlds import get_family
-from simlab.worlds.puzzles.family import task_for
 from simlab.worlds.puzzles.who import (
     DISPLAY_BOX,
     GROUPS,
@@ -24,6 +22,7 @@ from simlab.worlds.puzzles.who import (
     button_box,
     correct_position,
 )
+from tests.puzzles.runs import MANUAL, RANDOM, summaries
 
 FAMILY = get_family("puzzles")
 GROUP1 = ["READY", "FIRST", "NO", "BLANK", "NOTHING", "YES"]
@@ -157,19 +156,15 @@ def test_the_picture_shows_the_display_the_labels_and_the_press():
     assert marked.getpixel((button_box("top left")[0] - 5, 175)) != HIGHLIGHT
 
 
-def _summaries(agents: list[str]) -> list[dict]:
-    return [play(FAMILY, task_for("who", k, 0, {}), agents, 0, {}).summary for k in range(100)]
-
-
 def test_the_manual_expert_and_the_scripted_solver_solve_every_instance_in_two_turns():
-    runs = _summaries(["solver=scripted", "expert=manual"])
+    runs = summaries("who", MANUAL)
     assert all(s["outcome"] == "success" and s["errors"] == 0 for s in runs)
     assert {s["metrics"]["acl_taken"] for s in runs} == {2.0}
 
 
 def test_the_random_solver_is_near_the_papers_random_row():
     # paper, Random: SR = PSR 44 +- 5.0, mistakes 2.02 +- 0.1, ACL 1.46 +- 0.1; ours measured 42, 2.09, 1.51
-    runs = _summaries(["solver=random", "expert=silent"])
+    runs = summaries("who", RANDOM)
     assert 30 <= mean(s["metrics"]["sr"] for s in runs) <= 58
     assert mean(s["metrics"]["psr"] for s in runs) == mean(s["metrics"]["sr"] for s in runs)
     assert 1.7 <= mean(s["metrics"]["mistakes"] for s in runs) <= 2.4

@@ -103,9 +103,6 @@ class PasswordPuzzle(Puzzle):
     def solved(self) -> bool:
         return self.answer in self.submitted
 
-    def progress(self) -> float:
-        return 100.0 if self.solved else 0.0
-
     def snapshot(self) -> dict[str, Any]:
         return {
             "letters": list(self.word),

@@ -85,9 +85,10 @@ class Puzzle(ABC):
     def solved(self) -> bool:
         """Whether the module is disarmed."""
 
-    @abstractmethod
     def progress(self) -> float:
-        """Partial progress 0-100 (the paper's PSR for this episode); 100 when solved."""
+        """Partial progress 0-100 (the paper's PSR for this episode); 100 when solved. Single-step puzzles
+        keep this default (0 until solved); multi-step ones say how far the solver got."""
+        return 100.0 if self.solved else 0.0
 
     @abstractmethod
     def snapshot(self) -> dict[str, Any]:

@@ -157,9 +157,6 @@ class WhoPuzzle(Puzzle):
     def solved(self) -> bool:
         return self.answer in self.pressed
 
-    def progress(self) -> float:
-        return 100.0 if self.solved else 0.0
-
     def snapshot(self) -> dict[str, Any]:
         return {"display": self.display, "labels": list(self.labels), "solved": self.solved}
 

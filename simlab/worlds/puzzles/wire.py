@@ -103,9 +103,6 @@ class WirePuzzle(Puzzle):
     def solved(self) -> bool:
         return correct_wire(self.wires, self.serial) in self.cut
 
-    def progress(self) -> float:
-        return 100.0 if self.solved else 0.0
-
     def snapshot(self) -> dict[str, Any]:
         return {"wires": list(self.wires), "serial": self.serial, "cut": list(self.cut)}
 
