@@ -12,7 +12,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from PIL import Image, ImageFont
+from PIL import Image, ImageDraw, ImageFont
 
 
 @lru_cache(maxsize=64)
@@ -32,6 +32,20 @@ misread (a serial number's 0 and O), the same on every machine."""
 def mono_font(size: int) -> ImageFont.FreeTypeFont:
     """The shipped monospaced font at ``size`` pixels."""
     return ImageFont.truetype(str(MONO_FONT), max(8, size))
+
+
+def draw_centred(
+    draw: ImageDraw.ImageDraw,
+    box: tuple[int, int, int, int],
+    text: str,
+    font: ImageFont.ImageFont | ImageFont.FreeTypeFont,
+    fill: Any,
+) -> None:
+    """``text`` centred in ``box`` (left, top, right, bottom) by its ink, not its line box."""
+    left, top, right, bottom = draw.textbbox((0, 0), text, font=font)
+    x = (box[0] + box[2] - (right - left)) // 2 - left
+    y = (box[1] + box[3] - (bottom - top)) // 2 - top
+    draw.text((x, y), text, fill=fill, font=font)
 
 
 def to_png_bytes(image: Image.Image | bytes | Any) -> bytes:

@@ -21,7 +21,7 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
-from simlab.render.images import text_font
+from simlab.render.images import draw_centred, text_font
 from simlab.worlds.puzzles.puzzle import DO, GROUNDING, REASONING, Puzzle, Step
 
 WORDS = tuple(
@@ -159,12 +159,12 @@ class PasswordPuzzle(Puzzle):
         draw = ImageDraw.Draw(image)
         for k, letter in enumerate(snapshot["letters"], start=1):
             draw.rectangle(letter_box(k), fill=SCREEN, outline=(20, 40, 20), width=3)
-            _centred(draw, letter_box(k), str(letter), 64, (15, 30, 15))
+            draw_centred(draw, letter_box(k), str(letter), text_font(64), (15, 30, 15))
             for direction in ("Up", "Down"):
                 _arrow_button(draw, f"{direction} {k}", highlight)
-            _centred(draw, (letter_box(k)[0], 300, letter_box(k)[2], 326), str(k), 22, (230, 230, 230))
+            draw_centred(draw, (letter_box(k)[0], 300, letter_box(k)[2], 326), str(k), text_font(22), (230, 230, 230))
         draw.rectangle(SUBMIT_BOX, fill=(200, 200, 200), outline=(40, 40, 40), width=3)
-        _centred(draw, SUBMIT_BOX, "SUBMIT", 30, (20, 20, 20))
+        draw_centred(draw, SUBMIT_BOX, "SUBMIT", text_font(30), (20, 20, 20))
         if highlight == "Submit":
             _mark(draw, SUBMIT_BOX)
         return image
@@ -203,14 +203,6 @@ def _arrow_button(draw: ImageDraw.ImageDraw, action: str, highlight: str | None)
 
 def _mark(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int]) -> None:
     draw.rectangle((box[0] - 6, box[1] - 6, box[2] + 6, box[3] + 6), outline=HIGHLIGHT, width=5)
-
-
-def _centred(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], text: str, size: int, fill: Any) -> None:
-    font = text_font(size)
-    left, top, right, bottom = draw.textbbox((0, 0), text, font=font)
-    x = (box[0] + box[2] - (right - left)) // 2 - left
-    y = (box[1] + box[3] - (bottom - top)) // 2 - top
-    draw.text((x, y), text, fill=fill, font=font)
 
 
 def _letters_ok(letters: Any) -> bool:

@@ -18,7 +18,7 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
-from simlab.render.images import text_font
+from simlab.render.images import draw_centred, text_font
 from simlab.worlds.puzzles.puzzle import DO, GROUNDING, Puzzle, Step
 
 POSITIONS = ("top left", "top right", "middle left", "middle right", "bottom left", "bottom right")
@@ -190,23 +190,15 @@ class WhoPuzzle(Puzzle):
         image = Image.new("RGB", (WIDTH, HEIGHT), (62, 66, 72))
         draw = ImageDraw.Draw(image)
         draw.rectangle(DISPLAY_BOX, fill=(20, 28, 24), outline=(140, 140, 140), width=3)
-        _centred(draw, DISPLAY_BOX, str(snapshot["display"]), 40, (120, 255, 150))
+        draw_centred(draw, DISPLAY_BOX, str(snapshot["display"]), text_font(40), (120, 255, 150))
         for position, label in zip(POSITIONS, snapshot["labels"], strict=True):
             box = button_box(position)
             draw.rectangle(box, fill=(226, 214, 180), outline=(40, 40, 40), width=3)
-            _centred(draw, box, str(label), 30, (20, 20, 20))
+            draw_centred(draw, box, str(label), text_font(30), (20, 20, 20))
             if highlight == f"Press {position}":
                 x0, y0, x1, y1 = box
                 draw.rectangle((x0 - 8, y0 - 8, x1 + 8, y1 + 8), outline=HIGHLIGHT, width=6)
         return image
-
-
-def _centred(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], text: str, size: int, fill: Any) -> None:
-    font = text_font(size)
-    left, top, right, bottom = draw.textbbox((0, 0), text, font=font)
-    x = (box[0] + box[2] - (right - left)) // 2 - left
-    y = (box[1] + box[3] - (bottom - top)) // 2 - top
-    draw.text((x, y), text, fill=fill, font=font)
 
 
 def _heard_display(said: Sequence[str]) -> str | None:
