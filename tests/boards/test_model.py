@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from simlab.worlds.boards.api import execute
 from simlab.worlds.boards.model import (
     COLOURS,
     HALF_OF,
@@ -275,4 +276,28 @@ def test_random_programs_keep_the_invariants_and_refusals_change_nothing(program
             {"put": put, "remove": remove, "move": move}[call[0]](board, *call[1:])
         except BoardError:
             assert board == before
+        invariants_hold(board)
+
+
+# ---- whole robot programs through the interpreter: all or nothing -------------------------------------------
+def call_text(call: tuple) -> str:
+    name, *args = call
+    return f"{name}(board, {', '.join(repr(a) for a in args)})"
+
+
+programs = st.lists(st.lists(calls, min_size=1, max_size=8).map(lambda cs: "\n".join(map(call_text, cs))), max_size=6)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(programs)
+def test_random_robot_programs_keep_the_invariants_and_a_refused_program_changes_nothing(turns):
+    board, history = Board(), ()
+    for source in turns:
+        before = board.copy()
+        run = execute(board, source, Rules(), history)
+        assert board == before  # the program ran on a copy
+        if run.ok:
+            board, history = run.board, run.before_turns
+        else:
+            assert run.board == before and run.code  # the whole program was thrown away
         invariants_hold(board)
