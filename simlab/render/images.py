@@ -48,6 +48,12 @@ def draw_centred(
     draw.text((x, y), text, fill=fill, font=font)
 
 
+def pixels(image: Image.Image) -> list[Any]:
+    """Every pixel of ``image``, row by row, on any Pillow (``getdata`` is deprecated from Pillow 12.1)."""
+    flat = getattr(image, "get_flattened_data", None)
+    return list(flat() if flat else image.getdata())
+
+
 def to_png_bytes(image: Image.Image | bytes | Any) -> bytes:
     """Encode ``image`` as PNG (bytes pass through); the same image always gives the same bytes."""
     if isinstance(image, bytes):

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from simlab.render.images import to_png_bytes
+from simlab.render.images import pixels, to_png_bytes
 from simlab.worlds.blocks.images import (
     COLOR_RGB,
     board_cell_box,
@@ -51,13 +51,8 @@ def _centre(box: tuple[int, int, int, int]) -> tuple[int, int]:
     return ((box[0] + box[2]) // 2, (box[1] + box[3]) // 2)
 
 
-def _pixels(image: Image.Image) -> list[tuple[int, ...]]:
-    flat = getattr(image, "get_flattened_data", None)  # Pillow >= 12.1; getdata() is deprecated there
-    return list(flat() if flat else image.getdata())
-
-
 def _distinct_colours(image: Image.Image) -> int:
-    return len(set(_pixels(image)))
+    return len(set(pixels(image)))
 
 
 @pytest.mark.parametrize("director", ["D1", "D2", "D3"])
@@ -96,7 +91,7 @@ def test_wall_end_on_mark_needs_the_target() -> None:
     marked = wall_image(view, CELL, target_json=target.to_json())
     box = wall_cell_box(view, 0, 0, CELL, target_json=target.to_json())
     crop = marked.crop(box)
-    assert any(_near(p, (255, 255, 255), 10) for p in _pixels(crop))  # white dashes on the outline
+    assert any(_near(p, (255, 255, 255), 10) for p in pixels(crop))  # white dashes on the outline
     assert to_png_bytes(plain) != to_png_bytes(marked)
 
 
@@ -137,13 +132,13 @@ def test_board_target_marks_matching_cells_only() -> None:
     plain = board_image(current.to_json(), CELL)
     assert image.height > plain.height  # one more legend line
     teal = (0, 122, 110)
-    assert any(_near(p, teal, 3) for p in _pixels(image.crop(board_cell_box((2, 1), CELL))))
-    assert not any(_near(p, teal, 3) for p in _pixels(image.crop(board_cell_box((1, 1), CELL))))
+    assert any(_near(p, teal, 3) for p in pixels(image.crop(board_cell_box((2, 1), CELL))))
+    assert not any(_near(p, teal, 3) for p in pixels(image.crop(board_cell_box((1, 1), CELL))))
 
 
 def test_empty_board_renders_only_the_grid() -> None:
     image = board_image(Board().to_json(), CELL)
-    for pixel in set(_pixels(image)):
+    for pixel in set(pixels(image)):
         assert max(pixel) - min(pixel) < 30, pixel  # greys only: no block colours, no markers
 
 

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 import pytest
 from PIL import Image
 
-from simlab.render.images import to_png_bytes
+from simlab.render.images import pixels, to_png_bytes
 from simlab.worlds.boards.images import (
     CELL_PX,
     COLOUR_RGB,
@@ -38,9 +38,7 @@ def _near(a: Iterable[int], b: Iterable[int], tol: int = 12) -> bool:
 
 
 def _pixels(image: Image.Image, box: Box | None = None) -> list[tuple[int, ...]]:
-    part = image.crop(box) if box else image
-    flat = getattr(part, "get_flattened_data", None)  # Pillow >= 12.1; getdata() is deprecated there
-    return list(flat() if flat else part.getdata())
+    return pixels(image.crop(box) if box else image)
 
 
 def _count(image: Image.Image, rgb: tuple[int, int, int], box: Box | None = None, tol: int = 12) -> int:

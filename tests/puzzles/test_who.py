@@ -10,6 +10,7 @@ from statistics import mean
 
 import pytest
 
+from simlab.render.images import pixels
 from simlab.worlds import get_family
 from simlab.worlds.puzzles.who import (
     DISPLAY_BOX,
@@ -133,7 +134,7 @@ def test_the_expert_asks_for_what_it_still_needs():
 
 
 def _ink(image, box) -> set:
-    return set(image.crop(box).getdata())
+    return set(pixels(image.crop(box)))
 
 
 def test_the_picture_shows_the_display_the_labels_and_the_press():
