@@ -10,7 +10,8 @@ kind               data
 ``reasoning``      ``text``: private reasoning, never shown to other roles
 ``message``        ``text``: a public message every role with access to the history sees
 ``action``         ``action``: the world's action object (a blocks move, an answer letter...)
-``result``         ``ok``, ``message``, ``error`` (a stable code when not ok), world-specific extras
+``result``         ``ok``, ``message``, ``error`` (a stable code when not ok), ``mistake`` (why a move the
+                   engine accepted works against the task: a wrong answer), world-specific extras
 ``state``          ``state``: the full world state after a change (small worlds snapshot it whole)
 ``score``          ``metrics``: name -> number after this turn
 ``protocol_error`` ``code``, ``message``: a reply the protocol could not use

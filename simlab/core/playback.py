@@ -5,7 +5,9 @@ Headless so that reports, exports and the GUI's scrubber read the same facts.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from simlab.core.episode import Episode
 
@@ -17,7 +19,7 @@ class TurnMarks:
     turn: int
     speech: bool  # someone sent a public message
     action: bool  # an action was taken
-    error: bool  # the engine rejected an action, or a reply broke the protocol
+    error: bool  # the engine rejected an action, a reply broke the protocol, or a move worked against the task
     score_change: bool  # the headline metrics moved
 
 
@@ -29,7 +31,7 @@ def turn_marks(episode: Episode) -> list[TurnMarks]:
             speech.add(e.turn)
         elif e.kind == "action":
             action.add(e.turn)
-        elif e.kind == "protocol_error" or (e.kind == "result" and not e.data.get("ok", True)):
+        elif e.kind == "protocol_error" or (e.kind == "result" and is_failure(e.data)):
             error.add(e.turn)
     changed = _score_changes(episode)
     return [TurnMarks(t, t in speech, t in action, t in error, t in changed) for t in range(episode.last_turn + 1)]
@@ -47,11 +49,22 @@ def _score_changes(episode: Episode) -> set[int]:
     return out
 
 
+def is_failure(result: Mapping[str, Any]) -> bool:
+    """Whether a result event's data is a failure: the engine refused the move (``ok`` false), or accepted a
+    move that works against the task (``mistake``: a wrong answer, a block in the wrong place)."""
+    return not result.get("ok", True) or bool(result.get("mistake"))
+
+
 def error_turns(episode: Episode) -> list[int]:
-    """Turns holding an engine error or a protocol error, in order."""
+    """Turns holding an engine error, a mistake or a protocol error, in order."""
     return [m.turn for m in turn_marks(episode) if m.error]
 
 
 def next_error_turn(episode: Episode, after: int) -> int | None:
     """The first error turn strictly after ``after``, or None."""
     return next((t for t in error_turns(episode) if t > after), None)
+
+
+def previous_error_turn(episode: Episode, before: int) -> int | None:
+    """The last error turn strictly before ``before``, or None."""
+    return next((t for t in reversed(error_turns(episode)) if t < before), None)

@@ -57,7 +57,7 @@ SHORTCUTS: tuple[tuple[str, str], ...] = (
     ("Space", "Play / pause"),
     ("Left / Right", "Step back / forward one turn"),
     ("Home / End", "First / last turn"),
-    ("Ctrl+E", "Next turn with an error"),
+    ("Ctrl+E / Ctrl+Shift+E", "Next / previous turn with an error or a mistake (wrapping around)"),
     ("Ctrl+F", "Search the dialogue (Enter: next hit, Shift+Enter: previous)"),
     ("Ctrl+Shift+F", "Fork the episode from this turn with other agents (beside the original)"),
     ("Ctrl+N", "New live episode (agents or you in any role)"),
@@ -79,6 +79,7 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self.settings = settings or QSettings("SimLab", "SimLab")
         self.playback = PlaybackModel(self)
+        self.playback.notice.connect(lambda text: self.statusBar().showMessage(text, 5000))
         self.run: Run | None = None
         self.forks: list[MainWindow] = []  # windows showing forks of this window's episodes
         self.last_error = ""
@@ -182,6 +183,7 @@ class MainWindow(QMainWindow):
             "first": self._action("&First Turn", pb.first, "Home"),
             "last": self._action("&Last Turn", pb.last, "End"),
             "next_error": self._action("Next &Error", pb.next_error, "Ctrl+E"),
+            "previous_error": self._action("Pre&vious Error", pb.previous_error, "Ctrl+Shift+E"),
             "search": self._action("&Search Dialogue", self.dialogue.open_search, "Ctrl+F"),
             "reset_layout": self._action("&Reset Layout", self.reset_layout),
             "help": self._action("&Keyboard Shortcuts", self.show_shortcuts, "F1"),
@@ -214,7 +216,7 @@ class MainWindow(QMainWindow):
         view_menu.addSeparator()
         view_menu.addAction(a["reset_layout"])
         play_menu = self.menuBar().addMenu("&Playback")
-        for name in ("play", "back", "forward", "first", "last", "next_error", "search"):
+        for name in ("play", "back", "forward", "first", "last", "previous_error", "next_error", "search"):
             play_menu.addAction(a[name])
         run_menu = self.menuBar().addMenu("&Run")
         run_menu.addAction(a["new_episode"])

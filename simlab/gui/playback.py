@@ -10,7 +10,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from simlab.core.episode import Episode
-from simlab.core.playback import next_error_turn
+from simlab.core.playback import next_error_turn, previous_error_turn
 
 
 class PlaybackModel(QObject):
@@ -19,6 +19,7 @@ class PlaybackModel(QObject):
     episodeChanged = Signal(object)  # Episode | None
     turnChanged = Signal(int)
     playingChanged = Signal(bool)
+    notice = Signal(str)  # something the user should read in the status bar (an error search that wrapped)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -73,13 +74,28 @@ class PlaybackModel(QObject):
         self.seek(self.last_turn)
 
     def next_error(self) -> bool:
-        """Jump to the next turn with an engine or protocol error; False when there is none."""
+        """Jump to the next turn with an engine error, a mistake or a protocol error, wrapping to the first
+        after the last (with a notice); False when the episode has none."""
+        return self._to_error(forward=True)
+
+    def previous_error(self) -> bool:
+        """Jump to the previous error turn, wrapping to the last before the first; False when there is none."""
+        return self._to_error(forward=False)
+
+    def _to_error(self, forward: bool) -> bool:
         if self._episode is None:
             return False
-        turn = next_error_turn(self._episode, self._turn)
-        if turn is not None:
-            self.seek(turn)
-        return turn is not None
+        find = next_error_turn if forward else previous_error_turn
+        turn = find(self._episode, self._turn)
+        if turn is None:
+            turn = find(self._episode, -1 if forward else self.last_turn + 1)
+            if turn is None:
+                self.notice.emit("No errors or mistakes in this episode")
+                return False
+            if turn != self._turn:
+                self.notice.emit(f"Wrapped to the {'first' if forward else 'last'} error (turn {turn})")
+        self.seek(turn)
+        return True
 
     # ---- playing -------------------------------------------------------------------------------------
     def play(self) -> None:

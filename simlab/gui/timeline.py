@@ -270,6 +270,7 @@ class TimelineWidget(QWidget):
         self.forward_button = self._button(QStyle.StandardPixmap.SP_MediaSeekForward, "Forward", "Next turn (Right)")
         self.last_button = self._button(QStyle.StandardPixmap.SP_MediaSkipForward, "Last", "Last turn (End)")
         self.error_button = self._error_button()
+        self.previous_error_button = self._error_button("Previous error", "Ctrl+Shift+E", "previous")
         self.speed_spin = self._speed_spin()
         self.loop_check = QCheckBox("Loop", self)
         self.loop_check.setToolTip("Start again from turn 0 after the last turn when playing")
@@ -293,10 +294,13 @@ class TimelineWidget(QWidget):
         button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)
         return button
 
-    def _error_button(self) -> QToolButton:
+    def _error_button(self, text: str = "Next error", keys: str = "Ctrl+E", which: str = "next") -> QToolButton:
         button = QToolButton(self)
-        button.setText("Next error")
-        button.setToolTip("Jump to the next turn with an engine or protocol error (Ctrl+E)")
+        button.setText(text)
+        button.setToolTip(
+            f"Jump to the {which} turn with an engine error, a mistake (a wrong answer, a misplaced block) or a "
+            f"protocol error, wrapping around ({keys})"
+        )
         button.setAutoRaise(True)
         button.setStyleSheet(f"QToolButton:enabled {{ color: {ERROR_COLOUR}; }}")
         return button
@@ -320,6 +324,7 @@ class TimelineWidget(QWidget):
             layout.addWidget(button)
         layout.addWidget(self.last_button)
         layout.addSpacing(6)
+        layout.addWidget(self.previous_error_button)
         layout.addWidget(self.error_button)
         layout.addSpacing(6)
         layout.addWidget(self.speed_spin)
@@ -336,6 +341,7 @@ class TimelineWidget(QWidget):
         self.forward_button.clicked.connect(lambda: m.step(1))
         self.last_button.clicked.connect(m.last)
         self.error_button.clicked.connect(m.next_error)
+        self.previous_error_button.clicked.connect(m.previous_error)
         self.speed_spin.valueChanged.connect(m.set_speed)
         self.loop_check.toggled.connect(self._loop_toggled)
         m.episodeChanged.connect(self._episode_changed)
@@ -361,10 +367,13 @@ class TimelineWidget(QWidget):
         episode = self.model.episode
         if episode is None:
             self.turn_label.setText("no episode")
-            self.error_button.setEnabled(False)
+            for button in (self.error_button, self.previous_error_button):
+                button.setEnabled(False)
             return
         self.turn_label.setText(f"turn {turn} of {self.model.last_turn}")
-        self.error_button.setEnabled(any(t > turn for t in self.scrubber.error_turns()))
+        errors = self.scrubber.error_turns()
+        for button in (self.error_button, self.previous_error_button):  # they wrap: any error will do
+            button.setEnabled(bool(errors) and errors != [turn])
 
     def _playing_changed(self, playing: bool) -> None:
         icon = QStyle.StandardPixmap.SP_MediaPause if playing else QStyle.StandardPixmap.SP_MediaPlay

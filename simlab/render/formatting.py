@@ -66,6 +66,10 @@ def event_line(event: Event) -> EventLine | None:
         return EventLine("action", who, action_text(data))
     if event.kind == "result":
         note = str(data.get("taxonomy") or "")
+        if data.get("ok", True) and data.get("mistake"):  # accepted, but against the task: never shown as ok
+            return EventLine(
+                "result", who, str(data.get("message", "")), "failed", f"MISTAKE [{data['mistake']}]", note
+            )
         if data.get("ok", True):
             return EventLine("result", who, str(data.get("message", "")), "ok", "ok", note)
         code = data.get("error")

@@ -66,6 +66,7 @@ def check_world(
         recording_round_trip_test(fam, task, agents, settings)
     cross_process_test(fam, tasks[0], agents, settings)
     episode = play(fam, tasks[0], agents, seeds[0], settings)
+    turns_test(fam, episode)
     render_test(fam, episode)
     task_fuzz_test(fam, tasks[0])
     reply_fuzz_test(fam, episode)
@@ -140,6 +141,14 @@ def _check_summary(world: World, name: str) -> None:
         raise AssertionError(str(exc)) from None
     assert summary["world"] == name, f"{name}: the summary names world {summary['world']!r}"
     json.dumps(summary, allow_nan=False)
+
+
+def turns_test(fam: WorldFamily, episode: Episode) -> None:
+    """The summary's turn count is the episode's last turn: the browser and the timeline say the same."""
+    turns = episode.summary["turns"]
+    assert turns == episode.last_turn, (
+        f"{fam.name}: the summary says {turns} turns, the events end at turn {episode.last_turn}"
+    )
 
 
 def episode_digest(episode: Episode) -> str:

@@ -62,3 +62,20 @@ def test_the_answerer_panel_shows_its_view_the_question_and_the_answers(window):
     assert len(window.agents.panel("helper").pixmaps()) == 1
     summary = next(s for s in load_run(window.run.path).summaries if s["episode_id"] == mapping)
     assert summary["outcome"] == "success"
+
+
+def test_a_wrong_answer_is_a_mistake_in_every_panel_and_next_error_finds_it(qtbot, tmp_path):
+    out = tmp_path / "single-view"
+    run(RunConfig("rooms", seed=0, episodes=12, agents=["answerer=single-view", "helper=silent"]), out)
+    wrong = next(s for s in load_run(out).summaries if s["outcome"] == "failure")
+    assert wrong["errors"] == 1  # a wrong answer counts
+    win = MainWindow(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(win)
+    win.show()
+    assert win.open_path(out) and win.open_episode_id(wrong["episode_id"])
+    assert win.playback.next_error()  # the answer's turn is an error turn
+    panel = win.agents.panel("answerer")
+    assert "MISTAKE [wrong answer]" in panel.message.text() and "ok:" not in panel.message.text()
+    assert "MISTAKE [wrong answer]" in win.dialogue.browser.toPlainText()
+    assert win.timeline.label_text().endswith(f"of {wrong['turns']}")  # the browser and the timeline agree
+    win.close()

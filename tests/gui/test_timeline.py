@@ -31,6 +31,12 @@ def random_episode(tmp_path_factory: pytest.TempPathFactory) -> Episode:
 
 
 @pytest.fixture(scope="module")
+def perfect_episode(tmp_path_factory: pytest.TempPathFactory) -> Episode:
+    """The oracle builder plays verified moves only: no error and no mistake."""
+    return _first_episode(tmp_path_factory.mktemp("runs") / "oracle", ["builder=oracle"], 6)
+
+
+@pytest.fixture(scope="module")
 def slipping_episode(tmp_path_factory: pytest.TempPathFactory) -> Episode:
     """The random builder only plays legal moves, so engine errors come from a builder that mishears."""
     return _first_episode(tmp_path_factory.mktemp("runs") / "slip", ["builder=scripted:0.3"], 20)
@@ -153,25 +159,39 @@ def test_buttons_name_their_shortcuts(timeline: TimelineWidget) -> None:
         timeline.first_button: "Home",
         timeline.last_button: "End",
         timeline.error_button: "Ctrl+E",
+        timeline.previous_error_button: "Ctrl+Shift+E",
     }
     for button, key in tips.items():
         assert f"({key})" in button.toolTip()
 
 
-def test_next_error_button_goes_to_the_first_error(
-    qtbot, timeline: TimelineWidget, model, random_episode: Episode, slipping_episode: Episode
+def test_error_buttons_go_to_errors_and_mistakes_and_wrap_with_a_notice(
+    qtbot, timeline: TimelineWidget, model, perfect_episode: Episode, slipping_episode: Episode
 ) -> None:
-    assert error_turns(random_episode) == []
-    assert not timeline.error_button.isEnabled()  # nothing to jump to
+    model.set_episode(perfect_episode)
+    assert error_turns(perfect_episode) == []
+    assert not timeline.error_button.isEnabled() and not timeline.previous_error_button.isEnabled()
     errors = error_turns(slipping_episode)
-    assert errors and errors[0] > 0
+    assert len(errors) >= 2 and errors[0] > 0
     model.set_episode(slipping_episode)
-    assert timeline.scrubber.error_turns() == errors
-    assert timeline.error_button.isEnabled()
+    assert timeline.scrubber.error_turns() == errors and timeline.error_button.isEnabled()
     qtbot.mouseClick(timeline.error_button, LEFT)
     assert model.turn == errors[0]
-    model.seek(errors[-1])
-    assert not timeline.error_button.isEnabled()
+    qtbot.mouseClick(timeline.previous_error_button, LEFT)  # before the first: wraps to the last, and says so
+    assert model.turn == errors[-1]
+    with qtbot.waitSignal(model.notice) as notice:
+        qtbot.mouseClick(timeline.error_button, LEFT)
+    assert model.turn == errors[0] and notice.args == [f"Wrapped to the first error (turn {errors[0]})"]
+    model.set_episode(perfect_episode)
+    with qtbot.waitSignal(model.notice) as notice:
+        assert not model.next_error()
+    assert notice.args == ["No errors or mistakes in this episode"]
+
+
+def test_a_move_against_the_target_is_a_mistake_on_the_timeline(random_episode: Episode) -> None:
+    mistakes = [e for e in random_episode.events if e.kind == "result" and e.data.get("mistake")]
+    assert mistakes and all(e.data["ok"] for e in mistakes)  # the engine took them: the target did not
+    assert {e.turn for e in mistakes} <= set(error_turns(random_episode))
 
 
 def test_play_advances_and_pause_stops(qtbot, timeline: TimelineWidget, model) -> None:

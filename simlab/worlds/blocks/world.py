@@ -44,6 +44,8 @@ ARCHETYPES: dict[str, str] = {  # paper table 3
     "drives shared understanding.",
 }
 PAPER_TURNS = 20
+MISTAKES = ("wrong-position", "wrong-colour", "wrong-span")
+"""Taxonomy classes of a move the engine accepted that works against the target (marked as mistakes)."""
 
 
 class BlocksSettings(Settings):
@@ -208,6 +210,8 @@ class BlocksWorld(World):
         record = turn_record(self.turn, move, result.ok, result.error, self._oracle, scores["overall_progress"])
         self.turn_log.append(record)
         data = {**result.to_json(), "taxonomy": record["taxonomy"], "oracle": [m.to_json() for m in self._oracle]}
+        if record["taxonomy"] in MISTAKES:  # the engine took the move, but no oracle move is like it
+            data["mistake"] = record["taxonomy"]
         data["candidates"] = [m.to_json() for m in self._candidates]
         out = [Event("result", self.turn, "engine", data)]
         if is_move and result.ok:

@@ -192,6 +192,8 @@ class BoardsWorld(World):
         self.board, self.before_turns = run.board, list(run.before_turns)
         after = metrics.distance(self.board, self.target)
         self._needs_correction = after >= before and after > 0
+        if after > before:  # the code ran, but the board is further from the target than before
+            data["mistake"] = "the board moved away from the target"
         out = [Event("result", self.turn, "engine", data), ev.state(self.turn, {"board": self.board.to_json()})]
         out.append(ev.score(self.turn, metrics.progress(self.board, self.target)))
         note = f"(the robot ran its code: {len(run.calls)} call{'s' if len(run.calls) != 1 else ''})"

@@ -133,6 +133,8 @@ class RoomsWorld(World):
         else:
             verdict = "correct" if correct else "wrong"
             result["message"] = f"answered {answer}: {verdict} (right: {self.question.answer})"
+            if not correct:
+                result["mistake"] = "wrong answer"
         out.append(Event("result", self.turn, "engine", result))
         out.append(ev.score(self.turn, {"accuracy": float(correct), "invalid": float(answer is None)}))
         return out
@@ -227,8 +229,8 @@ class RoomsWorld(World):
             "group": self.question.task,
             "outcome": outcome,
             "score": float(correct),
-            "turns": len(self.history),
-            "errors": int(self.answer is None),
+            "turns": self.turn - 1,  # every turn played, the answer's included (what the timeline counts)
+            "errors": int(not correct),  # an unreadable answer or a wrong one
             "metrics": metrics,
         }
 
