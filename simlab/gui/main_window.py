@@ -66,6 +66,7 @@ SHORTCUTS: tuple[tuple[str, str], ...] = (
     ("Ctrl+S", "Export the window as PNG"),
     ("Ctrl+H", "Export the episode as an HTML transcript"),
     ("Enter / double-click", "Open the selected episode in the browser"),
+    ("3D view", "Drag: turn; wheel: zoom; Shift+drag: pan (VTK's own letter keys are off)"),
     ("F1", "This list"),
 )
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import vtk
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QCursor
 from PySide6.QtWidgets import (
     QComboBox,
@@ -62,6 +62,8 @@ class WorldView(QWidget):
         self._layout(self._camera_row)
         self._hover = QTimer(self, singleShot=True, interval=HOVER_DELAY_MS, timeout=self._show_tooltip)
         self.plotter.iren.add_observer("MouseMoveEvent", lambda *_args: self._hover.start())
+        self._vtk_keys = _SwallowVtkKeys(self)
+        self.plotter.interactor.installEventFilter(self._vtk_keys)
         playback.episodeChanged.connect(self._on_episode)
         playback.turnChanged.connect(lambda _turn: self.redraw())
 
@@ -202,3 +204,21 @@ def _signature(item: SceneItem) -> tuple[Any, ...]:
 def _address(actor: Any) -> str:
     # Pickers hand back a fresh Python wrapper of the same VTK actor, so match on the C++ object.
     return actor.GetAddressAsString("vtkObject")
+
+
+class _SwallowVtkKeys(QObject):
+    """Keeps VTK's own one-letter keys away from the 3D view: ``w`` would turn every block to wireframe (they
+    then look like target ghosts), ``3`` switches to red/blue stereo, ``e``/``q`` close the render window,
+    ``p``/``f``/``j``/``t``/``r``/``u`` pick, fly, change the style or reset. The app's shortcuts (F1) still work:
+    Qt matches them before the widget gets the key."""
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() in (QEvent.Type.KeyPress, QEvent.Type.KeyRelease):
+            key = event  # a QKeyEvent
+            chord = (
+                Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier | Qt.KeyboardModifier.MetaModifier
+            )
+            plain = not (key.modifiers() & chord)  # type: ignore[attr-defined]
+            if plain and key.text() and key.text().isprintable():  # type: ignore[attr-defined]
+                return True
+        return False

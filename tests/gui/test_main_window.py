@@ -234,3 +234,21 @@ def test_fork_continues_from_the_turn_in_a_window_beside_the_original(window, qt
     assert fork.agents["builder"] == "oracle" and twin.geometry().x() > window.geometry().x()
     assert not window.fork("nonsense=nobody") and "Could not fork" in window.last_error
     twin.close()
+
+
+def test_vtks_own_keys_do_not_reach_the_3d_view(window, qtbot):
+    window.open_episode_id(load_run(DEMO_RUN).summaries[0]["episode_id"])
+    window.playback.seek(window.playback.last_turn)
+    view = window.world.plotter
+    view.interactor.setFocus()
+
+    def representations() -> list[int]:
+        return [actor.GetProperty().GetRepresentation() for actor in view.renderer.GetActors()]
+
+    before = representations()
+    assert 2 in before  # the blocks are surfaces
+    for key in ("w", "3", "s", "W", "e", "j", "p", "f"):
+        qtbot.keyClicks(view.interactor, key)
+    assert representations() == before  # "w" would turn the blocks to wireframes, like the target's
+    assert not view.render_window.GetStereoRender()  # "3" would have switched on red/blue stereo
+    assert window.isVisible() and window.world.count("block") == pieces_at(window, window.playback.turn)
