@@ -62,6 +62,8 @@ def _parser() -> argparse.ArgumentParser:
 
     gui = sub.add_parser("gui", help="open the desktop app (default: on the bundled demo run)")
     gui.add_argument("path", nargs="?", type=Path, help="a run folder or an episode file")
+    gui.add_argument("--episode", help="open this episode of the run (default: the first)")
+    gui.add_argument("--turn", type=int, help="at this turn (default: 0)")
     gui.set_defaults(func=_cmd_gui)
 
     demo = sub.add_parser("demo", help="play the bundled demo run headless and print a summary")
@@ -189,7 +191,7 @@ def _parser() -> argparse.ArgumentParser:
 def _cmd_default(args: argparse.Namespace) -> int:
     """With a display: the app on the bundled demo run. Without one: the headless demo and how to get the app."""
     if os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
-        return _cmd_gui(argparse.Namespace(path=None))
+        return _cmd_gui(argparse.Namespace(path=None, episode=None, turn=None))
     status = _cmd_demo(argparse.Namespace(out=None))
     print(
         "\nNo display here, so this was the headless demo. The desktop app opens with `make run` (or\n"
@@ -210,7 +212,7 @@ def _cmd_gui(args: argparse.Namespace) -> int:
         raise SimlabError(f"the desktop app needs the GUI packages ({exc.name}): pip install -e '.[gui]'") from None
     from simlab.runner.demo import DEMO_RUN
 
-    return run_app([args.path or DEMO_RUN])
+    return run_app([args.path or DEMO_RUN], episode=args.episode, turn=args.turn)
 
 
 def _has_display() -> bool:

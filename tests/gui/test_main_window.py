@@ -14,6 +14,7 @@ from PySide6.QtCore import QMimeData, QPointF, QSettings, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 
 from simlab.core.recording import load_run
+from simlab.gui.app import open_window
 from simlab.gui.main_window import MainWindow
 from simlab.runner.demo import DEMO_RUN
 from simlab.worlds.blocks.model import Board
@@ -252,3 +253,17 @@ def test_vtks_own_keys_do_not_reach_the_3d_view(window, qtbot):
     assert representations() == before  # "w" would turn the blocks to wireframes, like the target's
     assert not view.render_window.GetStereoRender()  # "3" would have switched on red/blue stereo
     assert window.isVisible() and window.world.count("block") == pieces_at(window, window.playback.turn)
+
+
+def test_the_app_opens_at_an_episode_and_a_turn(qtbot, tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))  # the window's settings stay out of the user's
+    episode_id = load_run(DEMO_RUN).summaries[2]["episode_id"]
+    window = open_window(DEMO_RUN, episode=episode_id, turn=7)
+    qtbot.addWidget(window)
+    assert window.playback.episode.episode_id == episode_id and window.playback.turn == 7
+    assert window.timeline.label_text().startswith("turn 7 of")
+    missing = open_window(DEMO_RUN, episode="no_such_episode")
+    qtbot.addWidget(missing)
+    assert "no episode 'no_such_episode'" in missing.statusBar().currentMessage()
+    window.close()
+    missing.close()
