@@ -196,6 +196,14 @@ def load_run(path: str | Path) -> Run:
     path = Path(path)
     if not path.is_dir():
         raise FormatError(path, "", "expected a run folder (with run.json and index.jsonl)")
+    if not (path / RUN_FILE).exists():
+        raise FormatError(
+            path,
+            "",
+            f"not a SimLab run: no {RUN_FILE}. A folder of generated tasks is played first "
+            f"(python main.py run --world NAME --tasks {path} --out RUN), then RUN is opened; an episode file "
+            "opens on its own",
+        )
     config_obj = read_json(path / RUN_FILE)
     check_version(config_obj, RUN_FORMAT, RUN_VERSION, path / RUN_FILE)
     checked(RunFile, config_obj, path / RUN_FILE)

@@ -293,7 +293,7 @@ class MainWindow(QMainWindow):
     def show_error(self, text: str) -> bool:
         """Tell the user without blocking the app (a window-modal box); returns False for callers."""
         self.last_error = text
-        self.statusBar().showMessage(text.splitlines()[0], 10000)
+        self.statusBar().showMessage(" ".join(text.split()), 15000)  # the reason, not only "Could not open"
         box = QMessageBox(QMessageBox.Icon.Warning, "SimLab", text, QMessageBox.StandardButton.Ok, self)
         box.setWindowModality(Qt.WindowModality.WindowModal)
         box.open()

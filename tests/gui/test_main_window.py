@@ -14,6 +14,7 @@ from PySide6.QtCore import QMimeData, QPointF, QSettings, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 
 from simlab.core.recording import load_run
+from simlab.cli import main
 from simlab.gui.app import open_window
 from simlab.gui.main_window import MainWindow
 from simlab.runner.demo import DEMO_RUN
@@ -267,3 +268,13 @@ def test_the_app_opens_at_an_episode_and_a_turn(qtbot, tmp_path, monkeypatch):
     assert "no episode 'no_such_episode'" in missing.statusBar().currentMessage()
     window.close()
     missing.close()
+
+
+def test_a_folder_that_is_not_a_run_says_what_it_is_and_how_to_play_it(window, tmp_path):
+    tasks = tmp_path / "boards495"
+    assert main(["generate", "boards", "--n", "3", "--out", str(tasks)]) == 0
+    assert not window.open_path(tasks)
+    assert "not a SimLab run: no run.json" in window.last_error and "--tasks" in window.last_error
+    shown = window.statusBar().currentMessage()
+    assert "not a SimLab run" in shown and "--tasks" in shown  # the reason, in the status bar too
+    assert window.run is not None  # the run that was open stays open
