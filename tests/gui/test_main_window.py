@@ -13,8 +13,8 @@ from PIL import Image
 from PySide6.QtCore import QMimeData, QPointF, QSettings, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 
-from simlab.core.recording import load_run
 from simlab.cli import main
+from simlab.core.recording import load_run
 from simlab.gui.app import open_window
 from simlab.gui.main_window import MainWindow
 from simlab.runner.demo import DEMO_RUN
