@@ -95,7 +95,7 @@ class TimelineScrubber(QWidget):
         self._infos: list[_TurnInfo] = []
         self._dragging = False
         self._wheel = 0
-        self.setMinimumHeight(44)
+        self.setMinimumHeight(self.NUMBERS_FROM)  # turn numbers always fit under the marks
         self.setMinimumWidth(120)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.setMouseTracking(False)

@@ -278,3 +278,13 @@ def test_a_folder_that_is_not_a_run_says_what_it_is_and_how_to_play_it(window, t
     shown = window.statusBar().currentMessage()
     assert "not a SimLab run" in shown and "--tasks" in shown  # the reason, in the status bar too
     assert window.run is not None  # the run that was open stays open
+
+
+def test_the_timeline_shows_turn_numbers_at_its_default_height(window, qtbot):
+    window.open_episode_id(load_run(DEMO_RUN).summaries[0]["episode_id"])
+    scrubber = window.timeline.scrubber
+    qtbot.waitUntil(lambda: scrubber.height() > 0)
+    assert scrubber.height() >= scrubber.NUMBERS_FROM
+    band = scrubber.grab().toImage().copy(0, scrubber.height() - 16, scrubber.width(), 14)
+    colours = {band.pixelColor(x, y).name() for x in range(0, band.width(), 2) for y in range(band.height())}
+    assert len(colours) > 2  # the numbers' glyphs, not an empty band
