@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import bisect
 import html
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -353,6 +353,7 @@ class AgentPanels(QWidget):
         self._cache_size = cache_size
         self._index: EpisodeIndex | None = None
         self._panels: dict[str, AgentPanel] = {}
+        self._only: frozenset[str] | None = None  # while a person plays: their roles' panels alone
         self._content = QWidget()
         self._content_layout = QVBoxLayout(self._content)
         self._content_layout.setContentsMargins(6, 6, 6, 6)
@@ -381,6 +382,13 @@ class AgentPanels(QWidget):
         """The panel of ``role`` (KeyError when the episode has no such role)."""
         return self._panels[role]
 
+    def show_only(self, roles: Iterable[str] | None) -> None:
+        """Show the panels of ``roles`` alone (a person playing sees only what their roles were given), or
+        every role's again with None."""
+        self._only = frozenset(roles) if roles is not None else None
+        for role, panel in self._panels.items():
+            panel.setVisible(self._only is None or role in self._only)
+
     # ---- model -> view ------------------------------------------------------------------------------------
     def _on_episode(self, episode: Episode | None) -> None:
         for panel in self._panels.values():
@@ -398,6 +406,7 @@ class AgentPanels(QWidget):
             panel = AgentPanel(role, self._title(role), hex_colour(colours[role]), self._content)
             self._content_layout.insertWidget(k + 1, panel)
             self._panels[role] = panel
+            panel.setVisible(self._only is None or role in self._only)
         self._on_turn(self._playback.turn)
 
     def _title(self, role: str) -> str:
@@ -412,6 +421,8 @@ class AgentPanels(QWidget):
         if self._index is None:
             return
         for role, panel in self._panels.items():
+            if self._only is not None and role not in self._only:
+                continue  # not even rendered: another role's pictures stay out of the process's caches too
             info = self._index.role_turn(role, turn)
             panel.show_turn(info, self._pixmaps(info))
 

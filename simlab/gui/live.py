@@ -343,8 +343,8 @@ class LiveController(QObject):
         session.stateChanged.connect(self._on_state)
         session.finished.connect(self._on_finished)
         session.failed.connect(lambda text: window.show_error(f"The live episode failed:\n{text}"))
-        if session.humans:  # the window is the experimenter's view: do not put the target in a player's sight
-            window.world.target_mode.setCurrentText("Hidden")
+        if session.humans:  # a person at this screen sees only what their roles were given, until the end
+            window.set_players(session.humans)
         self._on_state(session.state)
 
     def _make_toolbar(self) -> QToolBar:
@@ -378,6 +378,8 @@ class LiveController(QObject):
 
     def _on_state(self, state: str) -> None:
         over = state in ("finished", "stopped", "failed")
+        if over and self.session.humans:
+            self.window.set_players(None)  # the episode is over: the whole world may be seen
         who = f" for {self.session.waiting_for}" if state == "waiting" else ""
         self.state_label.setText(f"{state}{who}, {self.session.steps} actions ")
         a = self.live_actions

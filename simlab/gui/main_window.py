@@ -7,7 +7,7 @@ here: the problem is shown in a message box and the status bar, and whatever did
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -84,6 +84,7 @@ class MainWindow(QMainWindow):
         self.run: Run | None = None
         self.forks: list[MainWindow] = []  # windows showing forks of this window's episodes
         self.last_error = ""
+        self.players: frozenset[str] | None = None  # roles people are playing live (see set_players)
         self.world = WorldView(self.playback)
         self.setCentralWidget(self.world)
         self.browser = EpisodeBrowser()
@@ -257,6 +258,7 @@ class MainWindow(QMainWindow):
         except SimlabError as exc:
             return self.show_error(f"Could not open the run:\n{exc}")
         self.run = run
+        self.set_players(None)
         self.browser.set_run(run.summaries, run.problems)
         self._remember(path)
         self.playback.set_episode(None)
@@ -281,6 +283,7 @@ class MainWindow(QMainWindow):
         except SimlabError as exc:
             return self.show_error(f"Could not open the episode:\n{exc}")
         self.run = None
+        self.set_players(None)
         self.browser.set_run([episode.summary | {"episode_id": episode.episode_id, "file": path.name}], [])
         self._remember(path)
         return self._show_episode(episode)
@@ -289,6 +292,20 @@ class MainWindow(QMainWindow):
         self.playback.set_episode(episode)
         self.browser.select_episode(episode.episode_id)
         return True
+
+    def set_players(self, roles: Iterable[str] | None) -> None:
+        """While people play ``roles``, the window shows only what those roles were given: their agent panels,
+        no world view, no plots (progress against the target), no private reasoning, no raw model calls.
+        None shows everything again (the episode ended, or another run is opened)."""
+        playing = roles is not None
+        self.agents.show_only(roles)
+        self.world.hide_for_players(playing)
+        self.plots.hide_for_players(playing)
+        if playing:
+            self.dialogue.set_show_reasoning(False)
+        self.dialogue.reasoning_box.setEnabled(not playing)
+        self.dialogue.tabs.setTabEnabled(1, not playing)  # the Raw tab: every role's model requests
+        self.players = frozenset(roles) if playing else None
 
     def show_error(self, text: str) -> bool:
         """Tell the user without blocking the app (a window-modal box); returns False for callers."""

@@ -54,6 +54,7 @@ class MetricPlots(QWidget):
         self.plots: list[pg.PlotWidget] = []
         self.cursors: list[pg.InfiniteLine] = []
         self._series: dict[str, list[float | None]] = {}
+        self.hidden_for_players = False
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(0, 0, 0, 0)
         self._layout.setSpacing(2)
@@ -81,6 +82,17 @@ class MetricPlots(QWidget):
         """The values drawn for the series ``label``, one per turn (KeyError when not drawn)."""
         return self._series[label]
 
+    def hide_for_players(self, hidden: bool) -> None:
+        """While a person plays, no curve (progress against the target would tell them about it), a note."""
+        self.hidden_for_players = hidden
+        for plot in self.plots:
+            plot.setVisible(not hidden)
+        self.note.setVisible(hidden or not self.plots)
+        if hidden:
+            self.note.setText("The plots are hidden while a person plays; they come back when the episode ends.")
+        else:
+            self._on_episode(self._playback.episode)
+
     # ---- model -> view ------------------------------------------------------------------------------------
     def _on_episode(self, episode: Episode | None) -> None:
         for plot in self.plots:
@@ -105,6 +117,8 @@ class MetricPlots(QWidget):
             self.plots[0].setXRange(0, last, padding=0.02)
         for line in self.cursors:
             line.setBounds((0, max(0, episode.last_turn)))
+        if self.hidden_for_players:
+            self.hide_for_players(True)
         self._on_turn(self._playback.turn)
 
     def _plot(self, spec: PlotSpec, episode: Episode) -> pg.PlotWidget:

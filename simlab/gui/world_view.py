@@ -33,6 +33,10 @@ from simlab.gui.playback import PlaybackModel
 from simlab.render.episode_pictures import side_by_side, views_of
 from simlab.render.scene import CameraPose, SceneItem, add_items, set_camera
 
+BLIND_TEXT = (
+    "The world view is hidden while a person plays: it shows what their role may not see (the target, the other "
+    "agents' views). It comes back when the episode ends."
+)
 HIDDEN = "Hidden"
 HOVER_DELAY_MS = 250
 
@@ -58,6 +62,10 @@ class WorldView(QWidget):
         self.picture.setStyleSheet("background: white")
         self.picture.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
         self.overlay_label = QLabel("Target:")
+        self.blind = QLabel(BLIND_TEXT)  # while a person plays: the world as a whole is not theirs to see
+        self.blind.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.blind.setWordWrap(True)
+        self.hidden_for_players = False
         self.cameras: dict[str, CameraPose] = {}
         self._layout(self._camera_row)
         self._hover = QTimer(self, singleShot=True, interval=HOVER_DELAY_MS, timeout=self._show_tooltip)
@@ -81,27 +89,32 @@ class WorldView(QWidget):
         self.stack = QStackedLayout()
         self.stack.addWidget(self.plotter.interactor)
         self.stack.addWidget(self.picture)
+        self.stack.addWidget(self.blind)
         layout.addLayout(self.stack, 1)
 
     # ---- following the playback ----------------------------------------------------------------------
     def _on_episode(self, episode: Episode | None) -> None:
         self.views = views_of(episode) if episode is not None else None
         has_scene = self.views is not None and self.views.scene is not None
-        self.cameras = dict(self.views.cameras(episode)) if has_scene and episode is not None else {}
+        controls = has_scene and not self.hidden_for_players  # no camera or overlay to choose while hidden
+        self.cameras = dict(self.views.cameras(episode)) if controls and episode is not None else {}
         self.overlay_label.setText(f"{self.views.overlay_label}:" if self.views is not None else "Target:")
         self._overlay_modes()
-        self.overlay_label.setVisible(has_scene)
-        self.target_mode.setVisible(has_scene)
-        self.stack.setCurrentWidget(self.plotter.interactor if has_scene or self.views is None else self.picture)
+        self.overlay_label.setVisible(controls)
+        self.target_mode.setVisible(controls)
+        shown = self.plotter.interactor if has_scene or self.views is None else self.picture
+        self.stack.setCurrentWidget(self.blind if self.hidden_for_players else shown)
         self._rebuild_camera_buttons()
-        if episode is not None and self.views is None:
+        if self.hidden_for_players:
+            self.message.setText("")
+        elif episode is not None and self.views is None:
             self.message.setText(f"SimLab does not know world {episode.world!r}: nothing to draw")
         elif episode is not None and not has_scene:
             self.message.setText(f"{episode.world} has no 3D scene: its pictures of the turn")
         else:
             self.message.setText("")
         self.redraw()
-        if has_scene and self.views is not None:
+        if controls and self.views is not None:
             self.set_camera(self.views.default_camera)
 
     def _overlay_modes(self) -> None:
@@ -123,12 +136,22 @@ class WorldView(QWidget):
         while self._camera_row.count():
             widget = self._camera_row.takeAt(0).widget()
             if widget is not None:
+                widget.hide()  # out of sight now: deleteLater waits for the event loop
                 widget.deleteLater()
         for name in self.cameras:
             button = QPushButton(name)
             button.setToolTip(f"View from {name}")
             button.clicked.connect(lambda _checked=False, n=name: self.set_camera(n))
             self._camera_row.addWidget(button)
+
+    def hide_for_players(self, hidden: bool) -> None:
+        """While a person plays, show nothing of the world (it shows what their role may not see: the target,
+        the other agents' views); afterwards the scene or pictures come back as they were."""
+        self.hidden_for_players = hidden
+        if hidden:  # empty the 3D view's last frame too: a grab of the window must not show it either
+            self.redraw()
+            self.plotter.render()
+        self._on_episode(self.playback.episode)
 
     def redraw(self) -> None:
         """Draw the scene of the current turn (nothing when there is no episode or no views for it).
@@ -137,7 +160,9 @@ class WorldView(QWidget):
         and re-adding every actor costs more than rendering the frame."""
         episode = self.playback.episode
         self.items = []
-        if episode is not None and self.views is not None and self.views.scene is None:
+        if self.hidden_for_players:
+            pass  # nothing of the world is drawn: the actors on screen are removed below
+        elif episode is not None and self.views is not None and self.views.scene is None:
             self._draw_pictures(episode)
         elif episode is not None and self.views is not None and self.views.scene is not None:
             mode = self.target_mode.currentText()

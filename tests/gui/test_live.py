@@ -275,3 +275,27 @@ def test_a_person_solves_a_wire_puzzle_with_the_manual_reading_expert(window, qt
     qtbot.waitUntil(lambda: session.state == "finished", timeout=WAIT_MS)
     assert session.episode.summary["outcome"] == "success" and session.episode.agents["solver"] == "human"
     assert_off_gui_thread(session)
+
+
+@pytest.mark.parametrize(
+    ("world", "human", "others"),
+    [("blocks", "builder", ["D1", "D2", "D3"]), ("rooms", "answerer", ["helper"])],
+)
+def test_a_person_sees_only_their_roles_view_in_the_whole_window_until_the_end(window, qtbot, world, human, others):
+    settings = {"turns": 4} if world == "blocks" else {}
+    session = make_session(world, 0, {human: "human"}, settings=settings)
+    asks = asks_of(session)
+    controller = window.start_live(session)
+    qtbot.waitUntil(lambda: len(asks) == 1, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: all(r in window.agents.roles() for r in [human, *others]), timeout=WAIT_MS)
+    assert window.agents.panel(human).isVisible()
+    assert not any(window.agents.panel(r).isVisible() for r in others)  # no director's wall, no helper's camera
+    assert window.world.stack.currentWidget() is window.world.blind and not window.world.items
+    assert not window.plots.isVisible() and not window.dialogue.tabs.isTabEnabled(1)
+    assert not window.dialogue.reasoning_box.isEnabled() and not window.dialogue.show_reasoning
+    session.stop()
+    qtbot.waitUntil(lambda: session.state == "stopped", timeout=WAIT_MS)
+    assert all(window.agents.panel(r).isVisible() for r in [human, *others])  # over: everything may be seen
+    assert window.world.stack.currentWidget() is not window.world.blind and window.plots.isVisible()
+    assert window.dialogue.tabs.isTabEnabled(1)
+    controller.close()
