@@ -291,11 +291,13 @@ def test_a_person_sees_only_their_roles_view_in_the_whole_window_until_the_end(w
     assert window.agents.panel(human).isVisible()
     assert not any(window.agents.panel(r).isVisible() for r in others)  # no director's wall, no helper's camera
     assert window.world.stack.currentWidget() is window.world.blind and not window.world.items
-    assert not window.plots.isVisible() and not window.dialogue.tabs.isTabEnabled(1)
+    assert not any(plot.isVisible() for plot in window.plots.plots) and "hidden" in window.plots.note.text()
+    assert not window.dialogue.tabs.isTabEnabled(1)
     assert not window.dialogue.reasoning_box.isEnabled() and not window.dialogue.show_reasoning
     session.stop()
     qtbot.waitUntil(lambda: session.state == "stopped", timeout=WAIT_MS)
     assert all(window.agents.panel(r).isVisible() for r in [human, *others])  # over: everything may be seen
-    assert window.world.stack.currentWidget() is not window.world.blind and window.plots.isVisible()
+    assert window.world.stack.currentWidget() is not window.world.blind
+    assert window.plots.plots and all(plot.isVisible() for plot in window.plots.plots)
     assert window.dialogue.tabs.isTabEnabled(1)
     controller.close()
