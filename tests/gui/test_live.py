@@ -298,6 +298,6 @@ def test_a_person_sees_only_their_roles_view_in_the_whole_window_until_the_end(w
     qtbot.waitUntil(lambda: session.state == "stopped", timeout=WAIT_MS)
     assert all(window.agents.panel(r).isVisible() for r in [human, *others])  # over: everything may be seen
     assert window.world.stack.currentWidget() is not window.world.blind
-    assert window.plots.plots and all(plot.isVisible() for plot in window.plots.plots)
+    qtbot.waitUntil(lambda: window.plots.plots and all(plot.isVisible() for plot in window.plots.plots))
     assert window.dialogue.tabs.isTabEnabled(1)
     controller.close()
