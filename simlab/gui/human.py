@@ -14,8 +14,9 @@ fields, presets that fill them, answer buttons. Nothing here knows any family.
 
 from __future__ import annotations
 
+import html
 import queue
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -32,6 +33,7 @@ from PySide6.QtWidgets import (
 from simlab.core.family import ReplyForm, WorldFamily
 from simlab.core.world import Observation, Reply
 from simlab.gui.agent_panels import pil_to_pixmap
+from simlab.gui.dialogue import ERROR_COLOUR, OK_COLOUR
 from simlab.gui.forms import ActionForm
 
 IMAGE_SIZE = 340  # longest side of a picture in the role window, in pixels
@@ -95,6 +97,9 @@ class RoleWindow(QWidget):
         self.resize(1100, 820)
         self.header = QLabel()
         self.header.setStyleSheet("font-size: 15px; font-weight: bold")
+        self.feedback = QLabel()  # what became of this role's last reply, as the engine tells a model
+        self.feedback.setWordWrap(True)
+        self.feedback.setVisible(False)
         self.images = QVBoxLayout()
         self.instructions = QPlainTextEdit(readOnly=True)
         self.instructions.setMaximumHeight(150)
@@ -112,6 +117,7 @@ class RoleWindow(QWidget):
         top.addLayout(told, 1)
         layout = QVBoxLayout(self)
         layout.addWidget(self.header)
+        layout.addWidget(self.feedback)
         layout.addLayout(top, 1)
         layout.addLayout(self.controls)
         self._reset_controls()
@@ -132,6 +138,19 @@ class RoleWindow(QWidget):
         self.show()
         self.raise_()
         self.activateWindow()
+
+    def show_feedback(self, lines: Sequence[tuple[bool, str]]) -> None:
+        """What the engine said of this role's last reply: (ok, words) per result, in green or red."""
+        html_lines = [
+            f'<span style="color:{OK_COLOUR if ok else ERROR_COLOUR}">{html.escape(text)}</span>' for ok, text in lines
+        ]
+        self.feedback.setText("Your last reply: " + "<br>".join(html_lines) if html_lines else "")
+        self.feedback.setVisible(bool(html_lines))
+
+    def end(self, outcome: str) -> None:
+        """The episode is over (finished, stopped or failed): say so, and nothing can be sent any more."""
+        self.header.setText(f"You played {self.role}. The episode is over: {outcome}.")
+        self._reset_controls()
 
     def wait_for_others(self) -> None:
         """After Send: nothing to do until this role is asked again."""

@@ -43,6 +43,7 @@ from simlab.core.world import Agent, Observation, Reply
 from simlab.gui.forms import SettingsForm
 from simlab.gui.human import HumanAgent, HumanStopped, RoleWindow
 from simlab.gui.playback import PlaybackModel
+from simlab.render.formatting import event_line
 from simlab.runner.episode import EpisodeRun
 from simlab.runner.fork import fork_run
 from simlab.worlds import family_names, get_family
@@ -329,6 +330,23 @@ class LiveFollower(QObject):
 # ---- the window side ------------------------------------------------------------------------------------
 
 
+def last_reply_feedback(events: Sequence[Event], role: str) -> list[tuple[bool, str]]:
+    """What the engine said of ``role``'s previous reply: (ok, words) for each result and protocol error between
+    its previous observation and the next observation of anyone (the formatter's words, as in the dialogue)."""
+    seen = [k for k, e in enumerate(events) if e.kind == "observation" and e.role == role]
+    if len(seen) < 2:
+        return []
+    out = []
+    for event in events[seen[-2] + 1 :]:
+        if event.kind == "observation":
+            break
+        if event.kind == "result" or (event.kind == "protocol_error" and event.role in (role, None)):
+            line = event_line(event)
+            if line is not None:
+                out.append((line.tone == "ok", line.plain()))
+    return out
+
+
 class LiveController(QObject):
     """A live session shown in the main window: playback following, role windows, a Live toolbar."""
 
@@ -375,11 +393,16 @@ class LiveController(QObject):
             win.submitted.connect(lambda reply, r=role: self.session.submit(r, reply))
             self.role_windows[role] = win
         self.role_windows[role].show_observation(observation)
+        self.role_windows[role].show_feedback(last_reply_feedback(self.session.episode.events, role))
 
     def _on_state(self, state: str) -> None:
         over = state in ("finished", "stopped", "failed")
         if over and self.session.humans:
             self.window.set_players(None)  # the episode is over: the whole world may be seen
+        if over:
+            outcome = str(self.session.episode.summary.get("outcome") or state)
+            for win in self.role_windows.values():
+                win.end(outcome)
         who = f" for {self.session.waiting_for}" if state == "waiting" else ""
         self.state_label.setText(f"{state}{who}, {self.session.steps} actions ")
         a = self.live_actions
@@ -393,7 +416,7 @@ class LiveController(QObject):
         outcome = episode.summary.get("outcome", "?")
         self.window.statusBar().showMessage(f"Live episode {episode.episode_id} ended: {outcome}", 10000)
         for win in self.role_windows.values():
-            win.header.setText(f"You played {win.role}. The episode is over: {outcome}.")
+            win.end(outcome)
 
     def _ask_save(self) -> None:
         name = f"{self.session.episode.episode_id}.json"

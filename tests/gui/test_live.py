@@ -245,6 +245,7 @@ def test_a_person_plays_the_boards_robot_and_reads_the_interpreters_verdict(wind
     qtbot.mouseClick(robot.send_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: len(asks) == 2, timeout=WAIT_MS)
     assert "line 1: import is not allowed" in robot.visible_text()  # the interpreter's verdict, same round
+    assert robot.feedback.isVisible() and "FAILED [not_allowed]" in robot.feedback.text()  # said as to a model
     assert asks[1][1].turn == 1 and asks[1][1].data["instruction"] == instruction
     robot.move_form.set_values({"status": "code", "details": read_steps(instruction)[0].code()})  # the one step
     qtbot.mouseClick(robot.send_button, Qt.MouseButton.LeftButton)
@@ -252,8 +253,10 @@ def test_a_person_plays_the_boards_robot_and_reads_the_interpreters_verdict(wind
     assert asks[2][1].turn == 2  # the next round: the programmer saw the board and gave the next step
     results = [e for e in session.episode.events if e.kind == "result"]
     assert [r.data["ok"] for r in results] == [False, True]
+    assert "ok" in robot.feedback.text() and "FAILED" not in robot.feedback.text()
     session.stop()
     qtbot.waitUntil(lambda: session.state == "stopped", timeout=WAIT_MS)
+    assert robot.send_button is None and "The episode is over" in robot.header.text()  # nothing to send now
     assert_off_gui_thread(session)
 
 
