@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QFormLayout,
     QLabel,
-    QLineEdit,
     QMessageBox,
     QSpinBox,
     QToolBar,
@@ -38,7 +37,7 @@ from simlab.core.episode import Episode
 from simlab.core.errors import ConfigError, SimlabError
 from simlab.core.events import Event
 from simlab.core.family import WorldFamily
-from simlab.core.plugins import AgentSpec
+from simlab.core.plugins import AgentSpec, discover
 from simlab.core.world import Agent, Observation, Reply
 from simlab.gui.forms import SettingsForm
 from simlab.gui.human import HumanAgent, HumanStopped, RoleWindow
@@ -296,6 +295,22 @@ def default_specs(world: str) -> dict[str, str]:
     return {role: spec.spec() for role, spec in role_specs(get_family(world), []).items()}
 
 
+def agent_choices(family: WorldFamily, role: str) -> list[str]:
+    """The agents that can play ``role``: the family's built-in agents that take it (each factory is asked),
+    ``human``, then every plugin agent type with its argument to fill in (``openai:MODEL``)."""
+    settings = {**family.default_settings, "world": family.name, "agent": {}}
+    out = []
+    for name, factory in family.agents.items():
+        try:
+            factory(role, None, settings)
+        except (ValueError, TypeError, SimlabError):
+            continue  # this agent plays other roles (a director-only agent for the builder)
+        out.append(name)
+    out.append(HUMAN)
+    out += [f"{name}:MODEL" for name in sorted(discover().agent_names())]
+    return out
+
+
 # ---- following a growing episode ---------------------------------------------------------------------------
 
 
@@ -463,7 +478,7 @@ class NewEpisodeDialog(QDialog):
         self.settings_box = QVBoxLayout()
         self.settings_form: SettingsForm | None = None
         self.form = QFormLayout()
-        self.role_edits: dict[str, QLineEdit] = {}
+        self.role_edits: dict[str, QComboBox] = {}
         layout = QVBoxLayout(self)
         top = QFormLayout()
         top.addRow("World", self.world)
@@ -471,7 +486,7 @@ class NewEpisodeDialog(QDialog):
         top.addRow(self.group_label, self.group)
         layout.addLayout(top)
         layout.addLayout(self.settings_box)
-        layout.addWidget(QLabel('Agent per role (NAME[:ARG]; type "human" to play that role yourself):'))
+        layout.addWidget(QLabel('Agent per role (pick one, or type NAME[:ARG]; "human" plays that role yourself):'))
         layout.addLayout(self.form)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.accept)
@@ -493,7 +508,7 @@ class NewEpisodeDialog(QDialog):
         except SimlabError as exc:
             QMessageBox.warning(self, "New live episode", str(exc))
             return
-        self.role_edits = {role: QLineEdit(spec) for role, spec in default_specs(world).items()}
+        self.role_edits = {role: _agent_combo(family, role, spec) for role, spec in default_specs(world).items()}
         for role, edit in self.role_edits.items():
             self.form.addRow(role, edit)
         self.group.clear()
@@ -507,7 +522,7 @@ class NewEpisodeDialog(QDialog):
         """The session the dialog describes (ConfigError when a spec or setting is wrong)."""
         world = self.world.currentText()
         settings = self.settings_form.values() if self.settings_form is not None else {}
-        agents = {role: edit.text() for role, edit in self.role_edits.items()}
+        agents = {role: edit.currentText().strip() for role, edit in self.role_edits.items()}
         group = self.group.currentText()
         return make_session(world, self.seed.value(), agents, [] if group in ("", "any") else [group], settings)
 
@@ -518,6 +533,41 @@ class NewEpisodeDialog(QDialog):
             QMessageBox.warning(self, "New live episode", str(exc))
             return
         super().accept()
+
+
+class ForkDialog(QDialog):
+    """Who plays each role from a turn on: the episode's agents prefilled, the valid ones offered."""
+
+    def __init__(self, episode: Episode, turn: int, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(f"Fork {episode.episode_id} from turn {turn}")
+        family = get_family(episode.world)
+        self.role_edits = {role: _agent_combo(family, role, spec) for role, spec in episode.agents.items()}
+        form = QFormLayout()
+        for role, edit in self.role_edits.items():
+            form.addRow(role, edit)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel(f"Agents from turn {turn} on (pick one, or type NAME[:ARG]; human plays it yourself):"))
+        layout.addLayout(form)
+        layout.addWidget(buttons)
+
+    def specs_text(self) -> str:
+        """``ROLE=SPEC, ...`` as the window's ``fork`` takes it."""
+        return ", ".join(f"{role}={edit.currentText().strip()}" for role, edit in self.role_edits.items())
+
+
+def _agent_combo(family: WorldFamily, role: str, spec: str) -> QComboBox:
+    """An editable list of the agents that can play ``role``, on ``spec``; a typed spec (with an argument)
+    is checked when the dialog is accepted."""
+    combo = QComboBox()
+    combo.setEditable(True)
+    combo.addItems(agent_choices(family, role))
+    combo.setCurrentText(spec)
+    combo.setToolTip(f"Who plays {role}: a built-in agent, human (you), or a plugin agent with its argument")
+    return combo
 
 
 def start_live(window: MainWindow, session: LiveSession) -> LiveController:

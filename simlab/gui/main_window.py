@@ -414,15 +414,11 @@ class MainWindow(QMainWindow):
         if episode is None:
             self.show_error("Open an episode first: a fork continues one episode from its current turn")
             return
-        default = ", ".join(f"{role}={spec}" for role, spec in episode.agents.items())
-        text, ok = QInputDialog.getText(
-            self,
-            "Fork from this turn",
-            f"Agents from turn {self.playback.turn} on (ROLE=SPEC, ...; human too):",
-            text=default,
-        )
-        if ok:
-            self.fork(text)
+        from simlab.gui.live import ForkDialog
+
+        dialog = ForkDialog(episode, self.playback.turn, self)
+        if dialog.exec():
+            self.fork(dialog.specs_text())
 
     def fork(self, specs_text: str) -> MainWindow | None:
         """Continue the open episode from the current turn with other agents, in a second window placed beside
@@ -430,8 +426,13 @@ class MainWindow(QMainWindow):
         from simlab.gui.live import fork_session
 
         try:
-            pairs = [item.split("=", 1) for item in specs_text.split(",") if item.strip()]
-            agents = {role.strip(): spec.strip() for role, spec in pairs}
+            agents = {}
+            for item in (part.strip() for part in specs_text.split(",")):
+                role, sep, spec = item.partition("=")
+                if item and (not sep or not role.strip() or not spec.strip()):
+                    raise ValueError(f"{item!r}: expected ROLE=SPEC (for example builder=oracle)")
+                if item:
+                    agents[role.strip()] = spec.strip()
             session = fork_session(self.playback.episode, self.playback.turn, agents)
         except (SimlabError, ValueError) as exc:
             self.show_error(f"Could not fork:\n{exc}")

@@ -145,13 +145,17 @@ def test_following_the_live_end_stays_fast(window, qtbot):
 def test_the_new_episode_dialog_prefills_defaults_and_refuses_bad_specs(qtbot):
     dialog = NewEpisodeDialog()
     qtbot.addWidget(dialog)
-    assert {r: e.text() for r, e in dialog.role_edits.items()} == {
+    assert {r: e.currentText() for r, e in dialog.role_edits.items()} == {
         "D1": "oracle",
         "D2": "oracle",
         "D3": "oracle",
         "builder": "scripted",
     }
-    dialog.role_edits["builder"].setText("human")
+    builder = [dialog.role_edits["builder"].itemText(k) for k in range(dialog.role_edits["builder"].count())]
+    director = [dialog.role_edits["D1"].itemText(k) for k in range(dialog.role_edits["D1"].count())]
+    assert builder[:4] == ["oracle", "scripted", "random", "human"] and "openai:MODEL" in builder
+    assert "silent" in director and "scripted" not in director  # only the agents that can play the role
+    dialog.role_edits["builder"].setCurrentText("human")
     assert dialog.settings_form is not None and "turns" in dialog.settings_form.editors
     dialog.settings_form.set_value("turns", 7)
     dialog.settings_form.set_value("interior", "reference")

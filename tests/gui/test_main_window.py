@@ -288,3 +288,18 @@ def test_the_timeline_shows_turn_numbers_at_its_default_height(window, qtbot):
     band = scrubber.grab().toImage().copy(0, scrubber.height() - 16, scrubber.width(), 14)
     colours = {band.pixelColor(x, y).name() for x in range(0, band.width(), 2) for y in range(band.height())}
     assert len(colours) > 2  # the numbers' glyphs, not an empty band
+
+
+def test_the_fork_dialog_offers_the_agents_each_role_can_have_and_bad_specs_say_what_is_expected(window, qtbot):
+    from simlab.gui.live import ForkDialog
+
+    window.open_episode_id(window.browser.visible_episode_ids()[0])
+    dialog = ForkDialog(window.playback.episode, 3, window)
+    qtbot.addWidget(dialog)
+    builder = dialog.role_edits["builder"]
+    assert builder.currentText() == window.playback.episode.agents["builder"]
+    assert {"oracle", "scripted", "random", "human"} <= {builder.itemText(k) for k in range(builder.count())}
+    dialog.role_edits["builder"].setCurrentText("oracle")
+    assert "builder=oracle" in dialog.specs_text()
+    assert not window.fork("builder oracle")
+    assert "'builder oracle': expected ROLE=SPEC" in window.last_error
