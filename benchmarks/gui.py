@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QApplication
 
 from simlab.core.recording import load_run
 from simlab.gui.main_window import MainWindow
+from simlab.runner.batch import RunConfig, run
 from simlab.runner.demo import DEMO_RUN
 
 STEPS = 100
@@ -36,7 +37,7 @@ def _median_ms(samples: list[float]) -> float:
     return statistics.median(samples) * 1000
 
 
-def bench_step(app: QApplication, window: MainWindow) -> None:
+def bench_step(app: QApplication, window: MainWindow, label: str = "blocks") -> None:
     window.open_episode_id(window.browser.visible_episode_ids()[0])
     last = window.playback.last_turn
     steps, redraws = [], []
@@ -54,7 +55,7 @@ def bench_step(app: QApplication, window: MainWindow) -> None:
         assert window.playback.turn > 0 or k == 0
     step, base = _median_ms(steps), _median_ms(redraws)
     print(
-        f"{'step key -> every panel updated':<38} {step:10.1f} ms   baseline 3D view redraw alone     "
+        f"{f'{label}: step key -> every panel updated':<38} {step:10.1f} ms   baseline 3D view redraw alone     "
         f"{base:10.1f} ms   ratio {step / base:6.2f}x   (median of {STEPS})"
     )
 
@@ -100,5 +101,10 @@ def main() -> None:
             app.processEvents()
         window.open_path(DEMO_RUN)
         bench_step(app, window)
+        rooms = Path(tmp) / "rooms"
+        run(RunConfig("rooms", seed=0, episodes=2, agents=["answerer=oracle", "helper=oracle"]), rooms)
+        window.open_path(rooms)
+        bench_step(app, window, "rooms")
+        window.open_path(DEMO_RUN)
         bench_browser(app, window)
         window.close()
