@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QSettings, Qt, QUrl
+from PySide6.QtCore import QRect, QSettings, Qt, QUrl
 from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -144,6 +144,22 @@ class MainWindow(QMainWindow):
             self.resize(1600, 1000)
         if state is not None:
             self.restoreState(state, LAYOUT_VERSION)
+        self.fit_to_screen()
+
+    def fit_to_screen(self, available: QRect | None = None) -> None:
+        """Keep the whole window on the screen it opens on (a 1600x1000 default, or a geometry saved on a bigger
+        screen, would put the Agents dock, the timeline's end and the status bar off a 1366x768 one)."""
+        screen = self.screen()
+        area = available if available is not None else (screen.availableGeometry() if screen is not None else None)
+        if area is None or area.isEmpty():
+            return
+        frame = self.frameGeometry().size() - self.geometry().size()  # title bar and borders
+        width = min(self.width(), area.width() - frame.width())
+        height = min(self.height(), area.height() - frame.height())
+        self.resize(max(width, 640), max(height, 480))
+        x = min(max(self.x(), area.left()), area.right() - self.frameGeometry().width() + 1)
+        y = min(max(self.y(), area.top()), area.bottom() - self.frameGeometry().height() + 1)
+        self.move(max(x, area.left()), max(y, area.top()))
 
     def reset_layout(self) -> None:
         """Put every dock back where it starts."""

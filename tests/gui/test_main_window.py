@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from PIL import Image
-from PySide6.QtCore import QEvent, QMimeData, QPointF, QSettings, Qt, QUrl
+from PySide6.QtCore import QEvent, QMimeData, QPointF, QRect, QSettings, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 from PySide6.QtWidgets import QApplication
 
@@ -336,3 +336,14 @@ def test_reopening_episodes_does_not_grow_memory(qtbot, tmp_path, world):
     gc.collect()
     assert rss_mib() - before < 25  # measured here: +2.1 MiB (blocks), +0.0 MiB (rooms)
     window.close()
+
+
+def test_the_window_fits_a_small_screen_with_every_dock_on_it(window, qtbot):
+    small = QRect(0, 0, 1366, 768)
+    window.fit_to_screen(small)
+    qtbot.wait(50)
+    assert window.frameGeometry().width() <= small.width() and window.frameGeometry().height() <= small.height()
+    for dock in window.docks.values():
+        corner = dock.mapTo(window, dock.rect().bottomRight())
+        assert corner.x() <= window.width() and corner.y() <= window.height()  # no dock past the window's edge
+    assert window.statusBar().geometry().bottom() <= window.height()
