@@ -33,6 +33,14 @@ def _segments(values: Sequence[float | None]) -> tuple[list[float], list[float]]
     return xs, ys
 
 
+def whole_turn_step(last_turn: int, most_ticks: int = 12) -> int:
+    """The spacing of turn ticks: 1, 2, 5, 10, 20, 50... so at most about ``most_ticks`` labels show."""
+    for step in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000):
+        if last_turn / step <= most_ticks:
+            return step
+    return 20000
+
+
 def family_plots(episode: Episode | None) -> Sequence[PlotSpec]:
     """The plots the episode's family declares (none for no episode or an unknown world)."""
     from simlab.worlds import get_family
@@ -115,6 +123,9 @@ class MetricPlots(QWidget):
             self.cursors.append(self._cursor(plot, labelled=k == 0))
         if self.plots:
             self.plots[0].setXRange(0, last, padding=0.02)
+        step = whole_turn_step(last)
+        for plot in self.plots:  # turns are whole numbers: no 0.5 tick on a two-turn episode
+            plot.getPlotItem().getAxis("bottom").setTickSpacing(major=step, minor=step)
         for line in self.cursors:
             line.setBounds((0, max(0, episode.last_turn)))
         if self.hidden_for_players:

@@ -8,7 +8,7 @@ import pytest
 from simlab.core.episode import Episode
 from simlab.core.recording import load_run
 from simlab.gui.playback import PlaybackModel
-from simlab.gui.plots import MetricPlots
+from simlab.gui.plots import MetricPlots, whole_turn_step
 
 
 @pytest.fixture(scope="module")
@@ -87,3 +87,21 @@ def test_rooms_plots_its_own_series_not_the_blocks_progress(qtbot, record_rooms)
     named = widget.series("objects named")
     assert len(named) == episode.last_turn + 1 and sum(v or 0 for v in named) > 0
     assert "Progress metrics per turn" not in widget.titles()
+
+
+@pytest.mark.parametrize(("last", "step"), [(2, 1), (12, 1), (20, 2), (60, 5), (1000, 100)])
+def test_turn_ticks_are_whole_numbers(qtbot, last, step):
+    assert whole_turn_step(last) == step
+
+
+def test_a_short_episode_has_no_half_turn_ticks(qtbot, record_rooms):
+    episode = load_run(record_rooms).episodes()[0]
+    playback = PlaybackModel()
+    widget = MetricPlots(playback)
+    qtbot.addWidget(widget)
+    widget.resize(600, 400)
+    widget.show()
+    playback.set_episode(episode)
+    axis = widget.plots[0].getPlotItem().getAxis("bottom")
+    ticks = [value for level in axis.tickValues(0, episode.last_turn, 600) for value in level[1]]
+    assert ticks and all(float(t).is_integer() for t in ticks)
