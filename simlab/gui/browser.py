@@ -414,17 +414,23 @@ class EpisodeBrowser(QWidget):
         return label
 
     def _layout(self) -> None:
-        bar = QHBoxLayout()
-        bar.setContentsMargins(0, 0, 0, 0)
+        # two rows: the outcome toggles and the count, then the task menu and the search box, so the search
+        # stays usable in the dock's default 400 px (one row squeezed it to "S...")
+        toggles = QHBoxLayout()
+        toggles.setContentsMargins(0, 0, 0, 0)
         for button in self.outcome_buttons.values():
-            bar.addWidget(button)
-        bar.addSpacing(8)
-        bar.addWidget(self.task_combo)
-        bar.addWidget(self.search_edit, 1)
-        bar.addWidget(self.count_label)
+            toggles.addWidget(button)
+        toggles.addStretch(1)
+        toggles.addWidget(self.count_label)
+        filters = QHBoxLayout()
+        filters.setContentsMargins(0, 0, 0, 0)
+        filters.addWidget(self.task_combo)
+        filters.addWidget(self.search_edit, 1)
+        self.search_edit.setMinimumWidth(160)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addLayout(bar)
+        layout.addLayout(toggles)
+        layout.addLayout(filters)
         layout.addWidget(self.problems_label)
         layout.addWidget(self.table, 1)
 

@@ -272,3 +272,14 @@ def test_search_finds_episodes_by_the_text_fields_a_family_adds(qtbot) -> None:
     assert sorted(widget.visible_episode_ids()) == ["color_000-r0", "memory_002-r0"]
     widget.search_edit.setText("grounding")
     assert sorted(widget.visible_episode_ids()) == ["keypad_003-r0", "wire_001-r0"]
+
+
+def test_the_search_box_is_usable_at_the_docks_default_width(qtbot, scripted_run: Run) -> None:
+    widget = EpisodeBrowser()
+    qtbot.addWidget(widget)
+    widget.resize(400, 500)
+    widget.set_run(scripted_run.summaries, scripted_run.problems)
+    widget.show()
+    qtbot.waitExposed(widget)
+    assert widget.search_edit.width() >= 160  # room to type, not a squeezed "S..."
+    assert widget.count_label.isVisible() and widget.count_label.geometry().right() <= widget.width()
