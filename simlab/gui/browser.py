@@ -41,6 +41,8 @@ OUTCOMES = ("success", "failure", "abort")
 OUTCOME_COLOURS = {"success": "#1b7f3b", "failure": "#b45f06", "abort": "#c62828"}
 OUTCOME_TINT_ALPHA = 28
 ALL_TASKS = "All tasks"
+GROUP = "group:"
+"""The task menu's data for a whole group of tasks (``group:counting``) rather than one task id."""
 ModelIndex = QModelIndex | QPersistentModelIndex
 
 
@@ -132,6 +134,7 @@ class _Row:
     episode_id: str
     task_id: str
     outcome: str
+    group: str
     display: tuple[str, ...]
     sort: tuple[float | str, ...]
     agents_tooltip: str
@@ -149,6 +152,7 @@ def _make_row(summary: Mapping[str, Any]) -> _Row:
         episode_id=episode_id,
         task_id=task_id,
         outcome=outcome,
+        group=str(summary.get("group") or ""),
         display=display,
         sort=tuple(_sort_value(c, v) for c, v in zip(COLUMNS, values, strict=True)),
         agents_tooltip=full_agents(summary.get("agents") if isinstance(summary.get("agents"), Mapping) else None),
@@ -209,6 +213,10 @@ class RunIndexModel(QAbstractTableModel):
         """Distinct task ids in natural order."""
         return sorted({r.task_id for r in self._rows if r.task_id}, key=natural_key)
 
+    def groups(self) -> list[str]:
+        """Distinct task groups (a blocks tier, a rooms question type, a puzzle) in natural order."""
+        return sorted({r.group for r in self._rows if r.group}, key=natural_key)
+
     def outcome_counts(self) -> dict[str, int]:
         out: dict[str, int] = {}
         for r in self._rows:
@@ -220,7 +228,7 @@ class RunIndexModel(QAbstractTableModel):
         r = self._rows[row]
         return (
             (outcomes is None or r.outcome in outcomes)
-            and (not task or r.task_id == task)
+            and (not task or (r.group == task[len(GROUP) :] if task.startswith(GROUP) else r.task_id == task))
             and (not text or text in r.haystack)
         )
 
@@ -513,13 +521,15 @@ class EpisodeBrowser(QWidget):
 
     def _fill_tasks(self) -> None:
         current = self.task_combo.currentData() or ""
-        tasks = self.model.task_ids()
+        choices = [(f"all {g} tasks", GROUP + g) for g in self.model.groups()]  # a tier, a question type
+        choices += [(task, task) for task in self.model.task_ids()]
         self.task_combo.blockSignals(True)
         self.task_combo.clear()
         self.task_combo.addItem(ALL_TASKS, "")
-        for task in tasks:
-            self.task_combo.addItem(task, task)
-        self.task_combo.setCurrentIndex(max(0, self.task_combo.findData(current)) if current in tasks else 0)
+        for label, data in choices:
+            self.task_combo.addItem(label, data)
+        found = self.task_combo.findData(current) if current else -1
+        self.task_combo.setCurrentIndex(max(0, found))
         self.task_combo.blockSignals(False)
         self._task_changed()
 

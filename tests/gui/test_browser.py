@@ -126,10 +126,15 @@ def test_outcome_toggles_narrow_the_list(browser: EpisodeBrowser, scripted_run: 
     assert len(browser.visible_episode_ids()) == 12
 
 
-def test_task_combo_narrows_to_one_task(browser: EpisodeBrowser) -> None:
+def test_task_combo_narrows_to_one_task_or_one_group(browser: EpisodeBrowser, scripted_run: Run) -> None:
     combo = browser.task_combo
     assert combo.itemText(0) == "All tasks"
-    assert combo.count() == 1 + 6
+    tiers = sorted({s["group"] for s in scripted_run.summaries})
+    assert combo.count() == 1 + len(tiers) + 6
+    assert [combo.itemText(k) for k in range(1, 1 + len(tiers))] == [f"all {t} tasks" for t in tiers]
+    combo.setCurrentIndex(1)  # a whole tier (a rooms question type, a puzzle...)
+    shown = {browser.model.summary(browser.model.row_of(e))["group"] for e in browser.visible_episode_ids()}
+    assert shown == {tiers[0]} and len(browser.visible_episode_ids()) < 12
     combo.setCurrentIndex(combo.findText("structure_002"))
     assert browser.visible_episode_ids() == ["structure_002-r0", "structure_002-r1"]
     assert browser.count_text() == "2 of 12 episodes"
@@ -235,7 +240,7 @@ def test_a_thousand_summaries_fill(qtbot, scripted_run: Run) -> None:
     browser.set_run(summaries)
     assert browser.model.rowCount() == 1000
     assert browser.count_text() == "1000 of 1000 episodes"
-    assert browser.task_combo.count() == 51
+    assert browser.task_combo.count() == 1 + 1 + 50  # all tasks, the template's one group, the 50 tasks
     browser.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
     assert browser.visible_episode_ids()[:3] == ["ep-0", "ep-1", "ep-2"]
     assert browser.visible_episode_ids()[-1] == "ep-999"
