@@ -309,7 +309,7 @@ class EpisodeFilterProxy(QSortFilterProxyModel):
         self._change_filter(outcomes=None if outcomes is None else set(outcomes))
 
     def set_task(self, task_id: str) -> None:
-        """Show one task (exact id), or every task for ``""``."""
+        """Show one task (exact id), a whole group (``group:NAME``), or every task for ``""``."""
         self._change_filter(task=task_id or "")
 
     def set_text(self, text: str) -> None:
