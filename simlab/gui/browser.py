@@ -36,6 +36,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from simlab.core.errors import SimlabError
+from simlab.worlds import get_family
+
 OUTCOMES = ("success", "failure", "abort")
 # Foreground colours readable on light and dark rows, and a faint tint of the same hue for the cell.
 OUTCOME_COLOURS = {"success": "#1b7f3b", "failure": "#b45f06", "abort": "#c62828"}
@@ -53,6 +56,7 @@ class Column:
     title: str
     key: str
     numeric: bool = False
+    metric: bool = False  # read from the summary's metrics (a family's headline metric), not a top field
 
 
 COLUMNS = (  # what decides which episode to open first: outcome and score next to the id
@@ -67,6 +71,20 @@ COLUMNS = (  # what decides which episode to open first: outcome and score next 
     Column("World", "world"),
 )
 COLUMN_INDEX = {c.key: i for i, c in enumerate(COLUMNS)}
+"""Where the fixed columns stand when a run adds none (a family's metric columns follow Errors)."""
+METRICS_AFTER = COLUMN_INDEX["errors"]
+
+
+def family_columns(summaries: Sequence[Mapping[str, Any]]) -> tuple[Column, ...]:
+    """The columns for a run's summaries: the fixed ones, with its family's headline metrics after Errors
+    (blocks: overall progress, completion...; puzzles: sr, psr...). A world SimLab does not know adds none."""
+    world = next((str(s["world"]) for s in summaries if s.get("world")), None)
+    try:
+        headline = get_family(world).headline_metrics if world else ()
+    except SimlabError:
+        headline = ()
+    metrics = tuple(Column(name.replace("_", " "), name, numeric=True, metric=True) for name in headline)
+    return (*COLUMNS[: METRICS_AFTER + 1], *metrics, *COLUMNS[METRICS_AFTER + 1 :])
 
 
 # ---- text helpers (pure) ------------------------------------------------------------------------------------
@@ -116,7 +134,7 @@ def _display(column: Column, value: Any) -> str:
         return ""
     if column.key == "agents":
         return compact_agents(value if isinstance(value, Mapping) else {})
-    if column.key == "score" and isinstance(value, int | float) and not isinstance(value, bool):
+    if (column.key == "score" or column.metric) and isinstance(value, int | float) and not isinstance(value, bool):
         return f"{value:.3f}"
     return str(value)
 
@@ -141,20 +159,27 @@ class _Row:
     haystack: str
 
 
-def _make_row(summary: Mapping[str, Any]) -> _Row:
-    values = [summary.get(c.key) for c in COLUMNS]
-    display = tuple(_display(c, v) for c, v in zip(COLUMNS, values, strict=True))
+def _value(summary: Mapping[str, Any], column: Column) -> Any:
+    if column.metric:
+        metrics = summary.get("metrics")
+        return metrics.get(column.key) if isinstance(metrics, Mapping) else None
+    return summary.get(column.key)
+
+
+def _make_row(summary: Mapping[str, Any], columns: Sequence[Column] = COLUMNS) -> _Row:
+    values = [_value(summary, c) for c in columns]
+    display = tuple(_display(c, v) for c, v in zip(columns, values, strict=True))
     episode_id = str(summary.get("episode_id", ""))
     task_id = str(summary.get("task_id", "") or "")
     outcome = str(summary.get("outcome", "") or "")
-    agents = display[COLUMN_INDEX["agents"]]
+    agents = compact_agents(summary.get("agents") if isinstance(summary.get("agents"), Mapping) else {})
     return _Row(
         episode_id=episode_id,
         task_id=task_id,
         outcome=outcome,
         group=str(summary.get("group") or ""),
         display=display,
-        sort=tuple(_sort_value(c, v) for c, v in zip(COLUMNS, values, strict=True)),
+        sort=tuple(_sort_value(c, v) for c, v in zip(columns, values, strict=True)),
         agents_tooltip=full_agents(summary.get("agents") if isinstance(summary.get("agents"), Mapping) else None),
         haystack=" ".join((episode_id, task_id, agents, outcome, *_words(summary))).casefold(),
     )
@@ -186,6 +211,7 @@ class RunIndexModel(QAbstractTableModel):
         super().__init__(parent)
         self._rows: list[_Row] = []
         self._summaries: list[dict[str, Any]] = []
+        self.columns: tuple[Column, ...] = COLUMNS  # the fixed ones and the run's family metrics
         self._bold = QFont()
         self._bold.setBold(True)
         self._fg = {k: QBrush(QColor(v)) for k, v in OUTCOME_COLOURS.items()}
@@ -195,7 +221,8 @@ class RunIndexModel(QAbstractTableModel):
         """Replace every row (a model reset: views keep no stale rows)."""
         self.beginResetModel()
         self._summaries = [dict(s) for s in summaries]
-        self._rows = [_make_row(s) for s in self._summaries]
+        self.columns = family_columns(self._summaries)
+        self._rows = [_make_row(s, self.columns) for s in self._summaries]
         self.endResetModel()
 
     def summary(self, row: int) -> dict[str, Any]:
@@ -237,12 +264,12 @@ class RunIndexModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(self._rows)
 
     def columnCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
-        return 0 if parent.isValid() else len(COLUMNS)
+        return 0 if parent.isValid() else len(self.columns)
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(COLUMNS):
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(self.columns):
             return None
-        column = COLUMNS[section]
+        column = self.columns[section]
         if role == Qt.ItemDataRole.DisplayRole:
             return column.title
         if role == Qt.ItemDataRole.TextAlignmentRole:
@@ -253,7 +280,7 @@ class RunIndexModel(QAbstractTableModel):
         if not index.isValid():
             return None
         row, col = self._rows[index.row()], index.column()
-        column = COLUMNS[col]
+        column = self.columns[col]
         if role == Qt.ItemDataRole.DisplayRole:
             return row.display[col]
         if role == Qt.ItemDataRole.UserRole:
@@ -541,9 +568,10 @@ class EpisodeBrowser(QWidget):
     def _fit_columns(self) -> None:
         self.table.resizeColumnsToContents()
         header = self.table.horizontalHeader()
-        agents = COLUMN_INDEX["agents"]
+        columns = self.model.columns
+        agents = next(k for k, c in enumerate(columns) if c.key == "agents")
         header.resizeSection(agents, min(header.sectionSize(agents), 320))
-        for col, column in enumerate(COLUMNS):
+        for col, column in enumerate(columns):
             if not column.numeric:
                 header.resizeSection(col, header.sectionSize(col) + 12)
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)

@@ -11,7 +11,6 @@ from PySide6.QtCore import Qt
 from simlab.core.recording import INDEX_FILE, Run, load_run
 from simlab.gui.browser import (
     COLUMN_INDEX,
-    COLUMNS,
     EpisodeBrowser,
     RunIndexModel,
     compact_agents,
@@ -61,9 +60,11 @@ def test_model_has_one_row_per_summary_with_the_columns(scripted_run: Run) -> No
     model.set_summaries(scripted_run.summaries)
     assert model.rowCount() == len(scripted_run.summaries) == 12
     headers = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())]
-    assert headers == ["Episode", "Outcome", "Score", "Turns", "Errors", "Task", "Group", "Agents", "World"]
+    blocks = ["overall progress", "completion", "iou", "position accuracy"]  # the family's headline metrics
+    assert headers == ["Episode", "Outcome", "Score", "Turns", "Errors", *blocks, "Task", "Group", "Agents", "World"]
     first = scripted_run.summaries[0]
-    row = dict(zip(headers, (model.index(0, c).data() for c in range(len(COLUMNS))), strict=True))
+    row = dict(zip(headers, (model.index(0, c).data() for c in range(model.columnCount())), strict=True))
+    assert row["completion"] == f"{first['metrics']['completion']:.3f}"
     assert row["Episode"] == first["episode_id"]
     assert row["Task"] == first["task_id"]
     assert row["Agents"] == "D1-3=oracle, builder=scripted"
