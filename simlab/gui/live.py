@@ -450,11 +450,15 @@ class LiveController(QObject):
         return True
 
     def close(self) -> None:
-        """Stop the session and close its role windows (the window is closing or another session starts)."""
+        """Stop the session, close its role windows and take its toolbar away (the window is closing, another
+        run is opened or another session starts): nothing of it stays in the window."""
         self.session.stop()
         self.session.wait(5000)
         for win in self.role_windows.values():
             win.close()
+        self.window.removeToolBar(self.toolbar)
+        self.toolbar.deleteLater()
+        self.window.set_players(None)
 
 
 # ---- Run > New Episode --------------------------------------------------------------------------------------

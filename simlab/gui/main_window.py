@@ -171,8 +171,7 @@ class MainWindow(QMainWindow):
         self.settings.setValue("window/geometry", self.saveGeometry())
         self.settings.setValue("window/state", self.saveState(LAYOUT_VERSION))
         self.playback.pause()
-        if getattr(self, "live", None) is not None:
-            self.live.close()
+        self._end_live()
         self.world.close_view()
         super().closeEvent(event)  # type: ignore[arg-type]
 
@@ -274,7 +273,7 @@ class MainWindow(QMainWindow):
         except SimlabError as exc:
             return self.show_error(f"Could not open the run:\n{exc}")
         self.run = run
-        self.set_players(None)
+        self._end_live()
         self.browser.set_run(run.summaries, run.problems)
         self._remember(path)
         self.playback.set_episode(None)
@@ -299,7 +298,7 @@ class MainWindow(QMainWindow):
         except SimlabError as exc:
             return self.show_error(f"Could not open the episode:\n{exc}")
         self.run = None
-        self.set_players(None)
+        self._end_live()
         self.browser.set_run([episode.summary | {"episode_id": episode.episode_id, "file": path.name}], [])
         self._remember(path)
         return self._show_episode(episode)
@@ -308,6 +307,14 @@ class MainWindow(QMainWindow):
         self.playback.set_episode(episode)
         self.browser.select_episode(episode.episode_id)
         return True
+
+    def _end_live(self) -> None:
+        """Another run or episode is opened: a live session shown here stops, and its state goes with it."""
+        live = getattr(self, "live", None)
+        if live is not None:
+            live.close()
+            self.live = None
+        self.set_players(None)
 
     def set_players(self, roles: Iterable[str] | None) -> None:
         """While people play ``roles``, the window shows only what those roles were given: their agent panels,

@@ -8,11 +8,13 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QSettings, Qt
+from PySide6.QtWidgets import QToolBar
 
 from simlab.core.errors import ConfigError
 from simlab.core.recording import load_episode, load_run
 from simlab.gui.live import LiveSession, NewEpisodeDialog, make_session
 from simlab.gui.main_window import MainWindow
+from simlab.runner.demo import DEMO_RUN
 from simlab.worlds.blocks.world import ARCHETYPES
 from simlab.worlds.boards.language import read_steps
 
@@ -308,3 +310,15 @@ def test_a_person_sees_only_their_roles_view_in_the_whole_window_until_the_end(w
     qtbot.waitUntil(lambda: window.plots.plots and all(plot.isVisible() for plot in window.plots.plots))
     assert window.dialogue.tabs.isTabEnabled(1)
     controller.close()
+
+
+def test_opening_another_run_ends_the_live_session_and_its_state(window, qtbot):
+    session = make_session("blocks", 0, {"builder": "human"}, settings={"turns": 4})
+    asks = asks_of(session)
+    window.start_live(session)
+    qtbot.waitUntil(lambda: len(asks) == 1, timeout=WAIT_MS)
+    assert window.findChild(QToolBar, "toolbar-live") is not None and window.players == {"builder"}
+    assert window.open_path(DEMO_RUN)
+    qtbot.waitUntil(lambda: session.state == "stopped", timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: window.findChild(QToolBar, "toolbar-live") is None, timeout=WAIT_MS)
+    assert window.players is None and window.world.stack.currentWidget() is not window.world.blind
