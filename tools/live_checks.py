@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from simlab.testing.openai_server import message_text  # one reading of a chat message's text
+
 Episode = Mapping[str, Any]
 
 UNREADABLE = "unreadable_reply"
@@ -118,16 +120,6 @@ def episode_roles(episode: Episode) -> list[str]:
     roles.update(dict.fromkeys(str(e["role"]) for e in episode.get("events") or [] if e.get("role")))
     roles.update(dict.fromkeys(str(r["role"]) for r in episode.get("raw") or [] if r.get("role")))
     return list(roles)
-
-
-def message_text(message: Mapping[str, Any]) -> str:
-    """A chat message's text (string content, or the text parts of a list)."""
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(str(p.get("text", "")) for p in content if isinstance(p, Mapping) and p.get("type") == "text")
-    return ""
 
 
 # ---- the checks -----------------------------------------------------------------------------------------

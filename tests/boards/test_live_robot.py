@@ -9,19 +9,13 @@ import sys
 import threading
 import tracemalloc
 
-import pytest
-
 from simlab.testing.openai_server import FakeOpenAIServer, scripted_replies
 from simlab.worlds.boards.targets import generate_targets
-from tests.agents.live_agents import KEY, KEY_ENV, agent_settings, episode_with
+from tests.agents.conftest import api_key  # noqa: F401 - the fixture: the test key in the environment
+from tests.agents.live_agents import agent_settings, episode_with
 from tests.boards.test_interpreter import HOSTILE
 
 GOOD = "put(board, 'washer', 'red', 1, 1)"
-
-
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(KEY_ENV, KEY)
 
 
 class Robot:

@@ -10,7 +10,8 @@ import pytest
 from simlab.testing.openai_server import FakeOpenAIServer, last_user_text, scripted_replies
 from simlab.worlds.puzzles.family import task_for
 from simlab.worlds.puzzles.wire import correct_wire
-from tests.agents.live_agents import KEY, KEY_ENV, agent_settings, episode_with
+from tests.agents.conftest import api_key  # noqa: F401 - the fixture: the test key in the environment
+from tests.agents.live_agents import agent_settings, episode_with
 
 # an instance whose right wire comes before the third strike when every wire is cut from the top
 TASK = next(
@@ -19,11 +20,6 @@ TASK = next(
     if correct_wire(t["instance"]["wires"], t["instance"]["serial"]) <= 3
 )
 EVERY_WIRE = "\n".join(f"Cut wire {k}" for k in range(1, len(TASK["instance"]["wires"]) + 1))
-
-
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(KEY_ENV, KEY)
 
 
 def replies() -> object:
