@@ -1,9 +1,9 @@
-"""Referring expressions: shortest unique description per object, relations, vocabulary."""
+"""Referring expressions: shortest unique description per object, relations, plurals."""
 
 from __future__ import annotations
 
 from simlab.core.seeding import rng
-from simlab.worlds.rooms.describe import describe_objects, mentioned_objects, plural, vocabulary
+from simlab.worlds.rooms.describe import describe_objects, plural
 from tests.rooms.handmade import box, living_room, room
 
 
@@ -100,23 +100,3 @@ def test_plural():
         "plant containers",
         "libraries",
     ]
-
-
-def test_vocabulary_maps_terms_to_ids():
-    scene, _ = living_room()
-    vocab = vocabulary(scene)
-    assert vocab["chair"] == vocab["chairs"] == ["chair_0", "chair_1", "chair_2"]
-    assert vocab["red chair"] == ["chair_0"]
-    assert vocab["beige"] == ["window_0"]
-    assert "green" in vocab and vocab["green"] == ["chair_2", "plant_container_0"]
-
-
-def test_mentions_narrow_a_category_by_the_colour_said_with_it():
-    scene, _views = living_room()
-    chairs = sorted(o.id for o in scene.objects if o.category == "chair")
-    red = [o.id for o in scene.objects if o.category == "chair" and o.color == "red"]
-    assert mentioned_objects(scene, "I see the red chair.") == red
-    assert mentioned_objects(scene, "There are chairs here.") == chairs
-    assert mentioned_objects(scene, "Nothing but a ceiling.") == []
-    both = mentioned_objects(scene, "A red chair. Also a sofa!")
-    assert set(red) < set(both) and any(scene.object(i).category == "sofa" for i in both)

@@ -81,10 +81,17 @@ def test_the_helper_never_gets_the_question(task):
     assert set(helper.images) == {"view"}
 
 
-def test_mentions_count_scene_vocabulary(task):
+def test_mentions_are_resolved_for_the_speaker_and_scored_per_message(task):
     world = RoomsWorld(task)
-    category = world.scene.objects[0].category
-    assert world.mentions(f"I see a {category} here") and not world.mentions("nothing of note")
+    seen = world.scene.object(world.views.helper_visible[0])
+    said = f"I see a {seen.color} {seen.category.replace('_', ' ')} here"
+    assert world.mentions(said, HELPER).count == 1 and world.mentions("nothing of note", HELPER).count == 0
+    assert world.mentions(f"I see no {seen.category.replace('_', ' ')}", HELPER).objects == ()
+    world.reset(0)
+    world.step(Reply(message="What do you see?"))
+    events = world.step(Reply(message=said))
+    assert [e.data["metrics"]["mentions"] for e in events if e.kind == "score"] == [1.0]
+    assert world.summary()["metrics"]["mentions_per_message"] == 0.5
 
 
 def test_oracle_pair_and_random_answerer_on_every_task():

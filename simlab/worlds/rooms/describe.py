@@ -19,7 +19,6 @@ objects are visited in sorted id order and ties are broken by id.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 
 from simlab.worlds.rooms.model import RoomObject, Scene
@@ -123,50 +122,3 @@ def describe_objects(scene: Scene, ids: Sequence[str]) -> dict[str, str]:
         if text is not None:
             out[object_id] = text
     return out
-
-
-def vocabulary(scene: Scene) -> dict[str, list[str]]:
-    """Words that name objects -> the ids they can refer to: categories (and plurals), colours (a window's
-    covering colour too) and every object's description. For counting mentions in dialogue."""
-    vocab: dict[str, set[str]] = {}
-    for obj in scene.objects:
-        terms = [category_name(obj.category), plural(obj.category), obj.color]
-        if obj.params.get("covering_color"):
-            terms.append(str(obj.params["covering_color"]))
-        for term in terms:
-            vocab.setdefault(term, set()).add(obj.id)
-    for object_id, text in describe_objects(scene, [o.id for o in scene.objects]).items():
-        vocab.setdefault(text, set()).add(object_id)
-    return {term: sorted(ids) for term, ids in sorted(vocab.items())}
-
-
-def mentioned_objects(scene: Scene, text: str) -> list[str]:
-    """The objects a message talks about (the paper's "unique objects mentioned"), found against the scene's
-    own vocabulary: a full description names its object; a category names its objects, narrowed to the
-    colours said in the same sentence when that leaves any ("the red chair" is the red chairs, not all
-    chairs and all red things)."""
-    descriptions = describe_objects(scene, [o.id for o in scene.objects])
-    by_category: dict[str, list[RoomObject]] = {}
-    for obj in scene.objects:
-        by_category.setdefault(obj.category, []).append(obj)
-    found: set[str] = set()
-    for sentence in re.split(r"[.!?;\n]+", text.lower()):
-        found.update(_sentence_mentions(scene, sentence, by_category, descriptions))
-    return sorted(found)
-
-
-def _said(term: str, sentence: str) -> bool:
-    return re.search(rf"\b{re.escape(term.lower())}\b", sentence) is not None
-
-
-def _sentence_mentions(
-    scene: Scene, sentence: str, by_category: dict[str, list[RoomObject]], descriptions: dict[str, str]
-) -> set[str]:
-    found: set[str] = set()
-    colours = {c for c in {o.color for o in scene.objects} if _said(c, sentence)}
-    for category, objects in sorted(by_category.items()):
-        if _said(category_name(category), sentence) or _said(plural(category), sentence):
-            coloured = [o for o in objects if o.color in colours or o.params.get("covering_color") in colours]
-            found.update(o.id for o in (coloured or objects))
-    found.update(object_id for object_id, text in descriptions.items() if _said(text, sentence))
-    return found

@@ -20,7 +20,7 @@ from PIL import Image, ImageDraw
 from simlab.core.episode import Episode
 from simlab.render.images import text_font
 from simlab.render.scene import CameraPose, SceneItem, text_label
-from simlab.worlds.rooms.describe import mentioned_objects
+from simlab.worlds.rooms.mentions import message_mentions
 from simlab.worlds.rooms.model import Camera, RoomObject, Scene
 from simlab.worlds.rooms.observations import ANSWERER, HELPER, PALETTE
 from simlab.worlds.rooms.render import camera_pose, project, render_view, room_scene_items, topdown_map
@@ -59,10 +59,14 @@ def scene_and_views(episode: Episode) -> tuple[Scene, ViewPair]:
 
 
 def mentioned_at(episode: Episode, turn: int) -> list[str]:
-    """Objects named in the messages of ``turn`` (the message the dialogue pane has selected)."""
-    scene, _views = scene_and_views(episode)
-    text = " ".join(e.data.get("text", "") for e in episode.events_of_turn(turn) if e.kind == "message")
-    return mentioned_objects(scene, text) if text else []
+    """Objects the messages of ``turn`` refer to, each resolved for its sender (the same resolution as the
+    ``mentions`` score: an ambiguous phrase outlines its remaining candidates, a negated one nothing)."""
+    scene, views = scene_and_views(episode)
+    found: set[str] = set()
+    for event in episode.events_of_turn(turn):
+        if event.kind == "message" and event.data.get("text"):
+            found.update(message_mentions(scene, views, event.role, str(event.data["text"])).objects)
+    return sorted(found)
 
 
 # ---- the 3D scene ----------------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from simlab.core import events as ev
 from simlab.core.events import Event
 from simlab.core.family import Settings
 from simlab.core.world import LazyImages, Observation, Reply, World
-from simlab.worlds.rooms.describe import mentioned_objects
+from simlab.worlds.rooms.mentions import Resolution, message_mentions
 from simlab.worlds.rooms.model import Camera, Scene
 from simlab.worlds.rooms.observations import (
     ANSWERER,
@@ -108,7 +108,7 @@ class RoomsWorld(World):
         if text:
             self.history.append({"turn": self.turn, "role": role, "text": text})
             out.append(ev.message(self.turn, role, text))
-            out.append(ev.score(self.turn, {"mentions": float(len(self.mentions(text)))}))
+            out.append(ev.score(self.turn, {"mentions": float(self.mentions(text, role).count)}))
         else:
             self.history.append({"turn": self.turn, "role": role, "text": ""})
             out.append(ev.protocol_error(self.turn, role, "no_message", f"the {role} sent an empty message"))
@@ -206,14 +206,16 @@ class RoomsWorld(World):
         return topdown_map(self.scene, self._map_ids(), self.views.answerer, swap=self.question.map_swap)
 
     # ---- analysis -------------------------------------------------------------------------------------
-    def mentions(self, text: str) -> list[str]:
-        """Objects a message names (see :func:`~simlab.worlds.rooms.describe.mentioned_objects`)."""
-        return mentioned_objects(self.scene, text)
+    def mentions(self, text: str, role: str | None = None) -> Resolution:
+        """The objects a message ``role`` sent refers to: ``count`` distinct objects, ``objects`` to outline
+        (see :mod:`simlab.worlds.rooms.mentions`; no role, no speaker's view)."""
+        return message_mentions(self.scene, self.views, role, text)
 
     def summary(self) -> dict[str, Any]:
-        messages = [h["text"] for h in self.history if h["text"]]
+        said = [h for h in self.history if h["text"]]
+        messages = [h["text"] for h in said]
         words = sum(len(m.split()) for m in messages)
-        mentions = [len(self.mentions(m)) for m in messages]
+        mentions = [self.mentions(h["text"], h["role"]).count for h in said]
         correct = self.answer is not None and self.answer == self.question.answer
         outcome = "abort" if self.answer is None else "success" if correct else "failure"
         metrics = {
