@@ -249,6 +249,35 @@ class PlotSpec:
 
 
 @dataclass(frozen=True)
+class Layer:
+    """One entry of the 3D view's layer list (napari's layers, Rerun's entity tree): the scene item ``kinds``
+    it shows, switched on and off together; its ``legend`` (what each colour means) and ``help``. Items of a
+    kind no layer names are always drawn."""
+
+    name: str
+    kinds: tuple[str, ...]
+    legend: tuple[tuple[str, RGB], ...] = ()
+    help: str = ""
+    visible: bool = True
+
+
+@dataclass(frozen=True)
+class Inspection:
+    """What clicking an item of the 3D view shows: what it is (``title``), who sees it and why (``lines``), and
+    ``items`` drawn while it stays selected (its outline, the rays that decide who sees it) and the item kinds
+    it ``hides`` meanwhile (every object's rays, so its own stand out)."""
+
+    title: str
+    lines: tuple[str, ...] = ()
+    items: tuple[SceneItem, ...] = ()
+    hides: tuple[str, ...] = ()
+
+
+Inspector = Callable[["Episode", int, str], "Inspection | None"]
+"""``(episode, turn, item key) -> Inspection``, or None when the key names nothing to inspect."""
+
+
+@dataclass(frozen=True)
 class FamilyViews:
     """How a family is drawn: in the app, in exports and for agents. No Qt: pictures are PIL images and
     the 3D world is a list of :class:`~simlab.render.scene.SceneItem`.
@@ -257,7 +286,8 @@ class FamilyViews:
       ``cameras(episode)`` are the named presets in button order, ``default_camera`` the first shown;
       ``overlay_label`` names what the overlay toggle shows (the target, the visibility tints),
       ``overlay_styles`` the ways it can be drawn (passed to ``scene`` as ``style``; the app adds "hidden")
-      and ``overlay_help`` says what it is.
+      and ``overlay_help`` says what it is (no styles: no overlay choice); ``layers`` are the view's layer
+      list and legend; ``inspect`` answers a click on an item (None: items are not inspectable).
     * ``observation_images(observation_json, episode, turn)`` re-renders an observation's pictures from the
       recording for the agent panels (``images_follow_turn``: they change with the turn, not only per
       observation);
@@ -278,6 +308,8 @@ class FamilyViews:
     images_follow_turn: bool = False
     episode_pictures: Callable[[Episode], dict[str, Image.Image]] = lambda _episode: {}
     role_note: Callable[[Episode, str], str] = lambda _episode, _role: ""
+    layers: tuple[Layer, ...] = ()
+    inspect: Inspector | None = None
 
 
 # ---- the family ------------------------------------------------------------------------------------------

@@ -4,30 +4,38 @@ It listens to the playback model and redraws the scene items the family's views 
 presets come from the family too; hovering an item that carries a tooltip (a failed move's engine reason, a
 block's code and cells) shows it after the mouse rests, so picking never runs on every mouse move. A family
 with no 3D scene is shown by its turn pictures instead, in the same place.
+
+Beside the scene, the family's layers are a checkable list with their legend (what each colour means), and a
+click on an item (a press and release without a drag) shows what the family's inspector says of it: what it
+is, who sees it and why, with the rays or sight lines that decide it drawn while it stays selected.
 """
 
 from __future__ import annotations
 
+import html
 from typing import Any
 
 import vtk
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
-from PySide6.QtGui import QCursor
+from PySide6.QtGui import QColor, QCursor, QIcon, QPixmap
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QLabel,
     QPushButton,
     QSizePolicy,
+    QSplitter,
     QStackedLayout,
     QToolTip,
+    QTreeWidget,
+    QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 from pyvistaqt import QtInteractor
 
 from simlab.core.episode import Episode
-from simlab.core.family import FamilyViews
+from simlab.core.family import RGB, FamilyViews, Inspection, Layer
 from simlab.gui.agent_panels import pil_to_pixmap
 from simlab.gui.playback import PlaybackModel
 from simlab.render.episode_pictures import side_by_side, views_of
@@ -39,6 +47,8 @@ BLIND_TEXT = (
 )
 HIDDEN = "Hidden"
 HOVER_DELAY_MS = 250
+CLICK_SLOP_PX = 4  # a press and release closer than this is a click, farther a camera drag
+SELECT_HINT = "Click an object in the view to see what it is, who sees it and why."
 
 
 class WorldView(QWidget):
@@ -67,9 +77,27 @@ class WorldView(QWidget):
         self.blind.setWordWrap(True)
         self.hidden_for_players = False
         self.cameras: dict[str, CameraPose] = {}
+        self.layer_list = QTreeWidget()  # the family's layers, each with its legend
+        self.layer_list.setHeaderHidden(True)
+        self.layer_list.setRootIsDecorated(False)
+        self.layer_list.itemChanged.connect(self._on_layer_toggled)
+        self.selection = QLabel(SELECT_HINT)  # what the inspector says of the clicked item
+        self.selection.setWordWrap(True)
+        self.selection.setTextFormat(Qt.TextFormat.RichText)
+        self.selection.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.selection.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.side = self._side_panel()
+        self._layers_off: set[str] = set()  # layer names switched off, kept across episodes
+        self._layers_seen: set[str] = set()  # layer names shown before: their tick is the person's choice
+        self._selected = ""  # the key of the inspected item, "" when nothing is selected
+        self.inspection: Inspection | None = None
+        self._keys: dict[str, str] = {}  # actor address -> item key, for clicks
+        self._press: tuple[int, int] | None = None
         self._layout(self._camera_row)
         self._hover = QTimer(self, singleShot=True, interval=HOVER_DELAY_MS, timeout=self._show_tooltip)
         self.plotter.iren.add_observer("MouseMoveEvent", lambda *_args: self._hover.start())
+        self.plotter.iren.add_observer("LeftButtonPressEvent", self._on_press)
+        self.plotter.iren.add_observer("LeftButtonReleaseEvent", self._on_release)
         self._vtk_keys = _SwallowVtkKeys(self)
         self.plotter.interactor.installEventFilter(self._vtk_keys)
         playback.episodeChanged.connect(self._on_episode)
@@ -86,11 +114,32 @@ class WorldView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(bar)
-        self.stack = QStackedLayout()
+        shown = QWidget()
+        self.stack = QStackedLayout(shown)
         self.stack.addWidget(self.plotter.interactor)
         self.stack.addWidget(self.picture)
         self.stack.addWidget(self.blind)
-        layout.addLayout(self.stack, 1)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(shown)
+        self.splitter.addWidget(self.side)
+        self.splitter.setStretchFactor(0, 1)
+        self.splitter.setCollapsible(0, False)
+        self.splitter.setSizes([1000, 230])
+        layout.addWidget(self.splitter, 1)
+
+    def _side_panel(self) -> QWidget:
+        """The layer list (with its legend) above the selection's facts; collapsible with the splitter."""
+        side = QWidget()
+        column = QVBoxLayout(side)
+        column.setContentsMargins(4, 0, 0, 0)
+        heading = QLabel("<b>Layers</b>")
+        heading.setToolTip("Switch what the view draws; the swatches say what each colour means")
+        column.addWidget(heading)
+        column.addWidget(self.layer_list)
+        column.addWidget(QLabel("<b>Selected</b>"))
+        column.addWidget(self.selection, 1)
+        side.setMinimumWidth(170)
+        return side
 
     # ---- following the playback ----------------------------------------------------------------------
     def _on_episode(self, episode: Episode | None) -> None:
@@ -100,8 +149,13 @@ class WorldView(QWidget):
         self.cameras = dict(self.views.cameras(episode)) if controls and episode is not None else {}
         self.overlay_label.setText(f"{self.views.overlay_label}:" if self.views is not None else "Target:")
         self._overlay_modes()
-        self.overlay_label.setVisible(controls)
-        self.target_mode.setVisible(controls)
+        styles = controls and self.views is not None and bool(self.views.overlay_styles)
+        self.overlay_label.setVisible(styles)
+        self.target_mode.setVisible(styles)
+        self._fill_layers(self.views.layers if controls and self.views is not None else ())
+        inspectable = controls and self.views is not None and self.views.inspect is not None
+        self.side.setVisible(bool(self.layer_list.topLevelItemCount()) or inspectable)
+        self._selected = ""  # a new episode: the old selection's key may name nothing in it
         shown = self.plotter.interactor if has_scene or self.views is None else self.picture
         self.stack.setCurrentWidget(self.blind if self.hidden_for_players else shown)
         self._rebuild_camera_buttons()
@@ -160,14 +214,13 @@ class WorldView(QWidget):
         and re-adding every actor costs more than rendering the frame."""
         episode = self.playback.episode
         self.items = []
+        self.inspection = None
         if self.hidden_for_players:
             pass  # nothing of the world is drawn: the actors on screen are removed below
         elif episode is not None and self.views is not None and self.views.scene is None:
             self._draw_pictures(episode)
         elif episode is not None and self.views is not None and self.views.scene is not None:
-            mode = self.target_mode.currentText()
-            style = mode.lower() if mode != HIDDEN else self.views.overlay_styles[0]
-            self.items = self.views.scene(episode, self.playback.turn, overlay=mode != HIDDEN, style=style)
+            self.items = self._scene_items(episode, self.views)
         wanted = {item.key: (_signature(item), item) for item in self.items}
         for key in [k for k, (sig, _a) in self._shown.items() if wanted.get(k, (None,))[0] != sig]:
             self.plotter.remove_actor(self._shown.pop(key)[1], render=False)
@@ -177,9 +230,32 @@ class WorldView(QWidget):
         self._tooltips = {
             _address(a): wanted[k][1].tooltip for k, (_s, a) in self._shown.items() if wanted[k][1].tooltip
         }
+        self._keys = {_address(a): k for k, (_s, a) in self._shown.items() if wanted[k][1].tooltip}
+        if self.inspection is None:
+            self._selected = ""  # nothing there to inspect (or nothing drawn): the selection is cleared
+        self.selection.setText(_inspection_html(self.inspection) if self.inspection is not None else SELECT_HINT)
         # Ask Qt for a repaint: paintGL renders the scene once. pyvistaqt's render() would render now and
         # again in the paint it triggers (measured: two 33 ms renders per step under Xvfb).
         QWidget.update(self.plotter.interactor)
+
+    def _scene_items(self, episode: Episode, views: FamilyViews) -> list[SceneItem]:
+        """The family's items at the turn, without the layers switched off, plus the selection's own."""
+        assert views.scene is not None
+        mode = self.target_mode.currentText()
+        style = mode.lower() if mode != HIDDEN and views.overlay_styles else (views.overlay_styles or ("",))[0]
+        items = views.scene(episode, self.playback.turn, overlay=mode != HIDDEN, style=style)
+        off = {kind for layer in views.layers if layer.name in self._layers_off for kind in layer.kinds}
+        self.inspection = self._inspect(episode, views)
+        if self.inspection is not None:
+            off.update(self.inspection.hides)
+        items = [item for item in items if item.kind not in off]
+        return items + list(self.inspection.items if self.inspection is not None else ())
+
+    def _inspect(self, episode: Episode, views: FamilyViews) -> Inspection | None:
+        """What the family says of the selected item at this turn (it may change with the turn)."""
+        if not self._selected or views.inspect is None:
+            return None
+        return views.inspect(episode, self.playback.turn, self._selected)
 
     def _draw_pictures(self, episode: Episode) -> None:
         """A family without a 3D scene: its pictures of the turn, side by side, fitted to the view."""
@@ -194,6 +270,80 @@ class WorldView(QWidget):
             set_camera(self.plotter, self.cameras[name])
             QWidget.update(self.plotter.interactor)
 
+    # ---- layers and selection --------------------------------------------------------------------------
+    def _fill_layers(self, layers: tuple[Layer, ...]) -> None:
+        """One checkable row per layer, its legend entries (a swatch and what the colour means) under it."""
+        self.layer_list.blockSignals(True)
+        self.layer_list.clear()
+        for layer in layers:
+            row = QTreeWidgetItem([layer.name])
+            row.setData(0, Qt.ItemDataRole.UserRole, layer.name)
+            row.setFlags(row.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            on = layer.visible if layer.name not in self._layers_seen else layer.name not in self._layers_off
+            row.setCheckState(0, Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
+            row.setToolTip(0, layer.help)
+            for label, rgb in layer.legend:
+                entry = QTreeWidgetItem([label])
+                entry.setIcon(0, _swatch(rgb))
+                entry.setFlags(Qt.ItemFlag.ItemIsEnabled)
+                row.addChild(entry)
+            self.layer_list.addTopLevelItem(row)
+            row.setExpanded(True)
+            self._layers_seen.add(layer.name)
+            if not on:
+                self._layers_off.add(layer.name)
+        self.layer_list.blockSignals(False)
+        rows = sum(1 + len(layer.legend) for layer in layers)  # tall enough for every row: no scrolling
+        self.layer_list.setFixedHeight(rows * max(self.layer_list.sizeHintForRow(0), 16) + 6)
+
+    def _on_layer_toggled(self, row: QTreeWidgetItem, _column: int) -> None:
+        name = row.data(0, Qt.ItemDataRole.UserRole)
+        if name is None:
+            return  # a legend entry
+        if row.checkState(0) == Qt.CheckState.Checked:
+            self._layers_off.discard(name)
+        else:
+            self._layers_off.add(name)
+        self.redraw()
+
+    def layer_names(self) -> list[str]:
+        """The family's layers, in list order."""
+        rows = (self.layer_list.topLevelItem(k) for k in range(self.layer_list.topLevelItemCount()))
+        return [row.text(0) for row in rows]
+
+    def set_layer_visible(self, name: str, visible: bool) -> None:
+        """Tick or untick a layer, as a click on its box does (KeyError for a layer the family lacks)."""
+        for k in range(self.layer_list.topLevelItemCount()):
+            row = self.layer_list.topLevelItem(k)
+            if row.text(0) == name:
+                row.setCheckState(0, Qt.CheckState.Checked if visible else Qt.CheckState.Unchecked)
+                return
+        raise KeyError(name)
+
+    def select(self, key: str) -> Inspection | None:
+        """Inspect the item ``key`` ("" clears the selection); returns what the family says of it (None when
+        it names nothing inspectable, which clears the selection)."""
+        self._selected = key
+        self.redraw()
+        return self.inspection
+
+    def key_at(self, x: int, y: int) -> str:
+        """The key of the item under display point (x, y) in VTK's pixel coordinates, or ''."""
+        actor = self._pick(x, y)
+        return self._keys.get(_address(actor), "") if actor is not None else ""
+
+    def _on_press(self, *_args: Any) -> None:
+        self._press = self.plotter.iren.get_event_position()
+
+    def _on_release(self, *_args: Any) -> None:
+        """A click (no drag) selects the item under the mouse, or clears the selection over empty space."""
+        x, y = self.plotter.iren.get_event_position()
+        press, self._press = self._press, None
+        if press is None or abs(x - press[0]) + abs(y - press[1]) > CLICK_SLOP_PX:
+            return
+        if self.views is not None and self.views.inspect is not None:
+            self.select(self.key_at(x, y))
+
     def count(self, kind: str) -> int:
         """How many drawn items are of ``kind`` (``block``, ``failed``, ``highlight``...)."""
         return sum(1 for item in self.items if item.kind == kind)
@@ -201,10 +351,13 @@ class WorldView(QWidget):
     # ---- hover tooltips --------------------------------------------------------------------------------
     def tooltip_at(self, x: int, y: int) -> str:
         """The tooltip of the item under display point (x, y) in VTK's pixel coordinates, or ''."""
+        actor = self._pick(x, y)
+        return self._tooltips.get(_address(actor), "") if actor is not None else ""
+
+    def _pick(self, x: int, y: int) -> Any:
         picker = vtk.vtkPropPicker()
         picker.Pick(x, y, 0, self.plotter.renderer)
-        actor: Any = picker.GetActor()
-        return self._tooltips.get(_address(actor), "") if actor is not None else ""
+        return picker.GetActor()
 
     def _show_tooltip(self) -> None:
         x, y = self.plotter.iren.get_event_position()
@@ -218,6 +371,18 @@ class WorldView(QWidget):
         """Release the render window before Qt deletes the widget (pyvistaqt needs this order)."""
         self._hover.stop()
         self.plotter.close()
+
+
+def _swatch(rgb: RGB, size: int = 12) -> QIcon:
+    pixmap = QPixmap(size, size)
+    pixmap.fill(QColor(*rgb))
+    return QIcon(pixmap)
+
+
+def _inspection_html(found: Inspection) -> str:
+    """The inspector's facts as rich text; every piece is escaped (ids and names come from recordings)."""
+    lines = "".join(f"<li>{html.escape(line)}</li>" for line in found.lines)
+    return f"<b>{html.escape(found.title)}</b><ul style='margin-left:-20px'>{lines}</ul>"
 
 
 def _signature(item: SceneItem) -> tuple[Any, ...]:

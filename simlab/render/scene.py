@@ -76,6 +76,11 @@ class CameraPose:
     view_angle: float = 30.0
 
 
+def rgb255(color: RGBf) -> tuple[int, int, int]:
+    """A 0-1 scene colour as 0-255 RGB (legends, swatches)."""
+    return (round(color[0] * 255), round(color[1] * 255), round(color[2] * 255))
+
+
 def darker(color: RGBf, amount: float = 0.5) -> RGBf:
     """``color`` blended towards black by ``amount``."""
     return (color[0] * (1 - amount), color[1] * (1 - amount), color[2] * (1 - amount))
@@ -109,6 +114,13 @@ def add_items(plotter: Any, items: Iterable[SceneItem]) -> dict[str, Any]:
             **_LIGHTING,
         )
     return actors
+
+
+def line_segments(segments: Iterable[tuple[Any, Any]]) -> pv.PolyData:
+    """Line segments ``(start, end)`` (3D points) as one PolyData: one actor for any number of lines."""
+    points = [point for segment in segments for point in segment]
+    cells = [value for k in range(len(points) // 2) for value in (2, 2 * k, 2 * k + 1)]
+    return pv.PolyData(np.asarray(points, dtype=float).reshape(-1, 3), lines=np.asarray(cells, dtype=np.int64))
 
 
 def text_label(key: str, position: Vec3, text: str, color: RGBf) -> SceneItem:

@@ -43,6 +43,7 @@ __all__ = [
     "recording_round_trip_test",
     "render_test",
     "reply_fuzz_test",
+    "scene_test",
     "seed_test",
     "task_fuzz_test",
 ]
@@ -68,6 +69,7 @@ def check_world(
     episode = play(fam, tasks[0], agents, seeds[0], settings)
     turns_test(fam, episode)
     render_test(fam, episode)
+    scene_test(fam, episode)
     task_fuzz_test(fam, tasks[0])
     reply_fuzz_test(fam, episode)
 
@@ -258,3 +260,27 @@ def render_test(fam: WorldFamily, episode: Episode, max_frames: int = 4) -> None
             for frame in range(gif.n_frames):
                 gif.seek(frame)
                 _not_blank(gif.convert("RGB"), f"{fam.name}: GIF frame {frame}")
+
+
+def scene_test(fam: WorldFamily, episode: Episode) -> None:
+    """The 3D scene keeps its promises at every turn: item keys are unique, every layer names kinds the scene
+    draws at some turn, and the inspector answers a click on every item with a tooltip (an
+    :class:`~simlab.core.family.Inspection` or None, never an exception) and inspects at least one."""
+    views = fam.load_views()
+    if views.scene is None:
+        assert not views.layers and views.inspect is None, f"{fam.name}: layers or an inspector without a scene"
+        return
+    drawn: set[str] = set()
+    inspected = 0
+    for turn in range(episode.last_turn + 1):
+        items = views.scene(episode, turn, overlay=True, style=(views.overlay_styles or ("",))[0])
+        keys = [item.key for item in items]
+        assert len(keys) == len(set(keys)), f"{fam.name}: turn {turn} draws a key twice"
+        drawn.update(item.kind for item in items)
+        for item in items if views.inspect is not None else ():
+            found = views.inspect(episode, turn, item.key) if item.tooltip else None
+            inspected += found is not None
+            assert found is None or found.title, f"{fam.name}: inspecting {item.key!r} at turn {turn} gave no title"
+    for layer in views.layers:
+        assert set(layer.kinds) & drawn, f"{fam.name}: layer {layer.name!r} names kinds {layer.kinds} never drawn"
+    assert views.inspect is None or inspected, f"{fam.name}: the inspector says nothing of any item"

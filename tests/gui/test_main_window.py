@@ -211,6 +211,8 @@ def test_monkey_300_random_actions(window, qtbot, tmp_path):
         lambda: window.dialogue.next_hit(),
         lambda: window.browser.select_episode(r.choice(ids)),
         lambda: window.docks[r.choice(list(window.docks))].setVisible(r.random() < 0.8),
+        lambda: window.world.set_layer_visible(r.choice(window.world.layer_names()), r.random() < 0.6),
+        lambda: window.world.select(r.choice([item.key for item in window.world.items] + ["", "block:9,9:0"])),
     ]
     exports = [  # rarer: an HTML transcript renders every turn
         lambda: window.export_png(tmp_path / "m.png", r.choice([None, window.world, window.plots])),
@@ -257,6 +259,26 @@ def test_vtks_own_keys_do_not_reach_the_3d_view(window, qtbot):
     assert representations() == before  # "w" would turn the blocks to wireframes, like the target's
     assert not view.render_window.GetStereoRender()  # "3" would have switched on red/blue stereo
     assert window.isVisible() and window.world.count("block") == pieces_at(window, window.playback.turn)
+
+
+def test_blocks_layers_switch_parts_of_the_scene_and_a_selected_block_follows_the_turns(window):
+    window.open_episode_id(load_run(DEMO_RUN).summaries[0]["episode_id"])
+    world = window.world
+    window.playback.seek(window.playback.last_turn)
+    blocks = world.count("block")
+    assert blocks and world.layer_names() == ["Target", "Placed blocks", "This turn's move", "Directors"]
+    world.set_layer_visible("Directors", False)
+    assert world.count("wall") == 0 and world.count("frustum") == 0 and world.count("block") == blocks
+    world.set_layer_visible("Placed blocks", False)
+    assert world.count("block") == 0
+    world.set_layer_visible("Placed blocks", True)
+    key = next(item.key for item in world.items if item.kind == "block")
+    found = world.select(key)
+    assert found is not None and found.title in world.selection.text() and world.count("selection") >= 1
+    window.playback.seek(0)  # the board is empty at turn 0: the same place now holds nothing
+    assert "Nothing on the board" in world.selection.text() or "Target:" in world.selection.text()
+    assert world.select("floor") is None and "Click an object" in world.selection.text()
+    assert world.count("selection") == 0
 
 
 def test_the_app_opens_at_an_episode_and_a_turn(qtbot, tmp_path, monkeypatch):

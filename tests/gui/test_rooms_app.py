@@ -35,11 +35,60 @@ def test_overlay_tints_every_seen_object_and_draws_the_corner_rays(window):
     assert window.world.count("frustum") == 2
     assert window.world.count("tint") == len({*views.answerer_visible, *views.helper_visible})
     assert window.world.count("ray") >= 2  # visible rays from each camera at least
-    modes = [window.world.target_mode.itemText(k) for k in range(window.world.target_mode.count())]
-    assert modes == ["Shown", "Hidden"] and "Who sees what" in window.world.target_mode.toolTip()
-    window.world.target_mode.setCurrentText("Hidden")
-    assert window.world.count("tint") == 0 and window.world.count("ray") == 0
+    assert not window.world.target_mode.isVisible()  # the layer list switches tints and rays on their own
     assert set(window.world.cameras) == {"answerer", "helper", "top", "free"}
+
+
+def test_the_layer_list_switches_tints_rays_and_walls_apart_and_shows_the_legend(window):
+    world = window.world
+    window.open_episode_id(window.browser.visible_episode_ids()[0])
+    assert world.layer_names() == ["Who sees what", "Corner rays", "Cameras", "Named this turn", "Walls", "Objects"]
+    tints_row = world.layer_list.topLevelItem(0)
+    legend = [tints_row.child(k).text(0) for k in range(tints_row.childCount())]
+    assert legend == ["Answerer only", "Helper only", "both agents"]
+    tints, walls = world.count("tint"), world.count("wall")
+    assert tints and walls and world.count("ray")
+    world.set_layer_visible("Corner rays", False)
+    assert world.count("ray") == 0 and world.count("tint") == tints
+    world.set_layer_visible("Walls", False)
+    assert world.count("wall") == 0 and world.count("floor")  # the floor is in no layer: always drawn
+    window.open_episode_id(window.browser.visible_episode_ids()[1])  # the choice outlives the episode
+    assert world.count("ray") == 0 and world.count("wall") == 0 and world.count("tint")
+    world.set_layer_visible("Corner rays", True)
+    assert world.count("ray")
+
+
+def _display_point(world, point):
+    """Where a world point lands in the 3D view, in VTK display pixels (origin bottom left)."""
+    renderer = world.plotter.renderer
+    renderer.SetWorldPoint(*point, 1.0)
+    renderer.WorldToDisplay()
+    x, y, _z = renderer.GetDisplayPoint()
+    return round(x), round(y)
+
+
+def test_clicking_an_object_says_who_sees_it_and_draws_its_rays(window, qtbot):
+    from PySide6.QtCore import QPoint, Qt
+
+    world = window.world
+    window.open_episode_id(window.browser.visible_episode_ids()[0])
+    world.set_camera("top")
+    world.plotter.render()
+    scene, views = scene_and_views(window.playback.episode)
+    clickable = []
+    for object_id in views.helper_only:
+        x, y = _display_point(world, scene.object(object_id).center)
+        if world.key_at(x, y).split(":")[1:2] == [object_id]:
+            clickable.append((object_id, x, y))
+    assert clickable, "no Helper-only object is in sight from the top camera"
+    object_id, x, y = clickable[0]
+    height = world.plotter.interactor.height()
+    qtbot.mouseClick(world.plotter.interactor, Qt.MouseButton.LeftButton, pos=QPoint(x, height - 1 - y))
+    text = world.selection.text()
+    assert object_id in text and "Helper sees it" in text and "Answerer does not see it" in text
+    assert world.count("selection") >= 2  # its outline and at least one set of rays
+    qtbot.mouseClick(world.plotter.interactor, Qt.MouseButton.LeftButton, pos=QPoint(2, 2))  # empty space
+    assert world.count("selection") == 0 and "Click an object" in world.selection.text()
 
 
 def test_objects_named_in_the_selected_message_are_highlighted(window):

@@ -16,6 +16,7 @@ from PIL import Image
 from simlab.core.episode import Episode
 from simlab.core.family import FamilyViews
 from simlab.worlds.blocks.images import board_image, observation_images, wall_image
+from simlab.worlds.blocks.inspection import LAYERS, inspect_item
 from simlab.worlds.blocks.scene import CAMERAS, blocks_scene, board_json_at, director_walls
 
 
@@ -51,4 +52,6 @@ VIEWS = FamilyViews(
     overlay_label="Target",
     episode_pictures=episode_pictures,
     role_note=persona,
+    layers=LAYERS,
+    inspect=inspect_item,
 )

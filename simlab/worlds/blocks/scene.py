@@ -17,7 +17,7 @@ import pyvista as pv
 
 from simlab.core.episode import Episode
 from simlab.core.events import Event
-from simlab.render.scene import CameraPose, RGBf, SceneItem, darker, text_label
+from simlab.render.scene import CameraPose, RGBf, SceneItem, darker, line_segments, text_label
 from simlab.worlds.blocks.images import COLOR_RGB, color_name
 from simlab.worlds.blocks.model import CELLS, Board, Cell, Piece, in_grid, parse_cell
 from simlab.worlds.blocks.world import DIRECTORS, PALETTE
@@ -68,16 +68,6 @@ def _box(cells: Sequence[Cell], layer: int, size: float = BLOCK_SIZE) -> pv.Poly
     return pv.Box(bounds=block_bounds(cells, layer, size))
 
 
-def _lines(segments: Iterable[tuple[Sequence[float], Sequence[float]]]) -> pv.PolyData:
-    """Line segments as one PolyData."""
-    points: list[Sequence[float]] = []
-    cells: list[int] = []
-    for a, b in segments:
-        cells += [2, len(points), len(points) + 1]
-        points += [a, b]
-    return pv.PolyData(np.asarray(points, dtype=float), lines=np.asarray(cells))
-
-
 def _cells_text(cells: Sequence[Cell]) -> str:
     return "-".join(f"({c[0]},{c[1]})" for c in cells)
 
@@ -89,7 +79,8 @@ def _key(kind: str, cells: Sequence[Cell], layer: int) -> str:
 # ---- the board ----------------------------------------------------------------------------------------
 
 
-def _board_from(state: Mapping[str, Any] | None) -> Board | None:
+def board_from(state: Mapping[str, Any] | None) -> Board | None:
+    """The legal board of a state (``{"board": board JSON}``), or None when it has none."""
     board = (state or {}).get("board")
     if not isinstance(board, Mapping):
         return None
@@ -114,7 +105,7 @@ def _raw_codes(state: Mapping[str, Any] | None) -> dict[Cell, list[str]]:
 
 def _pieces(state: Mapping[str, Any] | None) -> list[Piece]:
     """The pieces of a state: a legal board's pieces, or every drawable raw code as a small block."""
-    board = _board_from(state)
+    board = board_from(state)
     if board is not None:
         return list(board.pieces())
     out = []
@@ -193,7 +184,7 @@ def _moved_piece(episode: Episode, turn: int, action: Mapping[str, Any], result:
     if cells is None or not isinstance(layer, int):
         return None
     before = episode.state_at(turn - 1) if action.get("action") == "remove" else episode.state_at(turn)
-    board = _board_from(before)
+    board = board_from(before)
     found = board.at(cells[0], layer) if board is not None and 0 <= layer < 3 else None
     return found or Piece(str(action.get("block") or "gs"), cells, layer)
 
@@ -260,7 +251,7 @@ def floor_items(cell_labels: bool = False) -> tuple[SceneItem, ...]:
     segments += [((-0.5, k - 0.5, 0.001), (2.5, k - 0.5, 0.001)) for k in range(4)]
     items = [
         SceneItem("floor", "floor", plate, FLOOR_RGB, tooltip="the 3x3 board"),
-        SceneItem("floor:grid", "floor", _lines(segments), GRID_RGB, line_width=1.5),
+        SceneItem("floor:grid", "floor", line_segments(segments), GRID_RGB, line_width=1.5),
     ]
     if cell_labels:
         for cell in CELLS:
@@ -298,7 +289,7 @@ def _frustum(director: str, depth: float = 0.7, half_w: float = 0.42, half_h: fl
     segments = [(eye, corner) for corner in base]
     segments += [(base[k], base[(k + 1) % 4]) for k in range(4)]
     segments.append((base[2] + up * 0.08 - right * half_w * 0.5, base[2] + up * 0.08 + right * half_w * 0.5))
-    return _lines(segments)
+    return line_segments(segments)
 
 
 def _wall_label(director: str, rgb: RGBf) -> SceneItem:
@@ -396,7 +387,7 @@ def director_walls(episode: Episode) -> dict[str, dict[str, Any]]:
         view = e.data.get("data", {}).get("view") if e.kind == "observation" else None
         if isinstance(view, Mapping) and e.role in WALL_RGB and e.role not in walls:
             walls[e.role] = dict(view)
-    target = _board_from({"board": episode.task.get("board")})
+    target = board_from({"board": episode.task.get("board")})
     if len(walls) == len(WALL_RGB) or target is None:
         return {d: walls[d] for d in WALL_RGB if d in walls}
     from simlab.worlds.blocks.views import director_view

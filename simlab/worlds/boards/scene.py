@@ -18,11 +18,10 @@ import math
 from collections.abc import Iterable, Mapping
 from functools import cache
 
-import numpy as np
 import pyvista as pv
 
 from simlab.core.episode import Episode
-from simlab.render.scene import CameraPose, RGBf, SceneItem, Vec3
+from simlab.render.scene import CameraPose, RGBf, SceneItem, Vec3, line_segments
 from simlab.worlds.boards.images import COLOUR_RGB, DIFF_RGB, Solid, solids
 from simlab.worlds.boards.model import Board, Cell
 from simlab.worlds.boards.targets import Target
@@ -113,15 +112,6 @@ def _place_box(cell: Cell, level: int, rows: int) -> pv.PolyData:
     return pv.Box(bounds=(x - 0.49, x + 0.49, y - 0.49, y + 0.49, z - 0.01, z + LEVEL_HEIGHT + 0.01))
 
 
-def _lines(segments: Iterable[tuple[tuple[float, ...], tuple[float, ...]]]) -> pv.PolyData:
-    points: list[tuple[float, ...]] = []
-    cells: list[int] = []
-    for a, b in segments:
-        cells += [2, len(points), len(points) + 1]
-        points += [a, b]
-    return pv.PolyData(np.asarray(points, dtype=float), lines=np.asarray(cells))
-
-
 # ---- words ------------------------------------------------------------------------------------------------
 
 
@@ -150,7 +140,7 @@ def floor_items(rows: int = 8, cols: int = 8) -> tuple[SceneItem, ...]:
     segments += [((0.0, float(k), 0.01), (float(cols), float(k), 0.01)) for k in range(rows + 1)]
     items = [
         SceneItem("floor", "floor", plate, PLATE_RGB, tooltip=f"the {rows}x{cols} board"),
-        SceneItem("floor:grid", "floor", _lines(segments), GRID_RGB, line_width=1.5),
+        SceneItem("floor:grid", "floor", line_segments(segments), GRID_RGB, line_width=1.5),
     ]
     for row in range(1, rows + 1):
         mesh = pv.Text3D(str(row), depth=0.0, height=0.34, center=(-MARGIN / 2, rows - row + 0.5, 0.01))

@@ -1,13 +1,15 @@
 """How the rooms world is drawn in the app and in exports (the family's :class:`FamilyViews`).
 
-The 3D view shows the room with both agents' frustums and, as its overlay, who sees what (tints and corner
-rays); the agent panels and exports show each agent's camera picture with the objects named at the turn
-outlined, and the Answerer's question card (the answer given and the right one, once answered).
+The 3D view shows the room with both agents' frustums and who sees what (tints and corner rays), each a
+layer of its own, and a click on an object says who sees it and why; the agent panels and exports show each
+agent's camera picture with the objects named at the turn outlined, and the Answerer's question card (the
+answer given and the right one, once answered).
 """
 
 from __future__ import annotations
 
 from simlab.core.family import FamilyViews
+from simlab.worlds.rooms.inspection import LAYERS, inspect_item
 from simlab.worlds.rooms.scene import episode_pictures, observation_pictures, rooms_cameras, rooms_scene, turn_pictures
 
 VIEWS = FamilyViews(
@@ -17,9 +19,9 @@ VIEWS = FamilyViews(
     cameras=rooms_cameras,
     default_camera="free",
     overlay_label="Visibility",
-    overlay_styles=("shown",),
-    overlay_help="Who sees what: objects tinted Answerer-only, Helper-only or shared, and the rays from each eye "
-    "to their box corners (green seen, red blocked, grey outside the view)",
+    overlay_styles=(),  # the layer list switches the tints and rays, each on its own
     images_follow_turn=True,
     episode_pictures=episode_pictures,
+    layers=LAYERS,
+    inspect=inspect_item,
 )
