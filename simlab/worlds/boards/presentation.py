@@ -14,8 +14,8 @@ from typing import Any
 from PIL import Image
 
 from simlab.core.episode import Episode
-from simlab.core.family import FamilyViews
-from simlab.worlds.boards.images import board_image, observation_images, target_image
+from simlab.core.family import FamilyViews, Layer
+from simlab.worlds.boards.images import DIFF_LABELS, DIFF_RGB, board_image, observation_images, target_image
 from simlab.worlds.boards.scene import board_at, boards_cameras, boards_scene, target_board
 
 
@@ -34,6 +34,24 @@ def episode_pictures(episode: Episode) -> dict[str, Image.Image]:
     return {"target": target_image(target_board(episode).to_json())}
 
 
+LAYERS = (
+    Layer(
+        "Target",
+        ("target",),
+        (("missing target piece, in its colour", (200, 200, 200)),),
+        "The target's pieces with a place still empty, as ghosts or wireframes (the Target menu)",
+    ),
+    Layer(
+        "Differences",
+        ("difference",),
+        tuple((DIFF_LABELS[kind], DIFF_RGB[kind]) for kind in ("extra", "wrong")),
+        "An outline around each place holding a piece the target does not have there",
+    ),
+    Layer("Pieces", ("piece",), help="The pieces on the board after the turn"),
+    Layer("Numbers", ("label",), help="Row and column numbers, as the programmer and robot name places"),
+)
+"""The boards view's layers: the target overlay, the differences, the pieces and the grid numbers."""
+
 VIEWS = FamilyViews(
     observation_images=_observation_images,
     turn_pictures=turn_pictures,
@@ -44,4 +62,5 @@ VIEWS = FamilyViews(
     overlay_help="The target: its pieces still missing as translucent ghosts or wireframes (or hidden); extra "
     "pieces outlined in magenta, wrong ones in black",
     episode_pictures=episode_pictures,
+    layers=LAYERS,
 )
