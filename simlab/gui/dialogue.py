@@ -6,23 +6,41 @@ actions in monospace, engine results (ok in green, FAILED in red with the error 
 and, when "Show private reasoning" is on, private reasoning in grey italics. Every piece of model output is
 HTML-escaped: it is data, never markup. The HTML is rebuilt only when the episode or the reasoning toggle
 changes; a turn change only moves the highlight (an extra selection) and scrolls to the turn's heading.
-Clicking a message seeks the playback to its turn. Ctrl+F opens a search bar. *Raw* shows the episode's raw
-model stream (requests and responses) as pretty JSON, for the current turn or for all turns.
+Clicking a message seeks the playback to its turn. Ctrl+F opens a search bar. *Raw* shows the episode's model
+calls, for the current turn or for all turns, as chats (:mod:`simlab.render.model_calls`): per call its turn,
+role, model, tokens, latency, retries and why, cost, errors in red, then the messages sent as bubbles (system
+prompts shortened until "Full system prompts" is ticked, pictures as thumbnails re-rendered from the recording
+and marked when they are byte for byte the ones sent) and the reply; the episode's totals above. "JSON" shows
+the same records as pretty JSON. The Raw tab is drawn only while it is shown.
 """
 
 from __future__ import annotations
 
 import bisect
+import html
 import json
+from typing import Any
 
+from PIL import Image
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QColor, QFontDatabase, QKeyEvent, QKeySequence, QShortcut, QTextCursor, QTextFormat
+from PySide6.QtGui import (
+    QColor,
+    QFontDatabase,
+    QImage,
+    QKeyEvent,
+    QKeySequence,
+    QShortcut,
+    QTextCursor,
+    QTextDocument,
+    QTextFormat,
+)
 from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
+    QStackedWidget,
     QTabWidget,
     QTextBrowser,
     QTextEdit,
@@ -35,6 +53,7 @@ from simlab.core.episode import Episode
 from simlab.core.family import hex_colour
 from simlab.gui.playback import PlaybackModel
 from simlab.render.formatting import FAILED_RGB, LINK_SCHEME, MUTED_RGB, OK_RGB, TEXT_RGB, episode_colours, event_html
+from simlab.render.model_calls import ImageRef, ModelCall, call_pictures, calls_html, model_calls, total_line
 
 OK_COLOUR = hex_colour(OK_RGB)
 ERROR_COLOUR = hex_colour(FAILED_RGB)
@@ -69,12 +88,36 @@ def dialogue_html(episode: Episode | None, show_reasoning: bool = False) -> str:
 
 def raw_text(episode: Episode | None, turn: int | None) -> str:
     """Pretty JSON of the raw model stream, for one turn (``turn``) or all of it (``None``)."""
+    missing = _no_calls(episode, turn)
+    if missing or episode is None:
+        return missing
+    return json.dumps([r for r in episode.raw if turn is None or r.get("turn") == turn], indent=2, ensure_ascii=False)
+
+
+def raw_totals(episode: Episode | None, turn: int | None) -> str:
+    """The episode's model-call totals, and the turn's when one turn is shown ('' without calls)."""
+    if episode is None or not episode.raw:
+        return ""
+    text = f"Episode: {total_line(episode.raw)}"
+    if turn is not None:
+        text += f"\nTurn {turn}: {total_line([r for r in episode.raw if r.get('turn') == turn])}"
+    return text
+
+
+def _no_calls(episode: Episode | None, turn: int | None) -> str:
+    """Why there is nothing to show for ``turn`` (None: all turns), or '' when there are calls."""
     if episode is None or not episode.raw:
         return "No model calls recorded for this episode"
-    records = [r for r in episode.raw if turn is None or r.get("turn") == turn]
-    if not records:
+    if turn is not None and not any(r.get("turn") == turn for r in episode.raw):
         return f"No model calls in turn {turn} ({len(episode.raw)} in the episode; tick 'All turns')"
-    return json.dumps(records, indent=2, ensure_ascii=False)
+    return ""
+
+
+def pil_to_qimage(image: Image.Image) -> QImage:
+    """A QImage holding a copy of ``image``."""
+    rgba = image.convert("RGBA")
+    qimage = QImage(rgba.tobytes(), rgba.width, rgba.height, 4 * rgba.width, QImage.Format.Format_RGBA8888)
+    return qimage.copy()
 
 
 # ---- widgets ---------------------------------------------------------------------------------------------------
@@ -139,6 +182,21 @@ class _SearchBar(QWidget):
         return super().eventFilter(watched, event)
 
 
+class ChatBrowser(QTextBrowser):
+    """A text browser that serves pictures from memory: ``pictures`` maps an ``img`` source to its image."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.pictures: dict[str, QImage] = {}
+        self.setOpenLinks(False)
+
+    def loadResource(self, kind: int, name: QUrl) -> Any:
+        picture = self.pictures.get(name.toString())
+        if kind == QTextDocument.ResourceType.ImageResource.value and picture is not None:
+            return picture
+        return super().loadResource(kind, name)
+
+
 class DialoguePane(QWidget):
     """The dialogue and raw model stream of the playback's episode; follows and drives the playback turn."""
 
@@ -151,6 +209,7 @@ class DialoguePane(QWidget):
         self._hits: list[tuple[int, int]] = []
         self._hit_index = -1
         self._following_hit = False
+        self._pictures: dict[int, dict[str, tuple[QImage, bool]]] = {}  # raw index -> re-rendered pictures
         self._build_ui()
         playback.episodeChanged.connect(self._on_episode)
         playback.turnChanged.connect(self._on_turn)
@@ -195,15 +254,37 @@ class DialoguePane(QWidget):
     def _build_raw_tab(self) -> QWidget:
         page = QWidget(self)
         self.all_turns_box = QCheckBox("All turns", page)
-        self.all_turns_box.toggled.connect(self._refresh_raw)
+        self.system_box = QCheckBox("Full system prompts", page)
+        self.system_box.setToolTip("System prompts show their first lines until this is ticked")
+        self.json_button = QToolButton(page)
+        self.json_button.setText("JSON")
+        self.json_button.setCheckable(True)
+        self.json_button.setToolTip("The same records as the episode file holds them, as pretty JSON")
+        for toggle in (self.all_turns_box, self.system_box, self.json_button):
+            toggle.toggled.connect(self._refresh_raw)
+        self.raw_totals = QLabel(page)
+        self.raw_totals.setWordWrap(True)
+        self.raw_totals.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.raw_totals.setStyleSheet(f"color: {MUTED_COLOUR}")
+        self.raw_chat = ChatBrowser(page)
         self.raw_view = QPlainTextEdit(page)
         self.raw_view.setReadOnly(True)
         self.raw_view.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         self.raw_view.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.raw_stack = QStackedWidget(page)
+        self.raw_stack.addWidget(self.raw_chat)
+        self.raw_stack.addWidget(self.raw_view)
+        bar = QHBoxLayout()
+        for widget in (self.all_turns_box, self.system_box):
+            bar.addWidget(widget)
+        bar.addStretch(1)
+        bar.addWidget(self.json_button)
         layout = QVBoxLayout(page)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(self.all_turns_box)
-        layout.addWidget(self.raw_view, 1)
+        layout.addLayout(bar)
+        layout.addWidget(self.raw_totals)
+        layout.addWidget(self.raw_stack, 1)
+        self.tabs.currentChanged.connect(lambda _index: self._refresh_raw())
         return page
 
     # ---- public API --------------------------------------------------------------------------------------
@@ -265,6 +346,8 @@ class DialoguePane(QWidget):
     # ---- model -> view -----------------------------------------------------------------------------------
     def _on_episode(self, episode: Episode | None) -> None:
         self._episode = episode
+        self._pictures = {}
+        self.raw_chat.pictures = {}
         self._rebuild()
 
     def _rebuild(self) -> None:
@@ -337,8 +420,39 @@ class DialoguePane(QWidget):
         return selection
 
     def _refresh_raw(self) -> None:
+        """Redraw the Raw tab for the playback's turn (or all turns): only while it is shown, as re-rendering
+        the pictures of a turn's calls takes tens of milliseconds."""
+        if self.tabs.currentIndex() != 1:
+            return
         turn = None if self.all_turns_box.isChecked() else self._playback.turn
-        self.raw_view.setPlainText(raw_text(self._episode, turn))
+        self.raw_totals.setText(raw_totals(self._episode, turn))
+        self.raw_totals.setVisible(bool(self.raw_totals.text()))
+        as_json = self.json_button.isChecked()
+        self.raw_stack.setCurrentWidget(self.raw_view if as_json else self.raw_chat)
+        if as_json:
+            self.raw_view.setPlainText(raw_text(self._episode, turn))
+            return
+        missing = _no_calls(self._episode, turn)
+        if missing or self._episode is None:
+            self.raw_chat.setHtml(f'<p style="color:{MUTED_COLOUR}">{html.escape(missing)}</p>')
+            return
+        calls = model_calls(self._episode.raw, turn)
+        colours = episode_colours(self._episode)
+        self.raw_chat.setHtml(calls_html(calls, colours, self._picture_source, self.system_box.isChecked()))
+
+    def _picture_source(self, call: ModelCall, ref: ImageRef) -> tuple[str, bool] | None:
+        """A call's picture for the chat, re-rendered once per episode and served from memory."""
+        if self._episode is None:
+            return None
+        if call.index not in self._pictures:
+            found = call_pictures(self._episode, call)
+            self._pictures[call.index] = {name: (pil_to_qimage(p.image), p.same) for name, p in found.items()}
+        picture = self._pictures[call.index].get(ref.name)
+        if picture is None:
+            return None
+        source = f"picture:{call.index}/{ref.name}"
+        self.raw_chat.pictures[source] = picture[0]
+        return source, picture[1]
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         """After the dialogue re-wraps (a resize), bring the selected turn's heading back to the top."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import time
 
 import pytest
@@ -14,6 +15,7 @@ from simlab.core.recording import load_run
 from simlab.gui.dialogue import DialoguePane
 from simlab.gui.playback import PlaybackModel
 from simlab.runner.batch import RunConfig, run
+from tests.gui.model_run import HOSTILE, record_model_run
 
 
 @pytest.fixture(scope="module")
@@ -127,11 +129,14 @@ def test_model_output_is_escaped(qtbot, episode):
     assert "look <b>x</b> & <script>" in _plain(widget)
 
 
-def test_raw_tab(qtbot, episode):
+def test_raw_tab_json(qtbot, episode):
     playback = PlaybackModel()
     widget = DialoguePane(playback)
     qtbot.addWidget(widget)
+    widget.tabs.setCurrentIndex(1)
     playback.set_episode(episode)
+    assert "No model calls recorded" in widget.raw_chat.toPlainText()
+    widget.json_button.setChecked(True)
     assert "No model calls recorded" in widget.raw_view.toPlainText()
     raw = [{"turn": 2, "role": "builder", "request": {"prompt": "hi"}, "response": {"text": "PLACE"}}]
     playback.set_episode(dataclasses.replace(episode, raw=raw))
@@ -141,6 +146,107 @@ def test_raw_tab(qtbot, episode):
     assert '"prompt"' not in widget.raw_view.toPlainText()
     widget.all_turns_box.setChecked(True)
     assert '"prompt": "hi"' in widget.raw_view.toPlainText()
+    widget.json_button.setChecked(False)  # a record of another shape still shows as a call
+    assert widget.raw_stack.currentWidget() is widget.raw_chat
+    assert "Turn 2 \u00b7 builder \u00b7 call ?" in widget.raw_chat.toPlainText()
+
+
+# ---- the Raw tab's chats, of calls the model agent recorded against the local test server -------------------
+
+
+@pytest.fixture(scope="module")
+def model_episode(tmp_path_factory) -> Episode:
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        return record_model_run(tmp_path_factory.mktemp("model") / "run", monkeypatch)
+
+
+@pytest.fixture
+def raw_pane(qtbot, model_episode):
+    playback = PlaybackModel()
+    widget = DialoguePane(playback)
+    qtbot.addWidget(widget)
+    widget.resize(800, 600)
+    widget.show()
+    widget.tabs.setCurrentIndex(1)
+    playback.set_episode(model_episode)
+    return widget, playback
+
+
+def _request_text(record: dict, role: str) -> str:
+    message = next(m for m in record["request"]["messages"] if m["role"] == role)
+    content = message["content"]
+    return content if isinstance(content, str) else next(p["text"] for p in content if p["type"] == "text")
+
+
+def test_raw_tab_shows_each_call_as_a_chat(raw_pane, model_episode):
+    widget, playback = raw_pane
+    playback.seek(1)
+    text = widget.raw_chat.toPlainText()
+    records = [r for r in model_episode.raw if r["turn"] == 1]
+    assert len(records) > 1
+    for record in records:
+        assert f"Turn 1 \u00b7 {record['role']} \u00b7 call {record['call']} \u00b7 fake-model" in text
+        usage = record["usage"]
+        assert f"{usage['prompt_tokens']:,} prompt + {usage['completion_tokens']:,} completion tokens" in text
+        assert f"latency {record['latency_s']:.2f} s, first byte {record['ttfb_s']:.2f} s" in text
+        assert f"cost ${record['cost']:.6f}" in text
+        assert _request_text(record, "system").splitlines()[0] in text
+        assert _request_text(record, "user") in text
+        assert record["response"]["content"] in text
+    retried = next(r for r in records if r["attempts"])
+    assert "1 retry" in text and "attempt 1 failed: HTTP 429 RateLimitError" in text
+    assert retried["attempts"][0]["status"] == 429
+
+
+def test_raw_tab_totals_and_full_system_prompts(raw_pane, model_episode):
+    widget, playback = raw_pane
+    playback.seek(1)
+    totals = widget.raw_totals.text()
+    calls = len(model_episode.raw)
+    assert f"Episode: model calls: {calls} calls" in totals and "Turn 1: model calls:" in totals
+    assert f"cost {model_episode.summary['usage']['cost']:.4f}" in totals
+    system = _request_text(model_episode.raw[0], "system")
+    assert system not in widget.raw_chat.toPlainText()  # collapsed to its first lines
+    widget.system_box.setChecked(True)
+    assert system in widget.raw_chat.toPlainText()
+
+
+def test_raw_tab_escapes_model_output_and_shows_the_reask(raw_pane, model_episode):
+    widget, playback = raw_pane
+    unread = next(r for r in model_episode.raw if r["parse_error"])
+    playback.seek(unread["turn"])
+    text = widget.raw_chat.toPlainText()
+    assert HOSTILE in text  # shown as text, not run as markup
+    assert "<script>" not in widget.raw_chat.toHtml()
+    assert f"could not be read: {unread['parse_error']}" in text
+    assert f"{unread['role']} \u00b7 call 2" in text  # the re-ask is a second call, its conversation longer
+
+
+def test_raw_tab_pictures_are_the_ones_sent(raw_pane, model_episode):
+    widget, playback = raw_pane
+    playback.seek(1)
+    refs = [
+        p
+        for r in model_episode.raw
+        if r["turn"] == 1
+        for m in r["request"]["messages"]
+        if isinstance(m["content"], list)
+        for p in m["content"]
+        if p["type"] == "image"
+    ]
+    assert refs and len(widget.raw_chat.pictures) == len(refs)
+    text = widget.raw_chat.toPlainText()
+    for ref in refs:
+        assert f"{ref['name']}, {ref['bytes'] / 1000:.1f} kB PNG: the picture sent" in text
+
+
+def test_raw_tab_json_button_shows_the_records(raw_pane, model_episode):
+    widget, playback = raw_pane
+    playback.seek(1)
+    widget.json_button.setChecked(True)
+    assert widget.raw_stack.currentWidget() is widget.raw_view
+    records = [r for r in model_episode.raw if r["turn"] == 1]
+    assert json.loads(widget.raw_view.toPlainText()) == records
 
 
 def test_turn_change_is_fast_on_40_turns(qtbot, tmp_path):
