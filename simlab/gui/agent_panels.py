@@ -1,29 +1,33 @@
 """What each agent was given and what it did, at the playback's turn.
 
 :class:`AgentPanels` holds one :class:`AgentPanel` per role of the episode (in its family's order, in its
-palette's colour) in a vertical scroll area, and redraws them when the
+palette's colour) side by side in a grid that follows the dock's size (:func:`grid_columns`: the fewest
+columns at which every panel fits, at most as many as leave each ``MIN_PANEL_WIDTH``; when they still do not
+fit, the pictures shrink so every row does, down to ``MIN_PICTURES_HEIGHT``), and redraws them when the
 :class:`~simlab.gui.playback.PlaybackModel` turn changes. A panel shows the role's observation images
 (re-rendered by the family's ``observation_images``, or an injected function), its public message and action
-at this turn in bold, and, collapsed by default, the observation text and the private reasoning. A role that
-did not act at this turn gets a grey note and its last observation, dimmed. Pixmaps are cached per (episode,
-role, turn), so stepping is cheap.
+at this turn in bold, and, collapsed by default, the observation text, the private reasoning and the
+conversation its model was sent (every call of the shown turn, re-asks included, as
+:mod:`simlab.render.model_calls` draws them; a role that called no model says so). A role that did not act at
+this turn gets a grey note and its last observation, dimmed. Pixmaps are cached per (episode, role, turn), so
+stepping is cheap. :meth:`AgentPanels.grab_whole` pictures every panel, scrolled out of view or not.
 """
 
 from __future__ import annotations
 
 import bisect
 import html
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from PIL import Image
-from PySide6.QtCore import QSize, Qt
-from PySide6.QtGui import QFontDatabase, QImage, QPainter, QPaintEvent, QPixmap, QResizeEvent
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QFontDatabase, QPainter, QPaintEvent, QPixmap, QResizeEvent
 from PySide6.QtWidgets import (
     QFrame,
     QGraphicsOpacityEffect,
-    QHBoxLayout,
+    QGridLayout,
     QLabel,
     QScrollArea,
     QSizePolicy,
@@ -34,24 +38,48 @@ from PySide6.QtWidgets import (
 
 from simlab.core.episode import Episode
 from simlab.core.events import Event
-from simlab.core.family import FamilyViews, hex_colour
-from simlab.gui.dialogue import ERROR_COLOUR, MUTED_COLOUR, OK_COLOUR
+from simlab.core.family import RGB, FamilyViews, hex_colour
+from simlab.gui.dialogue import ERROR_COLOUR, MUTED_COLOUR, OK_COLOUR, pil_to_qimage
 from simlab.gui.playback import PlaybackModel
 from simlab.render.episode_pictures import views_of
 from simlab.render.formatting import episode_colours, episode_roles, event_line
+from simlab.render.model_calls import ModelCall, calls_html, model_calls
 
 ImagesFor = Callable[[Mapping[str, Any]], dict[str, Image.Image]]
 """Renders an observation event's data (``text``, ``images``, ``data``) to named pictures."""
 
 DIMMED_OPACITY = 0.4
 MAX_UPSCALE = 1.25  # never blow a picture up by more than this: beyond it the pixels show
+MIN_PANEL_WIDTH = 200  # narrower, a title and its status wrap to many lines and the pictures are stamps
+MIN_PICTURES_HEIGHT = 90  # a panel's pictures never shrink below this to fit the dock: scroll instead
+GRID_SPACING = 6
+MESSAGE_CHARS = 240  # a panel shows this much of a message; the dialogue and the tooltip show all of it
 
 
 def pil_to_pixmap(image: Image.Image) -> QPixmap:
     """A QPixmap holding a copy of ``image``."""
-    rgba = image.convert("RGBA")
-    qimage = QImage(rgba.tobytes(), rgba.width, rgba.height, 4 * rgba.width, QImage.Format.Format_RGBA8888)
-    return QPixmap.fromImage(qimage.copy())
+    return QPixmap.fromImage(pil_to_qimage(image))
+
+
+def grid_columns(heights: Sequence[Callable[[int], int]], width: int, height: int, min_width: int) -> int:
+    """How many columns to lay panels out in: the fewest at which the grid fits ``height`` (``heights`` give
+    each panel's height at a column width), else the most that leave every column ``min_width``."""
+    most = max(1, min(len(heights), (width + GRID_SPACING) // (min_width + GRID_SPACING)))
+    for columns in range(1, most + 1):
+        if grid_height(heights, columns, width) <= height:
+            return columns
+    return most
+
+
+def grid_height(heights: Sequence[Callable[[int], int]], columns: int, width: int) -> int:
+    """The height of panels laid out in ``columns`` columns across ``width`` (rows as tall as their tallest)."""
+    cell = column_width(columns, width)
+    rows = [heights[k : k + columns] for k in range(0, len(heights), columns)]
+    return sum(max(h(cell) for h in row) for row in rows) + GRID_SPACING * max(0, len(rows) - 1)
+
+
+def column_width(columns: int, width: int) -> int:
+    return max(1, (width - GRID_SPACING * (columns - 1)) // columns)
 
 
 # ---- what a role saw and did (pure, no widgets) -------------------------------------------------------------
@@ -68,6 +96,8 @@ class RoleTurn:
     did: list[str] = field(default_factory=list)  # actions at ``turn`` (compact text)
     outcomes: list[tuple[bool, str]] = field(default_factory=list)  # (ok, text) of results / protocol errors
     reasoning: list[str] = field(default_factory=list)  # private reasoning at the shown turn
+    calls: list[ModelCall] = field(default_factory=list)  # the role's model calls at the shown turn
+    calls_model: bool = False  # the role called a model somewhere in the episode
 
     @property
     def shown_turn(self) -> int | None:
@@ -91,6 +121,10 @@ class EpisodeIndex:
         self.by_turn: dict[int, list[Event]] = {}
         for event in episode.events:
             self.by_turn.setdefault(event.turn, []).append(event)
+        self.calls: dict[tuple[str, int | None], list[ModelCall]] = {}
+        for call in model_calls(episode.raw):
+            self.calls.setdefault((call.role, call.turn), []).append(call)
+        self.model_roles = {role for role, _turn in self.calls}
 
     def roles(self) -> list[str]:
         """The episode's roles in its family's order (the agents it recorded, else the observed roles)."""
@@ -115,6 +149,8 @@ class EpisodeIndex:
         if out.did:
             out.outcomes.extend(_results(events))
         shown = out.shown_turn
+        out.calls = self.calls.get((role, shown), []) if shown is not None else []
+        out.calls_model = role in self.model_roles
         if shown is not None:
             out.reasoning = [
                 str(e.data.get("text", ""))
@@ -134,12 +170,14 @@ def _results(events: list[Event]) -> list[tuple[bool, str]]:
 
 
 class ImageView(QWidget):
-    """A picture scaled smoothly to the widget's width (keeping its aspect), centred; height follows width."""
+    """A picture scaled smoothly to the widget's width (keeping its aspect), centred; height follows width, up
+    to ``max_height`` when one is set (the grid shrinks pictures so every panel fits the dock)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._pixmap = QPixmap()
         self._scaled = QPixmap()
+        self._max_height: int | None = None
         policy = QSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
         policy.setHeightForWidth(True)
         self.setSizePolicy(policy)
@@ -155,8 +193,19 @@ class ImageView(QWidget):
         self.updateGeometry()
         self.update()
 
+    def set_max_height(self, height: int | None) -> None:
+        """Keep the picture at most ``height`` pixels tall (None: as tall as the width makes it)."""
+        if height != self._max_height:
+            self._max_height = height
+            self._scaled = QPixmap()
+            self.updateGeometry()
+            self.update()
+
     def _target_width(self, width: int) -> int:
-        return max(1, min(width, round(self._pixmap.width() * MAX_UPSCALE)))
+        widest = min(width, round(self._pixmap.width() * MAX_UPSCALE))
+        if self._max_height is not None:
+            widest = min(widest, self._max_height * self._pixmap.width() // max(1, self._pixmap.height()))
+        return max(1, widest)
 
     def hasHeightForWidth(self) -> bool:
         return True
@@ -190,10 +239,17 @@ class ImageView(QWidget):
         painter.drawPixmap((self.width() - width) // 2, 0, self._scaled)
 
 
+def _shortened(text: str) -> str:
+    """``text`` cut to ``MESSAGE_CHARS`` (a report of many objects would make its panel a column of JSON)."""
+    if len(text) <= MESSAGE_CHARS:
+        return text
+    return text[:MESSAGE_CHARS].rstrip() + " \u2026 (all of it in the Dialogue)"
+
+
 class Collapsible(QWidget):
     """A header arrow button that shows or hides a plain-text body (collapsed by default)."""
 
-    def __init__(self, title: str, parent: QWidget | None = None, monospace: bool = False) -> None:
+    def __init__(self, title: str, parent: QWidget | None = None, monospace: bool = False, rich: bool = False) -> None:
         super().__init__(parent)
         self.button = QToolButton(self)
         self.button.setText(title)
@@ -201,9 +257,10 @@ class Collapsible(QWidget):
         self.button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.button.setArrowType(Qt.ArrowType.RightArrow)
         self.button.setAutoRaise(True)
+        self.button.setStyleSheet("QToolButton { padding: 0px; }")
         self.button.toggled.connect(self.set_expanded)
         self.body = QLabel(self)
-        self.body.setTextFormat(Qt.TextFormat.PlainText)
+        self.body.setTextFormat(Qt.TextFormat.RichText if rich else Qt.TextFormat.PlainText)
         self.body.setWordWrap(True)
         self.body.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.body.setContentsMargins(18, 2, 4, 4)
@@ -231,22 +288,40 @@ class Collapsible(QWidget):
     def set_text(self, text: str) -> None:
         self.body.setText(text)
 
+    def set_title(self, title: str, enabled: bool = True) -> None:
+        """Rename the header; a disabled one cannot be opened (there is nothing to show)."""
+        self.button.setText(title)
+        self.button.setEnabled(enabled)
+        if not enabled:
+            self.set_expanded(False)
+
 
 class AgentPanel(QFrame):
-    """One role: title, status, what it said/did this turn, its observation images and (collapsed) text and
-    reasoning."""
+    """One role: title, status, what it said/did this turn, its observation images and (collapsed) text,
+    reasoning and the conversation its model was sent."""
 
-    def __init__(self, role: str, title: str, colour: str, parent: QWidget | None = None) -> None:
+    sectionToggled = Signal()  # a section opened or closed: the panel's height changed
+
+    def __init__(
+        self,
+        role: str,
+        title: str,
+        colour: str,
+        parent: QWidget | None = None,
+        colours: Mapping[str, RGB] | None = None,
+    ) -> None:
         super().__init__(parent)
         self.role = role
+        self._colours = dict(colours or {})
         self._shown_turn: int | None = None
         self._message_text = ""
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.setObjectName("agentPanel")
         self.setStyleSheet(f"#agentPanel {{ border: 1px solid #d5d9df; border-left: 4px solid {colour}; }}")
         self.title = QLabel(
-            f'<span style="color:{colour}; font-size:13pt; font-weight:700">{html.escape(title)}</span>'
+            f'<span style="color:{colour}; font-size:11pt; font-weight:700">{html.escape(title)}</span>'
         )
+        self.title.setWordWrap(True)
         self.status = QLabel(self)
         self.status.setStyleSheet(f"color: {MUTED_COLOUR}")
         self.message = QLabel(self)
@@ -263,17 +338,19 @@ class AgentPanel(QFrame):
         self.observation_text = Collapsible("Observation text", self, monospace=True)
         self.reasoning = Collapsible("Private reasoning", self)
         self.reasoning.body.setStyleSheet(f"color: {MUTED_COLOUR}; font-style: italic")
+        self.conversation = Collapsible("Conversation sent", self, rich=True)
+        self.conversation.setToolTip("The messages this role's model was sent at the shown turn, and its replies")
+        self._calls: list[ModelCall] = []
         self.status.setWordWrap(True)
-        self.status.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        header = QHBoxLayout()
-        header.addWidget(self.title)
-        header.addWidget(self.status, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 6, 10, 6)
-        layout.setSpacing(4)
-        layout.addLayout(header)
-        for widget in (self.message, self.images, self.observation_text, self.reasoning):
+        layout.setSpacing(2)  # panels sit side by side in a dock: every line of chrome is a line of picture less
+        sections = (self.observation_text, self.reasoning, self.conversation)
+        for widget in (self.title, self.status, self.message, self.images, *sections):
             layout.addWidget(widget)
+        layout.addStretch(1)  # a panel beside a taller one keeps its lines together at the top
+        for section in sections:
+            section.button.toggled.connect(lambda _open: self.sectionToggled.emit())
 
     # ---- for tests and callers ----------------------------------------------------------------------------
     @property
@@ -287,7 +364,29 @@ class AgentPanel(QFrame):
 
     def pixmaps(self) -> list[QPixmap]:
         """The observation pictures currently shown."""
-        return [view.pixmap() for view in self._image_views if view.isVisibleTo(self)]
+        return [view.pixmap() for view in self._visible_views()]
+
+    def calls(self) -> list[ModelCall]:
+        """The model calls whose conversation is shown (the role's, at the shown turn)."""
+        return list(self._calls)
+
+    def set_pictures_height(self, height: int | None) -> None:
+        """Keep the pictures together at most ``height`` pixels tall (None: as the width makes them)."""
+        views = self._visible_views()
+        for view in views:
+            view.set_max_height(None if height is None else max(1, height // len(views)))
+        # layouts cache heights for widths and refresh them only on the next event loop pass: the grid asks now
+        self._image_layout.invalidate()
+        self.images.updateGeometry()
+        self.layout().invalidate()
+
+    def pictures_height(self, width: int) -> int:
+        """How tall the pictures are at a panel ``width`` (the rest of the panel does not shrink)."""
+        inner = width - sum(self.layout().getContentsMargins()[::2])
+        return sum(view.heightForWidth(inner) for view in self._visible_views())
+
+    def _visible_views(self) -> list[ImageView]:
+        return [view for view in self._image_views if not view.isHidden()]
 
     # ---- drawing ------------------------------------------------------------------------------------------
     def show_turn(self, info: RoleTurn, pixmaps: Mapping[str, QPixmap]) -> None:
@@ -302,6 +401,20 @@ class AgentPanel(QFrame):
         self.observation_text.setVisible(observation is not None)
         self.reasoning.set_text("\n\n".join(info.reasoning))
         self.reasoning.setVisible(bool(info.reasoning))
+        self._set_conversation(info)
+
+    def _set_conversation(self, info: RoleTurn) -> None:
+        """The exact messages of the role's model calls at the shown turn, or a plain word that there were none."""
+        self._calls = info.calls
+        if info.calls:
+            calls = f" ({len(info.calls)} calls)" if len(info.calls) > 1 else ""  # a re-ask is a second call
+            self.conversation.set_title(f"Conversation sent{calls}")
+            self.conversation.set_text(calls_html(info.calls, self._colours, full_system=True))
+        elif info.calls_model:
+            self.conversation.set_title(f"No model call at turn {info.shown_turn}", enabled=False)
+        else:
+            self.conversation.set_title("No model calls", enabled=False)  # scripted, oracle, a person...
+        self.conversation.setVisible(info.observation is not None)
 
     def _set_status(self, info: RoleTurn) -> None:
         if info.observation is None:
@@ -315,8 +428,9 @@ class AgentPanel(QFrame):
     def _set_message(self, info: RoleTurn) -> None:
         parts = [f"\u201c{text}\u201d" for text in info.said] + info.did
         self._message_text = "\n".join(parts)
-        lines = [f"<b>\u201c{html.escape(t)}\u201d</b>" for t in info.said]
-        lines += [f"<b><code>{html.escape(t)}</code></b>" for t in info.did]
+        lines = [f"<b>\u201c{html.escape(_shortened(t))}\u201d</b>" for t in info.said]
+        lines += [f"<b><code>{html.escape(_shortened(t))}</code></b>" for t in info.did]
+        self.message.setToolTip(self._message_text if self._message_text != _shortened(self._message_text) else "")
         for ok, text in info.outcomes:
             lines.append(f'<span style="color:{OK_COLOUR if ok else ERROR_COLOUR}">\u2192 {html.escape(text)}</span>')
         self.message.setText("<br>".join(lines))
@@ -329,13 +443,14 @@ class AgentPanel(QFrame):
             self._image_views.append(view)
         for view, pixmap in zip(self._image_views, pixmaps.values(), strict=False):
             view.set_pixmap(pixmap)
-            view.show()
+            view.setVisible(True)
         for view in self._image_views[len(pixmaps) :]:
-            view.hide()
+            view.setVisible(False)
 
 
 class AgentPanels(QWidget):
-    """One :class:`AgentPanel` per role of the playback's episode, redrawn on every turn change."""
+    """One :class:`AgentPanel` per role of the playback's episode in a grid that follows the widget's size,
+    redrawn on every turn change."""
 
     def __init__(
         self,
@@ -354,14 +469,14 @@ class AgentPanels(QWidget):
         self._index: EpisodeIndex | None = None
         self._panels: dict[str, AgentPanel] = {}
         self._only: frozenset[str] | None = None  # while a person plays: their roles' panels alone
+        self._columns = 1
         self._content = QWidget()
-        self._content_layout = QVBoxLayout(self._content)
-        self._content_layout.setContentsMargins(6, 6, 6, 6)
-        self._content_layout.setSpacing(10)
-        self._content_layout.addStretch(1)
+        self._grid = QGridLayout(self._content)
+        self._grid.setContentsMargins(GRID_SPACING, GRID_SPACING, GRID_SPACING, GRID_SPACING)
+        self._grid.setSpacing(GRID_SPACING)
         self._placeholder = QLabel("No episode loaded", self._content)
         self._placeholder.setStyleSheet(f"color: {MUTED_COLOUR}")
-        self._content_layout.insertWidget(0, self._placeholder)
+        self._grid.addWidget(self._placeholder, 0, 0)
         self.scroll = QScrollArea(self)
         self.scroll.setWidgetResizable(True)
         self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -375,8 +490,17 @@ class AgentPanels(QWidget):
 
     # ---- public API ---------------------------------------------------------------------------------------
     def roles(self) -> list[str]:
-        """The roles shown, top to bottom."""
+        """The roles shown, in reading order (left to right, then top to bottom)."""
         return list(self._panels)
+
+    @property
+    def columns(self) -> int:
+        """How many columns the panels are laid out in."""
+        return self._columns
+
+    def grab_whole(self) -> QPixmap:
+        """A picture of every panel shown, those scrolled out of view included (File > Export Panel)."""
+        return self._content.grab()
 
     def panel(self, role: str) -> AgentPanel:
         """The panel of ``role`` (KeyError when the episode has no such role)."""
@@ -388,6 +512,7 @@ class AgentPanels(QWidget):
         self._only = frozenset(roles) if roles is not None else None
         for role, panel in self._panels.items():
             panel.setVisible(self._only is None or role in self._only)
+        self._on_turn(self._turn)  # the panels shown now may never have been drawn
 
     # ---- model -> view ------------------------------------------------------------------------------------
     def _on_episode(self, episode: Episode | None) -> None:
@@ -402,9 +527,9 @@ class AgentPanels(QWidget):
             return
         roles = self._index.roles()
         colours = episode_colours(self._index.episode)
-        for k, role in enumerate(roles):
-            panel = AgentPanel(role, self._title(role), hex_colour(colours[role]), self._content)
-            self._content_layout.insertWidget(k + 1, panel)
+        for role in roles:
+            panel = AgentPanel(role, self._title(role), hex_colour(colours[role]), self._content, colours)
+            panel.sectionToggled.connect(lambda: QTimer.singleShot(0, self._reflow))
             self._panels[role] = panel
             panel.setVisible(self._only is None or role in self._only)
         self._on_turn(self._playback.turn)
@@ -425,6 +550,57 @@ class AgentPanels(QWidget):
                 continue  # not even rendered: another role's pictures stay out of the process's caches too
             info = self._index.role_turn(role, turn)
             panel.show_turn(info, self._pixmaps(info))
+        self._reflow()
+
+    # ---- the grid -----------------------------------------------------------------------------------------
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._reflow()
+
+    def _shown_panels(self) -> list[AgentPanel]:
+        return [panel for role, panel in self._panels.items() if self._only is None or role in self._only]
+
+    def _reflow(self) -> None:
+        """Lay the shown panels out in as many columns as the size calls for (:func:`grid_columns`), and shrink
+        their pictures when even the most columns leave the grid taller than the dock."""
+        for panel in self._panels.values():
+            self._grid.removeWidget(panel)
+        panels = self._shown_panels()
+        if not panels:
+            return
+        viewport = self.scroll.maximumViewportSize()
+        margins = 2 * GRID_SPACING
+        scroll_bar = self.scroll.verticalScrollBar().sizeHint().width()  # kept free, so a scroll bar never re-flows
+        width, height = viewport.width() - margins - scroll_bar, viewport.height() - margins
+        for panel in panels:
+            panel.set_pictures_height(None)
+        heights = [panel.heightForWidth for panel in panels]
+        self._columns = grid_columns(heights, width, height, MIN_PANEL_WIDTH)
+        for k, panel in enumerate(panels):
+            self._grid.addWidget(panel, k // self._columns, k % self._columns)
+        for column in range(self._grid.columnCount()):
+            self._grid.setColumnStretch(column, 1 if column < self._columns else 0)
+        rows = -(-len(panels) // self._columns)
+        for row in range(self._grid.rowCount()):  # the room left over goes below the last row, not into panels
+            self._grid.setRowStretch(row, 1 if row == rows else 0)
+        self._grid.setRowStretch(rows, 1)
+        if grid_height(heights, self._columns, width) > height:
+            self._fit_pictures(panels, width, height)
+        cell = column_width(self._columns, width)
+        for panel in panels:  # the grid would squeeze a panel to its share of the viewport: scroll instead
+            panel.setMinimumHeight(panel.heightForWidth(cell))
+
+    def _fit_pictures(self, panels: list[AgentPanel], width: int, height: int) -> None:
+        """Give each row an equal share of ``height`` by shrinking its panels' pictures (not below
+        ``MIN_PICTURES_HEIGHT``: past that the dock scrolls)."""
+        cell = column_width(self._columns, width)
+        rows = -(-len(panels) // self._columns)
+        share = (height - GRID_SPACING * (rows - 1)) // rows
+        for panel in panels:
+            pictures = panel.pictures_height(cell)
+            rest = panel.heightForWidth(cell) - pictures
+            # less a spacing: frames and rounding take a few pixels the estimate does not see
+            panel.set_pictures_height(min(pictures, max(MIN_PICTURES_HEIGHT, share - rest - GRID_SPACING)))
 
     def _render_images(self, observation: Mapping[str, Any]) -> dict[str, Image.Image]:
         if self._images_for is not None:

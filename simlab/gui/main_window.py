@@ -369,7 +369,8 @@ class MainWindow(QMainWindow):
     def export_png(self, path: str | Path, widget: QWidget | None = None) -> bool:
         """Save a picture of the window (or one panel); the 3D view is rendered before grabbing."""
         self.world.plotter.render()
-        ok = (widget or self).grab().save(str(path))
+        target = widget or self
+        ok = getattr(target, "grab_whole", target.grab)().save(str(path))  # a scrolled grid (Agents) grabs it all
         return ok or self.show_error(f"Could not write {path}")
 
     def export_html(self, path: str | Path) -> bool:

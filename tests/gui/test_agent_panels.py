@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import pytest
+from PySide6.QtGui import QTextDocumentFragment
 
 from simlab.core.episode import Episode
 from simlab.core.recording import load_run
 from simlab.gui.agent_panels import AgentPanels
 from simlab.gui.playback import PlaybackModel
 from simlab.worlds.blocks.images import observation_images as blocks_images
+from tests.gui.model_run import HOSTILE, record_model_run
 
 
 @pytest.fixture(scope="module")
@@ -113,3 +115,114 @@ def test_no_episode(qtbot):
     assert widget.roles() == []
     playback.set_episode(None)
     assert widget.roles() == []
+
+
+def test_a_scripted_role_says_it_called_no_model(panels):
+    widget, playback = panels
+    playback.seek(2)
+    section = widget.panel("builder").conversation
+    assert section.button.text() == "No model calls" and not section.button.isEnabled()
+    assert widget.panel("builder").calls() == []
+
+
+# ---- the conversation a model was sent ----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def model_episode(tmp_path_factory) -> Episode:
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        return record_model_run(tmp_path_factory.mktemp("model") / "run", monkeypatch)
+
+
+def _texts(record: dict) -> list[str]:
+    """Every text of the request's messages, as sent."""
+    out = []
+    for message in record["request"]["messages"]:
+        content = message["content"]
+        out += [content] if isinstance(content, str) else [p["text"] for p in content if p["type"] == "text"]
+    return out
+
+
+def test_the_conversation_holds_the_exact_messages_sent(qtbot, model_episode):
+    playback = PlaybackModel()
+    widget = AgentPanels(playback)
+    qtbot.addWidget(widget)
+    playback.set_episode(model_episode)
+    for record in model_episode.raw[:4]:
+        playback.seek(record["turn"])
+        panel = widget.panel(record["role"])
+        records = [r for r in model_episode.raw if (r["role"], r["turn"]) == (record["role"], record["turn"])]
+        assert [c.index for c in panel.calls()] == [model_episode.raw.index(r) for r in records]
+        shown = QTextDocumentFragment.fromHtml(panel.conversation.body.text()).toPlainText()
+        for text in _texts(record):
+            assert text in shown
+        assert record["response"]["content"] in shown
+        assert panel.conversation.button.isEnabled()
+
+
+def test_a_reask_shows_as_a_second_call(qtbot, model_episode):
+    unread = next(r for r in model_episode.raw if r["parse_error"])
+    playback = PlaybackModel()
+    widget = AgentPanels(playback)
+    qtbot.addWidget(widget)
+    playback.set_episode(model_episode)
+    playback.seek(unread["turn"])
+    panel = widget.panel(unread["role"])
+    assert [c.call for c in panel.calls()] == [1, 2]
+    assert panel.conversation.button.text() == "Conversation sent (2 calls)"
+    assert HOSTILE in QTextDocumentFragment.fromHtml(panel.conversation.body.text()).toPlainText()
+
+
+# ---- the grid -------------------------------------------------------------------------------------------------
+
+
+def _inside_viewport(widget: AgentPanels, role: str) -> bool:
+    panel, viewport = widget.panel(role), widget.scroll.viewport()
+    top_left = panel.mapTo(viewport, panel.rect().topLeft())
+    bottom_right = panel.mapTo(viewport, panel.rect().bottomRight())
+    return viewport.rect().contains(top_left) and viewport.rect().contains(bottom_right)
+
+
+@pytest.mark.parametrize(("size", "columns"), [((1000, 520), 4), ((440, 900), 2), ((250, 400), 1)])
+def test_columns_follow_the_size(panels, qtbot, size, columns):
+    """The fewest columns at which the four panels fit, or the most that leave each 200 pixels."""
+    widget, playback = panels
+    playback.seek(3)
+    widget.resize(*size)
+    qtbot.waitUntil(lambda: widget.columns == columns)
+    rows = -(-4 // columns)
+    qtbot.waitUntil(lambda: len({widget.panel(role).y() for role in widget.roles()}) == rows)
+    if columns > 1:  # at these sizes every panel fits: none is scrolled out of view
+        qtbot.waitUntil(lambda: all(_inside_viewport(widget, role) for role in widget.roles()))
+
+
+def test_two_columns_and_shrunk_pictures_fit_a_narrow_dock(panels, qtbot):
+    widget, playback = panels
+    playback.seek(3)
+    widget.resize(440, 680)  # two columns at their natural height would be 690 pixels tall
+    qtbot.waitUntil(lambda: widget.columns == 2)
+    qtbot.waitUntil(lambda: all(_inside_viewport(widget, role) for role in widget.roles()))
+    assert all(widget.panel(r).pixmaps() for r in widget.roles() if widget.panel(r).shown_turn is not None)
+
+
+def test_show_only_lays_out_the_shown_panels(panels, qtbot):
+    widget, playback = panels
+    playback.seek(3)
+    widget.resize(1000, 520)
+    widget.show_only({"builder"})
+    qtbot.waitUntil(lambda: widget.columns == 1)
+    assert widget.panel("builder").isVisible() and not widget.panel("D1").isVisible()
+    widget.show_only(None)
+    qtbot.waitUntil(lambda: widget.columns == 4)
+
+
+def test_the_export_holds_every_panel(panels, qtbot):
+    widget, playback = panels
+    playback.seek(3)
+    widget.resize(300, 400)  # one column, far taller than the dock
+    qtbot.waitUntil(lambda: widget.columns == 1)
+    last = widget.panel(widget.roles()[-1])
+    assert not _inside_viewport(widget, last.role)
+    picture = widget.grab_whole()
+    assert picture.height() >= last.geometry().bottom() > widget.scroll.viewport().height()
+    assert picture.width() >= last.geometry().right()
