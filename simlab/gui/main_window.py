@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QRect, QSettings, Qt, QUrl
+from PySide6.QtCore import QRect, QSettings, Qt, QTimer, QUrl
 from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -30,6 +30,7 @@ from simlab.core.recording import Run, load_episode, load_run
 from simlab.gui.agent_panels import AgentPanels
 from simlab.gui.browser import EpisodeBrowser
 from simlab.gui.dialogue import DialoguePane
+from simlab.gui.fork_view import ForkDiffView, PlaybackLink, tile
 from simlab.gui.playback import PlaybackModel
 from simlab.gui.plots import MetricPlots
 from simlab.gui.timeline import TimelineWidget
@@ -83,6 +84,7 @@ class MainWindow(QMainWindow):
         self.playback.notice.connect(lambda text: self.statusBar().showMessage(text, 5000))
         self.run: Run | None = None
         self.forks: list[MainWindow] = []  # windows showing forks of this window's episodes
+        self.remembers_layout = True  # closing saves the geometry and docks for the next start
         self.last_error = ""
         self.players: frozenset[str] | None = None  # roles people are playing live (see set_players)
         self.world = WorldView(self.playback)
@@ -168,8 +170,9 @@ class MainWindow(QMainWindow):
             dock.show()
 
     def closeEvent(self, event: object) -> None:
-        self.settings.setValue("window/geometry", self.saveGeometry())
-        self.settings.setValue("window/state", self.saveState(LAYOUT_VERSION))
+        if self.remembers_layout:
+            self.settings.setValue("window/geometry", self.saveGeometry())
+            self.settings.setValue("window/state", self.saveState(LAYOUT_VERSION))
         self.playback.pause()
         self._end_live()
         self.world.close_view()
@@ -461,15 +464,35 @@ class MainWindow(QMainWindow):
         except (SimlabError, ValueError) as exc:
             self.show_error(f"Could not fork:\n{exc}")
             return None
+        original, turn = self.playback.episode, self.playback.turn
         twin = MainWindow(self.settings)
-        twin.setWindowTitle(f"SimLab - fork of {self.playback.episode.episode_id} at turn {self.playback.turn}")
-        geometry = self.geometry()
-        twin.setGeometry(geometry.x() + geometry.width() // 2, geometry.y(), geometry.width() // 2, geometry.height())
-        self.resize(geometry.width() // 2, geometry.height())
+        twin.remembers_layout = False  # its narrow, browser-less layout is not the one to open with next time
+        twin.setWindowTitle(f"SimLab - fork of {original.episode_id} at turn {turn}")
         twin.show()
         twin.start_live(session)
-        self.forks.append(twin)
+        link = PlaybackLink(self.playback, twin.playback, twin)
+        twin.show_fork_diff(ForkDiffView(original, twin.playback, turn, link))
+        self.forks = [w for w in self.forks if w.isVisible()] + [twin]
+        self.tile_forks()
+        QTimer.singleShot(0, self.tile_forks)  # again once the new window's docks have their real minimum sizes
         return twin
+
+    def tile_forks(self) -> None:
+        """This window and its open forks side by side on its screen (a status message when they cannot be)."""
+        windows = [self, *(w for w in self.forks if w.isVisible())]
+        if not tile(windows, (self.screen() or windows[-1].screen()).availableGeometry()):
+            windows[-1].statusBar().showMessage("The windows do not fit side by side on this screen: the last overlap")
+
+    def show_fork_diff(self, view: QWidget) -> None:
+        """A fork's window: the diff against the original in front of the dialogue (a tab beside it); the episode
+        browser goes (a fork window has no run) to leave the narrow window to the scene."""
+        dock = self._dock("Fork diff", view)
+        self.tabifyDockWidget(self.docks["Dialogue"], dock)
+        dock.show()
+        dock.raise_()
+        self.docks["Episodes"].hide()
+        self.docks["Fork diff"] = dock
+        self.world.splitter.setSizes([1, 0])  # a narrow window: the 3D view first, the layer list a drag away
 
     def start_live(self, session: LiveSession) -> LiveController:
         """Show a live session in the window (panels follow it as it grows) and start it."""

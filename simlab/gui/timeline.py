@@ -96,7 +96,7 @@ class TimelineScrubber(QWidget):
         self._dragging = False
         self._wheel = 0
         self.setMinimumHeight(self.NUMBERS_FROM)  # turn numbers always fit under the marks
-        self.setMinimumWidth(120)
+        self.setMinimumWidth(80)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.setMouseTracking(False)
         self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
@@ -270,7 +270,7 @@ class TimelineWidget(QWidget):
         self.forward_button = self._button(QStyle.StandardPixmap.SP_MediaSeekForward, "Forward", "Next turn (Right)")
         self.last_button = self._button(QStyle.StandardPixmap.SP_MediaSkipForward, "Last", "Last turn (End)")
         self.error_button = self._error_button()
-        self.previous_error_button = self._error_button("Previous error", "Ctrl+Shift+E", "previous")
+        self.previous_error_button = self._error_button("\u25c2 Error", "Ctrl+Shift+E", "previous")
         self.speed_spin = self._speed_spin()
         self.loop_check = QCheckBox("Loop", self)
         self.loop_check.setToolTip("Start again from turn 0 after the last turn when playing")
@@ -294,7 +294,7 @@ class TimelineWidget(QWidget):
         button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)
         return button
 
-    def _error_button(self, text: str = "Next error", keys: str = "Ctrl+E", which: str = "next") -> QToolButton:
+    def _error_button(self, text: str = "Error \u25b8", keys: str = "Ctrl+E", which: str = "next") -> QToolButton:
         button = QToolButton(self)
         button.setText(text)
         button.setToolTip(

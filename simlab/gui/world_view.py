@@ -22,10 +22,10 @@ from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QLabel,
-    QPushButton,
     QSizePolicy,
     QSplitter,
     QStackedLayout,
+    QToolButton,
     QToolTip,
     QTreeWidget,
     QTreeWidgetItem,
@@ -193,7 +193,8 @@ class WorldView(QWidget):
                 widget.hide()  # out of sight now: deleteLater waits for the event loop
                 widget.deleteLater()
         for name in self.cameras:
-            button = QPushButton(name)
+            button = QToolButton()  # compact: the bar must fit a window tiled beside a fork
+            button.setText(name)
             button.setToolTip(f"View from {name}")
             button.clicked.connect(lambda _checked=False, n=name: self.set_camera(n))
             self._camera_row.addWidget(button)

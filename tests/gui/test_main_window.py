@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QApplication
 from simlab.cli import main
 from simlab.core.recording import load_run
 from simlab.gui.app import open_window
+from simlab.gui.fork_view import share, tile
 from simlab.gui.main_window import MainWindow
 from simlab.runner.batch import RunConfig, run
 from simlab.runner.demo import DEMO_RUN
@@ -241,6 +242,61 @@ def test_fork_continues_from_the_turn_in_a_window_beside_the_original(window, qt
     assert fork.agents["builder"] == "oracle" and twin.geometry().x() > window.geometry().x()
     assert not window.fork("nonsense=nobody") and "Could not fork" in window.last_error
     twin.close()
+
+
+def _no_overlap(window, twins, area):
+    frames = [w.frameGeometry() for w in (window, *twins)]
+    for k, a in enumerate(frames):
+        assert area.contains(a.topLeft()) and a.right() <= area.right(), (a, area)
+        assert not any(a.intersects(b) for b in frames[k + 1 :]), f"two windows overlap: {frames}"
+    assert [a.x() for a in frames] == sorted(a.x() for a in frames)  # the original first, forks to its right
+
+
+def test_window_widths_share_the_screen_above_each_minimum():
+    assert share(1600, [856, 617]) == [856, 744]
+    assert share(1600, [300, 300]) == [800, 800]
+    assert share(1600, [856, 617, 617]) == [856, 617, 617]  # does not fit: each at its minimum
+    assert share(2600, [856, 617, 617]) == [866, 866, 866]
+    assert share(1600, [1000, 200, 200]) == [1000, 300, 300]  # the rest split among the others
+
+
+def test_forks_tile_beside_the_original_step_with_it_and_show_where_they_differ(window, qtbot):
+    window.open_episode_id(window.browser.visible_episode_ids()[0])
+    original = window.playback.episode
+    window.playback.seek(3)
+    twins = [window.fork("builder=oracle")]
+    qtbot.wait(50)  # the second tiling, once the fork window's docks are laid out
+    _no_overlap(window, twins, window.screen().availableGeometry())
+    twins.append(window.fork("builder=random"))  # three windows need more than this 1600-pixel screen
+    qtbot.wait(50)
+    assert "do not fit side by side" in twins[1].statusBar().currentMessage()
+    for twin in twins:
+        qtbot.addWidget(twin)
+        qtbot.waitUntil(lambda t=twin: t.live.session.state in ("finished", "failed"), timeout=20000)
+    wide = QRect(0, 0, 2600, 1000)  # a wider desktop: all three side by side
+    assert tile([window, *twins], wide)
+    _no_overlap(window, twins, wide)
+    first = twins[0]
+    first.playback.seek(1)  # linked: the original and the other fork follow
+    assert window.playback.turn == 1 and twins[1].playback.turn == 1
+    window.playback.seek(original.last_turn)
+    assert first.playback.turn == min(original.last_turn, first.playback.last_turn)
+    view = first.docks["Fork diff"].widget()
+    diff = view.diff
+    assert diff.from_turn == 3 and diff.turns[0].same  # the fork turn itself is replayed
+    assert first.docks["Fork diff"].isVisible() and not first.docks["Episodes"].isVisible()
+    if diff.first_difference is not None:
+        assert f"first differ at turn {diff.first_difference}" in view.headline()
+        assert f"turn:{diff.first_difference}" in view.view.toHtml()
+    rows = {row[0]: row for row in diff.outcome}
+    assert rows["outcome"] == ("outcome", original.summary["outcome"], first.live.session.episode.summary["outcome"])
+    view.linked.setChecked(False)
+    first.playback.seek(2)
+    assert window.playback.turn == original.last_turn  # unlinked: the original stays
+    view.view.anchorClicked.emit(QUrl(f"turn:{diff.turns[1].turn}"))
+    assert first.playback.turn == diff.turns[1].turn
+    for twin in twins:
+        twin.close()
 
 
 def test_vtks_own_keys_do_not_reach_the_3d_view(window, qtbot):
