@@ -28,7 +28,7 @@ EventKind = Literal["observation", "reasoning", "message", "action", "result", "
 
 
 class RoleUsage(BaseModel):
-    """Totals of model calls (from the raw stream): see :func:`simlab.runner.episode.model_usage`."""
+    """Totals of model calls (from the raw stream): see :func:`simlab.core.usage.model_usage`."""
 
     model_config = ConfigDict(extra="forbid")
 

@@ -26,10 +26,10 @@ from PIL import Image
 from simlab.analysis.report import usage_line
 from simlab.core.episode import Episode
 from simlab.core.family import RGB, hex_colour
+from simlab.core.usage import model_usage
 from simlab.render.episode_pictures import views_of
 from simlab.render.formatting import FAILED_RGB, MUTED_RGB, TEXT_RGB, esc
 from simlab.render.images import to_png_bytes
-from simlab.runner.episode import model_usage
 
 ERROR = hex_colour(FAILED_RGB)
 MUTED = hex_colour(MUTED_RGB)

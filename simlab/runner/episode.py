@@ -12,6 +12,7 @@ from simlab.core.errors import ConfigError, InfrastructureError
 from simlab.core.events import Event
 from simlab.core.records import check_summary
 from simlab.core.seeding import stable_seed
+from simlab.core.usage import model_usage
 from simlab.core.world import Agent, Reply, World
 
 UNREADABLE = "unreadable_reply"
@@ -189,48 +190,3 @@ def timed_out(summary: dict[str, Any], timeout: float | None) -> dict[str, Any]:
     ``timeout`` and one more error than the world counted (the timeout itself)."""
     errors = summary.get("errors")
     return {**summary, "outcome": "abort", "errors": (errors if isinstance(errors, int) else 0) + 1, "timeout": timeout}
-
-
-USAGE_COUNTS = ("calls", "requests", "failed_requests", "reasks", "parse_errors", "truncated")
-USAGE_SUMS = ("prompt_tokens", "completion_tokens", "total_tokens", "latency_s", "ttfb_s")
-
-
-def model_usage(raw: list[dict[str, Any]]) -> dict[str, Any]:
-    """Totals of an episode's model calls, over all roles and per role (``roles``), read from the raw stream:
-
-    ``calls`` chat completions asked (a re-ask is a call), ``requests`` HTTP requests sent (failed attempts
-    included) and ``failed_requests``, ``reasks``, ``parse_errors`` (replies that could not be read),
-    ``truncated`` (cut off at the token limit), prompt/completion/total tokens, ``latency_s`` (wall time in
-    calls, retries and their waits included), ``ttfb_s`` (time to the first byte of the answered attempts: a
-    server's queue shows here) and, when the agents were given prices, ``cost``."""
-    totals = _usage_of(raw)
-    roles = sorted({str(r.get("role", "")) for r in raw})
-    totals["roles"] = {role: _usage_of([r for r in raw if str(r.get("role", "")) == role]) for role in roles}
-    return totals
-
-
-def _usage_of(raw: list[dict[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = dict.fromkeys((*USAGE_COUNTS, *USAGE_SUMS), 0.0)
-    cost, priced = 0.0, False
-    for record in raw:
-        failed = len(record.get("attempts") or [])
-        answered = record.get("response") is not None
-        response = record.get("response") or {}
-        out["calls"] += 1
-        out["requests"] += failed + answered
-        out["failed_requests"] += failed
-        out["reasks"] += record.get("call") == 2
-        out["parse_errors"] += bool(record.get("parse_error"))
-        out["truncated"] += response.get("finish_reason") == "length"
-        out["latency_s"] += float(record.get("total_s", record.get("latency_s")) or 0)
-        out["ttfb_s"] += float(record.get("ttfb_s") or 0)
-        usage = record.get("usage") or {}
-        for name in ("prompt_tokens", "completion_tokens", "total_tokens"):
-            out[name] += float(usage.get(name) or 0)
-        if record.get("cost") is not None:
-            cost += float(record["cost"])
-            priced = True
-    out["latency_s"], out["ttfb_s"] = round(out["latency_s"], 4), round(out["ttfb_s"], 4)
-    if priced:
-        out["cost"] = round(cost, 8)
-    return out

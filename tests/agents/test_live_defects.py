@@ -18,9 +18,10 @@ from simlab.analysis.report import role_stats
 from simlab.cli import main
 from simlab.core.errors import InfrastructureError
 from simlab.core.recording import load_episode
+from simlab.core.usage import model_usage
 from simlab.core.world import Observation
 from simlab.runner.batch import RunConfig, run
-from simlab.runner.episode import UNREADABLE, model_usage
+from simlab.runner.episode import UNREADABLE
 from simlab.testing.openai_server import FakeOpenAIServer, FaultPlan, last_user_text, scripted_replies
 from simlab.testing.scripts import BLOCKS_SCRIPT, builder_says
 from simlab.worlds import get_family
