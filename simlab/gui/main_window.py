@@ -118,7 +118,7 @@ class MainWindow(QMainWindow):
         self.addDockWidget(bottom, docks["Timeline"])
         self.splitDockWidget(docks["Timeline"], docks["Dialogue"], Qt.Orientation.Vertical)
         self.splitDockWidget(docks["Dialogue"], docks["Plots"], Qt.Orientation.Horizontal)
-        self.resizeDocks([docks["Episodes"], docks["Agents"]], [400, 440], Qt.Orientation.Horizontal)
+        self.resizeDocks([docks["Episodes"], docks["Agents"]], [390, 520], Qt.Orientation.Horizontal)
         self.resizeDocks([docks["Timeline"], docks["Dialogue"]], [60, 320], Qt.Orientation.Vertical)
         self.resizeDocks([docks["Dialogue"], docks["Plots"]], [700, 500], Qt.Orientation.Horizontal)
         return docks

@@ -36,7 +36,7 @@ LAYERS: tuple[Layer, ...] = (
     Layer(
         "Target",
         ("target",),
-        (("missing target block, in its colour", (200, 200, 200)),),
+        (("missing target block", (200, 200, 200)),),
         "The target's blocks the board does not have yet, as ghosts or wireframes (the Target menu)",
     ),
     Layer("Placed blocks", ("block",), help="The blocks on the builder's board after the turn"),

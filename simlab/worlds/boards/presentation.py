@@ -38,7 +38,7 @@ LAYERS = (
     Layer(
         "Target",
         ("target",),
-        (("missing target piece, in its colour", (200, 200, 200)),),
+        (("missing target piece", (200, 200, 200)),),
         "The target's pieces with a place still empty, as ghosts or wireframes (the Target menu)",
     ),
     Layer(
