@@ -2,12 +2,13 @@
 
 Run under a display or Xvfb: ``xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python tools/make_screenshots.py``
 It writes, in docs/images/: the demo run at turns 3, 9 and 20, a rooms episode, a boards episode, a person
-playing the blocks builder and one playing the boards robot (their role windows), a Color puzzle, and a turn
-sheet.
+playing the blocks builder and one playing the boards robot (their role windows), a Color puzzle, a turn
+sheet, and a model-played blocks episode's Raw tab (its calls as chats, against the local test server).
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import tempfile
 from collections.abc import Callable
@@ -16,12 +17,15 @@ from pathlib import Path
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 
+from simlab.core.plugins import discover
 from simlab.core.recording import load_run
 from simlab.gui.live import make_session
 from simlab.gui.main_window import MainWindow
 from simlab.render.turn_sheet import turn_sheet
 from simlab.runner.batch import RunConfig, run
 from simlab.runner.demo import DEMO_RUN
+from simlab.testing.openai_server import FakeOpenAIServer, scripted_replies
+from simlab.testing.scripts import BLOCKS_SCRIPT
 
 OUT = Path(__file__).resolve().parents[1] / "docs" / "images"
 EPISODE = "structure_002-r0"  # a complex structure with hidden blocks and engine errors
@@ -102,6 +106,33 @@ def human(app: QApplication, tmp: Path, world: str, role: str, name: str, **sett
     window.close()
 
 
+def model_calls(app: QApplication, tmp: Path) -> None:
+    """A blocks episode played by the model agent against the local test server: the Raw tab at turn 1."""
+    with FakeOpenAIServer(scripted_replies(BLOCKS_SCRIPT, default=None)) as server:
+        os.environ["SIMLAB_SCREENSHOT_KEY"] = "sk-local"  # the local server takes any key
+        prices = {"prompt": 0.15, "completion": 0.6}
+        model = {"base_url": server.base_url, "api_key_env": "SIMLAB_SCREENSHOT_KEY", "prices": prices}
+        config = RunConfig(
+            "blocks",
+            seed=0,
+            episodes=1,
+            agents=["director=openai:local-model", "builder=openai:local-model"],
+            settings={"turns": 2},
+            agent_settings={"director": model, "builder": model},
+        )
+        run(config, tmp / "model", registry=discover())
+    window = new_window(tmp)
+    window.open_path(tmp / "model")
+    window.open_episode_id(load_run(tmp / "model").summaries[0]["episode_id"])
+    window.playback.seek(1)
+    window.dialogue.tabs.setCurrentIndex(1)
+    window.docks["Dialogue"].setFloating(True)
+    window.docks["Dialogue"].resize(900, 760)
+    settle(app)
+    save(lambda path: window.export_png(path, window.dialogue), "app_raw_calls.png")
+    window.close()
+
+
 def sheet() -> None:
     episode = load_run(DEMO_RUN).load_episode(EPISODE)
     turn_sheet(episode, 9).save(OUT / "replay_turn_sheet.png")
@@ -124,6 +155,7 @@ def main() -> int:
         human(app, tmp, "blocks", "builder", "app_human_builder.png", turns=6)
         human(app, tmp, "boards", "robot", "app_human_robot.png")
         sheet()
+        model_calls(app, tmp)
     return 0
 
 

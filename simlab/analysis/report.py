@@ -331,14 +331,19 @@ def usage_line(usage: Mapping[str, float]) -> str:
     if usage.get("calls"):
         calls = f"{usage['calls']:,.0f} calls" + (f" ({faults})" if faults else "") + ", "
     failed = f" ({usage['failed_requests']:,.0f} failed)" if usage.get("failed_requests") else ""
-    first = f" (first byte {usage['ttfb_s']:,.1f} s)" if usage.get("ttfb_s") else ""
-    seconds = f", {usage['latency_s']:,.1f} s{first}" if usage.get("latency_s") else ""
+    first = f" (first byte {_seconds(usage['ttfb_s'])})" if usage.get("ttfb_s") else ""
+    seconds = f", {_seconds(usage['latency_s'])}{first}" if usage.get("latency_s") else ""
     line = (
         f"model calls: {calls}{usage.get('requests', 0):,.0f} requests{failed}{seconds}, "
         f"{usage.get('total_tokens', 0):,.0f} tokens "
         f"({usage.get('prompt_tokens', 0):,.0f} prompt + {usage.get('completion_tokens', 0):,.0f} completion)"
     )
     return line + (f", cost {usage['cost']:.4f}" if "cost" in usage else "")
+
+
+def _seconds(value: float) -> str:
+    """``45.1 s``; under ten seconds with two decimals, so a local model's calls do not all read 0.0 s."""
+    return f"{value:,.1f} s" if value >= 10 else f"{value:.2f} s"
 
 
 def episode_row(summary: Mapping[str, Any], group_by: str | None = None) -> EpisodeRow:
