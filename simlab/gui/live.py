@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +27,7 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QLabel,
     QMessageBox,
+    QProgressBar,
     QSpinBox,
     QToolBar,
     QVBoxLayout,
@@ -253,17 +255,84 @@ def make_session(
     """A session on a task generated from ``seed`` (of ``groups`` only, when given). ``agents`` maps a role
     or role group to a spec (``"oracle"``, ``"scripted"``, ``"human"``...); roles not named get the world's
     defaults. Raises ConfigError for an unknown world, role, agent or setting."""
+    plan = SessionPlan.of(world, seed, agents, groups, settings)
+    return plan.session(generate_task(world, seed, groups), parent)
+
+
+def generate_task(world: str, seed: int, groups: Sequence[str] = ()) -> dict[str, Any]:
+    """The task ``seed`` makes (of ``groups`` only, when given), with the family's default generate options.
+    Slow for some families (a rooms task renders both agents' views): the dialog runs it in a thread."""
     family = get_family(world)
-    checked = family.check_settings(settings or {})
-    specs = role_specs(family, _parsed(agents or {}))
     task = family.tasks.generate(1, seed, family.generate_options(), family.check_groups(groups))
     if not task:
         raise ConfigError(f"world {world!r} made no task from seed {seed}")
-    built, humans = _agents(family, specs, checked)
-    episode_id = f"live-{task[0].get('id', world)}"
-    recorded = {role: spec.spec() for role, spec in specs.items()}
-    playing = EpisodeRun(family.world(task[0], checked), {**built, **humans}, episode_id, seed, recorded)
-    return LiveSession(playing, humans, parent)
+    return task[0]
+
+
+@dataclass(frozen=True)
+class SessionPlan:
+    """A live episode ready but for its task: the family, its checked settings and its agents, built (people
+    get a :class:`~simlab.gui.human.HumanAgent`). One plan makes one session."""
+
+    family: WorldFamily
+    seed: int
+    settings: dict[str, Any]
+    specs: dict[str, AgentSpec]
+    agents: dict[str, Agent]
+    humans: dict[str, HumanAgent]
+
+    @classmethod
+    def of(
+        cls,
+        world: str,
+        seed: int,
+        agents: Mapping[str, str] | None = None,
+        groups: Sequence[str] = (),
+        settings: Mapping[str, Any] | None = None,
+    ) -> SessionPlan:
+        """Check and build everything but the task (ConfigError naming the world, role, agent, group or
+        setting)."""
+        family = get_family(world)
+        family.check_groups(groups)
+        checked = family.check_settings(settings or {})
+        specs = role_specs(family, _parsed(agents or {}))
+        built, humans = _agents(family, specs, checked)
+        return cls(family, seed, checked, specs, built, humans)
+
+    def session(self, task: Mapping[str, Any], parent: QObject | None = None) -> LiveSession:
+        """The session playing ``task``."""
+        episode_id = f"live-{task.get('id', self.family.name)}"
+        recorded = {role: spec.spec() for role, spec in self.specs.items()}
+        world = self.family.world(dict(task), self.settings)
+        playing = EpisodeRun(world, {**self.agents, **self.humans}, episode_id, self.seed, recorded)
+        return LiveSession(playing, self.humans, parent)
+
+
+class TaskMaker(QObject):
+    """Generates one task in a thread of its own so the window keeps painting meanwhile; ``made`` (the task) or
+    ``failed`` (why) arrive on the GUI thread. A result nobody wants any more (the dialog was cancelled) is
+    dropped: a thread cannot be stopped, and generation always ends."""
+
+    made = Signal(object)
+    failed = Signal(str)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.busy = False
+
+    def start(self, world: str, seed: int, groups: Sequence[str]) -> None:
+        self.busy = True
+        threading.Thread(target=self._run, args=(world, seed, list(groups)), daemon=True, name="task-maker").start()
+
+    def _run(self, world: str, seed: int, groups: list[str]) -> None:
+        try:
+            task = generate_task(world, seed, groups)
+        except (SimlabError, ValueError) as exc:
+            self.failed.emit(str(exc))
+        except Exception as exc:  # a family's bug must reach the person as a message, not kill a thread quietly
+            self.failed.emit(f"generating a {world} task failed: {type(exc).__name__}: {exc}")
+        else:
+            self.made.emit(task)
 
 
 def fork_session(episode: Episode, turn: int, agents: Mapping[str, str], parent: QObject | None = None) -> LiveSession:
@@ -492,10 +561,20 @@ class NewEpisodeDialog(QDialog):
         layout.addLayout(self.settings_box)
         layout.addWidget(QLabel('Agent per role (pick one, or type NAME[:ARG]; "human" plays that role yourself):'))
         layout.addLayout(self.form)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
-        layout.addWidget(buttons)
+        self.status = QLabel("")
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 0)  # busy: how long generation takes is not known
+        self.progress.hide()
+        layout.addWidget(self.status)
+        layout.addWidget(self.progress)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        layout.addWidget(self.buttons)
+        self.plan: SessionPlan | None = None
+        self.maker = TaskMaker()  # no parent: it outlives a dialog closed while its thread still works
+        self.maker.made.connect(self._on_made)
+        self.maker.failed.connect(self._on_failed)
         self.world.currentTextChanged.connect(self._on_world)
         self._on_world(self.world.currentText())
 
@@ -522,21 +601,54 @@ class NewEpisodeDialog(QDialog):
         self.settings_form = SettingsForm(family.settings, f"{family.name} settings", skip=("repeat",))
         self.settings_box.addWidget(self.settings_form)
 
-    def make_session(self) -> LiveSession:
-        """The session the dialog describes (ConfigError when a spec or setting is wrong)."""
-        world = self.world.currentText()
+    def _inputs(self) -> tuple[str, int, dict[str, str], list[str], dict[str, Any]]:
         settings = self.settings_form.values() if self.settings_form is not None else {}
         agents = {role: edit.currentText().strip() for role, edit in self.role_edits.items()}
         group = self.group.currentText()
-        return make_session(world, self.seed.value(), agents, [] if group in ("", "any") else [group], settings)
+        return self.world.currentText(), self.seed.value(), agents, [] if group in ("", "any") else [group], settings
+
+    def make_session(self) -> LiveSession:
+        """The session the dialog describes, made here and now (ConfigError when a spec or setting is wrong)."""
+        return make_session(*self._inputs())
 
     def accept(self) -> None:
+        """Check the form at once, then generate the task in a thread (the window keeps painting; a rooms task
+        takes a second or two) and close with the session when it is made."""
+        if self.maker.busy:
+            return
+        world, seed, agents, groups, settings = self._inputs()
         try:
-            self.session = self.make_session()
+            self.plan = SessionPlan.of(world, seed, agents, groups, settings)
         except (SimlabError, ValueError) as exc:
             QMessageBox.warning(self, "New live episode", str(exc))
             return
+        self._generating(True, f"Generating the {world} task of seed {seed}...")
+        self.maker.start(world, seed, groups)
+
+    def _on_made(self, task: dict[str, Any]) -> None:
+        if not self.isVisible() or self.plan is None:
+            return  # cancelled meanwhile
+        try:
+            self.session = self.plan.session(task)
+        except (SimlabError, ValueError) as exc:
+            self._on_failed(str(exc))
+            return
+        self._generating(False, "")
         super().accept()
+
+    def _on_failed(self, text: str) -> None:
+        self._generating(False, "")
+        if self.isVisible():
+            QMessageBox.warning(self, "New live episode", text)
+
+    def _generating(self, busy: bool, text: str) -> None:
+        self.maker.busy = busy
+        self.progress.setVisible(busy)
+        self.status.setText(text)
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(not busy)
+        form = [self.settings_form] if self.settings_form is not None else []
+        for widget in (self.world, self.seed, self.group, *form, *self.role_edits.values()):
+            widget.setEnabled(not busy)  # the plan is made: a change now would be silently ignored
 
 
 class ForkDialog(QDialog):

@@ -7,11 +7,12 @@ import time
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSettings, Qt
-from PySide6.QtWidgets import QToolBar
+from PySide6.QtCore import QSettings, Qt, QTimer
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QMessageBox, QToolBar
 
 from simlab.core.errors import ConfigError
 from simlab.core.recording import load_episode, load_run
+from simlab.gui import live
 from simlab.gui.live import LiveSession, NewEpisodeDialog, make_session
 from simlab.gui.main_window import MainWindow
 from simlab.runner.demo import DEMO_RUN
@@ -171,6 +172,50 @@ def test_the_new_episode_dialog_prefills_defaults_and_refuses_bad_specs(qtbot):
     assert dialog.make_session().episode.task["task"] == "counting"
     with pytest.raises(ConfigError):
         make_session("blocks", 0, {"builder": "nosuchagent"})
+
+
+def test_generating_a_task_in_the_new_episode_dialog_keeps_the_window_painting(qtbot, monkeypatch):
+    dialog = NewEpisodeDialog()
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.world.setCurrentText("rooms")  # a rooms task renders both agents' views: a second or two
+    dialog.group.setCurrentText("counting")
+    ticks: list[int] = []
+    timer = QTimer(interval=10, timeout=lambda: ticks.append(1))
+    timer.start()
+    dialog.accept()
+    assert dialog.maker.busy and dialog.progress.isVisible() and "Generating the rooms task" in dialog.status.text()
+    assert not dialog.buttons.button(QDialogButtonBox.StandardButton.Ok).isEnabled()
+    assert not dialog.role_edits["helper"].isEnabled() and not dialog.settings_form.isEnabled()
+    dialog.accept()  # a second OK while it works is ignored
+    assert not ticks  # nothing ran yet: accept returned at once
+    qtbot.waitUntil(lambda: dialog.session is not None, timeout=WAIT_MS)
+    timer.stop()
+    assert len(ticks) >= 3  # the event loop kept running while the task was made
+    assert dialog.result() == QDialog.DialogCode.Accepted and not dialog.progress.isVisible()
+    assert dialog.session.episode.task["task"] == "counting"
+    assert dialog.session.episode.task == make_session("rooms", 0, {}, ["counting"]).episode.task
+
+
+def test_a_task_that_cannot_be_made_says_why_and_the_dialog_stays(qtbot, monkeypatch):
+    dialog = NewEpisodeDialog()
+    qtbot.addWidget(dialog)
+    dialog.show()
+    warnings: list[str] = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda _parent, _title, text: warnings.append(text))
+
+    def broken(world, seed, groups):
+        raise RuntimeError(f"the {world} generator broke on seed {seed}")  # a family's bug, in the thread
+
+    monkeypatch.setattr(live, "generate_task", broken)
+    dialog.accept()
+    qtbot.waitUntil(lambda: bool(warnings), timeout=WAIT_MS)
+    assert "RuntimeError: the blocks generator broke on seed 0" in warnings[0]
+    assert dialog.isVisible() and dialog.session is None
+    assert dialog.buttons.button(QDialogButtonBox.StandardButton.Ok).isEnabled()
+    dialog.role_edits["builder"].setCurrentText("nosuchagent")
+    dialog.accept()  # a bad spec is said at once, before any generation
+    assert "nosuchagent" in warnings[-1] and not dialog.maker.busy
 
 
 def _described(candidates: list[dict]) -> list[str]:
