@@ -573,5 +573,5 @@ class EpisodeBrowser(QWidget):
         header.resizeSection(agents, min(header.sectionSize(agents), 320))
         for col, column in enumerate(columns):
             if not column.numeric:
-                header.resizeSection(col, header.sectionSize(col) + 12)
+                header.resizeSection(col, header.sectionSize(col) + 4)  # room to breathe, not to fill
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, Qt
 
 from simlab.core.recording import load_run
 from simlab.gui.main_window import MainWindow
@@ -128,3 +128,13 @@ def test_a_wrong_answer_is_a_mistake_in_every_panel_and_next_error_finds_it(qtbo
     assert "MISTAKE [wrong answer]" in win.dialogue.browser.toPlainText()
     assert win.timeline.label_text().endswith(f"of {wrong['turns']}")  # the browser and the timeline agree
     win.close()
+
+
+def test_the_browsers_key_columns_fit_its_default_width(window):
+    """Episode, outcome, score and turns are readable without scrolling at the window's default size."""
+    window.resize(1600, 1000)
+    table = window.browser.table
+    header, model = table.horizontalHeader(), table.model()
+    names = [model.headerData(k, Qt.Orientation.Horizontal) for k in range(4)]
+    assert names == ["Episode", "Outcome", "Score", "Turns"]
+    assert sum(header.sectionSize(k) for k in range(4)) <= table.viewport().width()
