@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from simlab.core.editing import EditorKind
 from simlab.core.errors import ConfigError
 from simlab.core.world import Agent, Observation, Reply, World
 
@@ -154,14 +155,15 @@ class ReplyProtocol:
     echoes: tuple[str, ...] = ()
 
 
-FieldKind = Literal["choice", "int", "cell", "flag", "text", "code"]
+FieldKind = Literal["choice", "int", "number", "cell", "flag", "text", "code"]
 
 
 @dataclass(frozen=True)
 class FormField:
     """One entry of a person's reply form, and of the role's action schema.
 
-    ``choice`` picks one of ``choices``; ``int`` is a number in ``low..high``; ``cell`` is a pair of them;
+    ``choice`` picks one of ``choices``; ``int`` is a whole number in ``low..high`` and ``number`` a decimal one
+    (two decimals: metres, degrees); ``cell`` is a pair of whole numbers;
     ``flag`` is a checkbox that puts ``value`` under ``name`` when ticked; ``text`` is a line of text and
     ``code`` several lines in a fixed-width font (a robot's program).
     ``optional`` fields have a checkbox and are left out unless ticked; ``when`` = (other field, values)
@@ -338,6 +340,8 @@ class WorldFamily:
     plots: Sequence[PlotSpec] = ()
     headline_metrics: Sequence[str] = ()
     importers: Mapping[str, Importer] = field(default_factory=dict)
+    editor: str | None = None
+    """``"module:attribute"`` of the family's :class:`~simlab.core.editing.EditorKind` (None: nothing to author)."""
 
     # ---- roles ----------------------------------------------------------------------------------------
     def expand_role(self, role: str) -> tuple[str, ...]:
@@ -373,6 +377,17 @@ class WorldFamily:
         return tuple(groups)
 
     # ---- pictures -------------------------------------------------------------------------------------
+    def load_editor(self) -> EditorKind | None:
+        """The family's editor kind (imported now), or None when it has nothing to author."""
+        if self.editor is None:
+            return None
+        from simlab.core.plugins import load_target  # plugins imports this module
+
+        kind = load_target(self.editor)
+        if not isinstance(kind, EditorKind):
+            raise TypeError(f"{self.editor} is a {type(kind).__name__}, expected a simlab.core.editing.EditorKind")
+        return kind
+
     def load_views(self) -> FamilyViews:
         """The family's :class:`FamilyViews` (its rendering code is imported now, once)."""
         return _load_views(self.views)

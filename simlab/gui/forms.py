@@ -173,6 +173,12 @@ class ActionForm(QGroupBox):
             combo.addItems(list(spec.choices))
             combo.currentTextChanged.connect(lambda _t: self._enable())
             return [combo]
+        if spec.kind == "number":
+            number = QDoubleSpinBox()
+            number.setDecimals(2)
+            number.setSingleStep(0.05)
+            number.setRange(spec.low, spec.high)
+            return [number]
         if spec.kind in ("int", "cell"):
             spins = []
             for _ in range(2 if spec.kind == "cell" else 1):
@@ -193,7 +199,7 @@ class ActionForm(QGroupBox):
         parts = self.editors[spec.name]
         if spec.kind == "choice":
             return parts[0].currentText()  # type: ignore[attr-defined]
-        if spec.kind == "int":
+        if spec.kind in ("int", "number"):
             return parts[0].value()  # type: ignore[attr-defined]
         if spec.kind == "cell":
             return [p.value() for p in parts]  # type: ignore[attr-defined]
@@ -223,8 +229,8 @@ class ActionForm(QGroupBox):
             parts = self.editors[spec.name]
             if spec.kind == "choice":
                 parts[0].setCurrentText(str(value))  # type: ignore[attr-defined]
-            elif spec.kind == "int":
-                parts[0].setValue(int(value))  # type: ignore[attr-defined]
+            elif spec.kind in ("int", "number"):
+                parts[0].setValue(int(value) if spec.kind == "int" else float(value))  # type: ignore[attr-defined]
             elif spec.kind == "cell":
                 for part, v in zip(parts, value, strict=False):
                     part.setValue(int(v))  # type: ignore[attr-defined]
