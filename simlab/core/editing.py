@@ -236,6 +236,11 @@ class EditorDocument(ABC):
         places there); None when the click only selects."""
         return None
 
+    def stroke(self, points: Sequence[Point], tool: str | None = None) -> Edit | None:
+        """A drag with palette entry ``tool`` across world ``points`` (a domino laid across two cells); by
+        default the click at its first point."""
+        return self.click("", points[0], tool) if points else None
+
     def entity_of(self, key: str) -> str | None:
         """The entity a scene item ``key`` draws (what a click selects), or None."""
         return key if self.state(key) is not None else None
