@@ -1,4 +1,4 @@
-"""The one interactive 3D view (pyvistaqt): the world at the playback's turn, drawn from the family's scene.
+"""The app's 3D world view: the world at the playback's turn, drawn from the family's scene on a SceneCanvas.
 
 It listens to the playback model and redraws the scene items the family's views give for the turn. Camera
 presets come from the family too; hovering an item that carries a tooltip (a failed move's engine reason, a
@@ -13,11 +13,9 @@ is, who sees it and why, with the rays or sight lines that decide it drawn while
 from __future__ import annotations
 
 import html
-from typing import Any
 
-import vtk
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer
-from PySide6.QtGui import QColor, QCursor, QIcon, QPixmap
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QIcon, QPixmap
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -26,28 +24,25 @@ from PySide6.QtWidgets import (
     QSplitter,
     QStackedLayout,
     QToolButton,
-    QToolTip,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
 )
-from pyvistaqt import QtInteractor
 
 from simlab.core.episode import Episode
 from simlab.core.family import RGB, FamilyViews, Inspection, Layer
 from simlab.gui.agent_panels import pil_to_pixmap
 from simlab.gui.playback import PlaybackModel
+from simlab.gui.scene_canvas import SceneCanvas
 from simlab.render.episode_pictures import side_by_side, views_of
-from simlab.render.scene import CameraPose, SceneItem, add_items, set_camera
+from simlab.render.scene import CameraPose, SceneItem
 
 BLIND_TEXT = (
     "The world view is hidden while a person plays: it shows what their role may not see (the target, the other "
     "agents' views). It comes back when the episode ends."
 )
 HIDDEN = "Hidden"
-HOVER_DELAY_MS = 250
-CLICK_SLOP_PX = 4  # a press and release closer than this is a click, farther a camera drag
 SELECT_HINT = "Click an object in the view to see what it is, who sees it and why."
 
 
@@ -58,11 +53,8 @@ class WorldView(QWidget):
         super().__init__(parent)
         self.playback = playback
         self.views: FamilyViews | None = None
-        self.items: list[SceneItem] = []
-        self._tooltips: dict[str, str] = {}
-        self._shown: dict[str, tuple[tuple[Any, ...], Any]] = {}  # key -> (signature, actor) on screen
-        self.plotter = QtInteractor(self, auto_update=False)
-        self.plotter.set_background("white")
+        self.canvas = SceneCanvas(self)
+        self.plotter = self.canvas.plotter
         self._camera_row = QHBoxLayout()
         self.target_mode = QComboBox()  # the family's overlay: each way it is drawn, then Hidden
         self.target_mode.currentTextChanged.connect(lambda _text: self.redraw())
@@ -91,15 +83,8 @@ class WorldView(QWidget):
         self._layers_seen: set[str] = set()  # layer names shown before: their tick is the person's choice
         self._selected = ""  # the key of the inspected item, "" when nothing is selected
         self.inspection: Inspection | None = None
-        self._keys: dict[str, str] = {}  # actor address -> item key, for clicks
-        self._press: tuple[int, int] | None = None
         self._layout(self._camera_row)
-        self._hover = QTimer(self, singleShot=True, interval=HOVER_DELAY_MS, timeout=self._show_tooltip)
-        self.plotter.iren.add_observer("MouseMoveEvent", lambda *_args: self._hover.start())
-        self.plotter.iren.add_observer("LeftButtonPressEvent", self._on_press)
-        self.plotter.iren.add_observer("LeftButtonReleaseEvent", self._on_release)
-        self._vtk_keys = _SwallowVtkKeys(self)
-        self.plotter.interactor.installEventFilter(self._vtk_keys)
+        self.canvas.clicked.connect(self._on_click)
         playback.episodeChanged.connect(self._on_episode)
         playback.turnChanged.connect(lambda _turn: self.redraw())
 
@@ -214,30 +199,18 @@ class WorldView(QWidget):
         Only items that changed since the last turn are removed and added: a step usually moves one block,
         and re-adding every actor costs more than rendering the frame."""
         episode = self.playback.episode
-        self.items = []
+        items: list[SceneItem] = []
         self.inspection = None
         if self.hidden_for_players:
             pass  # nothing of the world is drawn: the actors on screen are removed below
         elif episode is not None and self.views is not None and self.views.scene is None:
             self._draw_pictures(episode)
         elif episode is not None and self.views is not None and self.views.scene is not None:
-            self.items = self._scene_items(episode, self.views)
-        wanted = {item.key: (_signature(item), item) for item in self.items}
-        for key in [k for k, (sig, _a) in self._shown.items() if wanted.get(k, (None,))[0] != sig]:
-            self.plotter.remove_actor(self._shown.pop(key)[1], render=False)
-        fresh = [item for key, (_sig, item) in wanted.items() if key not in self._shown]
-        for key, actor in add_items(self.plotter, fresh).items():
-            self._shown[key] = (wanted[key][0], actor)
-        self._tooltips = {
-            _address(a): wanted[k][1].tooltip for k, (_s, a) in self._shown.items() if wanted[k][1].tooltip
-        }
-        self._keys = {_address(a): k for k, (_s, a) in self._shown.items() if wanted[k][1].tooltip}
+            items = self._scene_items(episode, self.views)
+        self.canvas.show(items)
         if self.inspection is None:
             self._selected = ""  # nothing there to inspect (or nothing drawn): the selection is cleared
         self.selection.setText(_inspection_html(self.inspection) if self.inspection is not None else SELECT_HINT)
-        # Ask Qt for a repaint: paintGL renders the scene once. pyvistaqt's render() would render now and
-        # again in the paint it triggers (measured: two 33 ms renders per step under Xvfb).
-        QWidget.update(self.plotter.interactor)
 
     def _scene_items(self, episode: Episode, views: FamilyViews) -> list[SceneItem]:
         """The family's items at the turn, without the layers switched off, plus the selection's own."""
@@ -268,8 +241,7 @@ class WorldView(QWidget):
     def set_camera(self, name: str) -> None:
         """Move the camera to a preset of the current family."""
         if name in self.cameras:
-            set_camera(self.plotter, self.cameras[name])
-            QWidget.update(self.plotter.interactor)
+            self.canvas.set_camera(self.cameras[name])
 
     # ---- layers and selection --------------------------------------------------------------------------
     def _fill_layers(self, layers: tuple[Layer, ...]) -> None:
@@ -328,50 +300,31 @@ class WorldView(QWidget):
         self.redraw()
         return self.inspection
 
+    @property
+    def items(self) -> list[SceneItem]:
+        """The scene items drawn now."""
+        return self.canvas.items
+
     def key_at(self, x: int, y: int) -> str:
         """The key of the item under display point (x, y) in VTK's pixel coordinates, or ''."""
-        actor = self._pick(x, y)
-        return self._keys.get(_address(actor), "") if actor is not None else ""
+        return self.canvas.key_at(x, y)
 
-    def _on_press(self, *_args: Any) -> None:
-        self._press = self.plotter.iren.get_event_position()
+    def tooltip_at(self, x: int, y: int) -> str:
+        """The tooltip of the item under display point (x, y) in VTK's pixel coordinates, or ''."""
+        return self.canvas.tooltip_at(x, y)
 
-    def _on_release(self, *_args: Any) -> None:
-        """A click (no drag) selects the item under the mouse, or clears the selection over empty space."""
-        x, y = self.plotter.iren.get_event_position()
-        press, self._press = self._press, None
-        if press is None or abs(x - press[0]) + abs(y - press[1]) > CLICK_SLOP_PX:
-            return
+    def _on_click(self, key: str, _x: int, _y: int) -> None:
+        """A click selects the item under the mouse, or clears the selection over empty space."""
         if self.views is not None and self.views.inspect is not None:
-            self.select(self.key_at(x, y))
+            self.select(key)
 
     def count(self, kind: str) -> int:
         """How many drawn items are of ``kind`` (``block``, ``failed``, ``highlight``...)."""
-        return sum(1 for item in self.items if item.kind == kind)
-
-    # ---- hover tooltips --------------------------------------------------------------------------------
-    def tooltip_at(self, x: int, y: int) -> str:
-        """The tooltip of the item under display point (x, y) in VTK's pixel coordinates, or ''."""
-        actor = self._pick(x, y)
-        return self._tooltips.get(_address(actor), "") if actor is not None else ""
-
-    def _pick(self, x: int, y: int) -> Any:
-        picker = vtk.vtkPropPicker()
-        picker.Pick(x, y, 0, self.plotter.renderer)
-        return picker.GetActor()
-
-    def _show_tooltip(self) -> None:
-        x, y = self.plotter.iren.get_event_position()
-        text = self.tooltip_at(x, y)
-        if text:
-            QToolTip.showText(QCursor.pos(), text, self.plotter.interactor)
-        else:
-            QToolTip.hideText()
+        return self.canvas.count(kind)
 
     def close_view(self) -> None:
         """Release the render window before Qt deletes the widget (pyvistaqt needs this order)."""
-        self._hover.stop()
-        self.plotter.close()
+        self.canvas.close()
 
 
 def _swatch(rgb: RGB, size: int = 12) -> QIcon:
@@ -384,32 +337,3 @@ def _inspection_html(found: Inspection) -> str:
     """The inspector's facts as rich text; every piece is escaped (ids and names come from recordings)."""
     lines = "".join(f"<li>{html.escape(line)}</li>" for line in found.lines)
     return f"<b>{html.escape(found.title)}</b><ul style='margin-left:-20px'>{lines}</ul>"
-
-
-def _signature(item: SceneItem) -> tuple[Any, ...]:
-    """What makes an item look the way it does; an item whose signature is unchanged stays on screen."""
-    look = (item.kind, item.color, item.opacity, item.style, item.tooltip, item.line_width, item.edged, item.culled)
-    return (*look, item.mesh.bounds)
-
-
-def _address(actor: Any) -> str:
-    # Pickers hand back a fresh Python wrapper of the same VTK actor, so match on the C++ object.
-    return actor.GetAddressAsString("vtkObject")
-
-
-class _SwallowVtkKeys(QObject):
-    """Keeps VTK's own one-letter keys away from the 3D view: ``w`` would turn every block to wireframe (they
-    then look like target ghosts), ``3`` switches to red/blue stereo, ``e``/``q`` close the render window,
-    ``p``/``f``/``j``/``t``/``r``/``u`` pick, fly, change the style or reset. The app's shortcuts (F1) still work:
-    Qt matches them before the widget gets the key."""
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() in (QEvent.Type.KeyPress, QEvent.Type.KeyRelease):
-            key = event  # a QKeyEvent
-            chord = (
-                Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier | Qt.KeyboardModifier.MetaModifier
-            )
-            plain = not (key.modifiers() & chord)  # type: ignore[attr-defined]
-            if plain and key.text() and key.text().isprintable():  # type: ignore[attr-defined]
-                return True
-        return False
