@@ -126,6 +126,7 @@ FAMILY = WorldFamily(
     protocol=protocol.protocol,
     reply_form=protocol.reply_form,
     views="simlab.worlds.blocks.presentation:VIEWS",
+    editor="simlab.worlds.blocks.editing:EDITOR",
     palette=PALETTE,
     plots=(PROGRESS_PLOT, REMOVES_PLOT),
     headline_metrics=("overall_progress", "completion", "iou", "position_accuracy"),

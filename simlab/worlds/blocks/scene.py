@@ -114,10 +114,16 @@ def _pieces(state: Mapping[str, Any] | None) -> list[Piece]:
     return out
 
 
-def _piece_item(piece: Piece) -> SceneItem:
+def piece_key(piece: Piece) -> str:
+    """The scene key of a placed block: ``block:i,j[-i,j]:LAYER`` (the editor's entity id too)."""
+    return _key("block", piece.cells, piece.layer)
+
+
+def piece_item(piece: Piece) -> SceneItem:
+    """A placed block: a solid box in its colour over its cells on its layer."""
     tooltip = f"{piece.code} at {_cells_text(piece.cells)} layer {piece.layer}"
     return SceneItem(
-        _key("block", piece.cells, piece.layer),
+        piece_key(piece),
         "block",
         _box(piece.cells, piece.layer),
         block_rgb(piece.code),
@@ -337,7 +343,7 @@ def blocks_scene(
     ghost)."""
     current = _pieces(episode.state_at(turn))
     items = [*floor_items(cell_labels), *director_items()]  # built once: these never change
-    items += [_piece_item(p) for p in current]
+    items += [piece_item(p) for p in current]
     if overlay:
         items += _target_items(_target_pieces(episode), current, style)
     return items + move_items(episode, turn)
