@@ -19,7 +19,7 @@ from simlab.worlds.rooms.describe import describe_objects
 from simlab.worlds.rooms.generator import generate_scene
 from simlab.worlds.rooms.model import Scene
 from simlab.worlds.rooms.paraphrase import paraphrase_question
-from simlab.worlds.rooms.tasks import TASKS, make_question, passes_necessity
+from simlab.worlds.rooms.tasks import TASKS, Question, make_question, passes_necessity
 from simlab.worlds.rooms.visibility import ViewPair
 
 BENCHMARK_FORMAT = "simlab.rooms.benchmark"
@@ -52,11 +52,16 @@ def instance(
         return None
     if paraphrase:
         question = paraphrase_question(question, paraphrase)
+    return question_instance(scene, views, question)
+
+
+def question_instance(scene: Scene, views: ViewPair, question: Question) -> dict[str, Any]:
+    """The self-contained task of ``question``: scene, views, question and the referring expressions used."""
     ids = sorted({*views.answerer_visible, *views.helper_visible})
     return {
         "id": question.id,
-        "tier": task,
-        "task": task,
+        "tier": question.task,
+        "task": question.task,
         "scene": scene.to_json(),
         "views": views.to_json(),
         "question": question.to_json(),
@@ -122,8 +127,14 @@ def build_benchmark(
             _write_images(out_dir, item)
         if progress is not None:
             progress(len(ids), per_task * len(tasks), ", ".join(f"{t} {counts[t]}" for t in tasks))
-    index = {"format": BENCHMARK_FORMAT, "version": BENCHMARK_VERSION, "seed": seed, "questions": ids}
-    index["counts"] = counts
+    return write_index(out_dir, seed, ids, counts)
+
+
+def write_index(out_dir: Path, seed: int, ids: Sequence[str], counts: Mapping[str, int]) -> dict[str, Any]:
+    """Write ``benchmark.json``, what :func:`load_questions` (``run --tasks DIR``) reads: the question ids
+    whose files are in ``questions/``, in order, and how many there are of each task."""
+    index = {"format": BENCHMARK_FORMAT, "version": BENCHMARK_VERSION, "seed": seed, "questions": list(ids)}
+    index["counts"] = dict(counts)
     write_json_atomic(out_dir / "benchmark.json", index, 1)
     return index
 

@@ -17,10 +17,10 @@ from simlab.core.episode import Episode
 from simlab.core.family import Inspection, Layer
 from simlab.render.scene import SceneItem, rgb255
 from simlab.worlds.rooms.cameras import DEFAULT_VIEW_SETTINGS
-from simlab.worlds.rooms.model import Camera
+from simlab.worlds.rooms.model import Camera, RoomObject
 from simlab.worlds.rooms.observations import ANSWERER, HELPER, PALETTE
-from simlab.worlds.rooms.scene import RAY_RGB, SHARED_RGB, _lines, _memo, _outline, mentioned_at, scene_and_views
-from simlab.worlds.rooms.visibility import CornerRay, SceneGeometry, corner_rays
+from simlab.worlds.rooms.scene import RAY_RGB, SHARED_RGB, _memo, line_mesh, mentioned_at, outline_item, scene_and_views
+from simlab.worlds.rooms.visibility import CornerRay, SceneGeometry, ViewPair, corner_rays
 
 SELECTED_RGB = (0.0, 0.0, 0.0)
 ROLE_NAMES = {ANSWERER: "Answerer", HELPER: "Helper"}
@@ -80,18 +80,26 @@ def inspect_item(episode: Episode, turn: int, key: str) -> Inspection | None:
         return None
     obj = scene.object(object_id)
     geom = _memo(("geometry", episode.episode_id), lambda: SceneGeometry(scene))
-    outline = replace(_outline(obj, f"selected:{obj.id}", SELECTED_RGB), kind="selection", line_width=6.0)
+    lines, items = who_sees(views, geom, obj)
+    if obj.id in mentioned_at(episode, turn):
+        lines.append("Named in this turn's messages")
+    title = f"{obj.id}: {obj.size_class} {obj.color} {obj.category}"
+    lines.append("Its own corner rays are drawn; the other objects' are hidden until the selection is cleared")
+    return Inspection(title, tuple(lines), tuple(items), hides=("ray",))
+
+
+def who_sees(views: ViewPair, geom: SceneGeometry, obj: RoomObject) -> tuple[list[str], list[SceneItem]]:
+    """Each agent's verdict on ``obj`` in ``views`` (its visible sets) with the corner counts behind it, and
+    the items that show why: ``obj`` outlined and its sixteen corner rays from the two eyes. ``geom`` is the
+    geometry of the scene holding ``obj`` (the episode's, or the editor's as it is now)."""
+    outline = replace(outline_item(obj, f"selected:{obj.id}", SELECTED_RGB), kind="selection", line_width=6.0)
     lines, items = [], [outline]
     cameras = ((ANSWERER, views.answerer, views.answerer_visible), (HELPER, views.helper, views.helper_visible))
     for role, camera, seen in cameras:
         rays = corner_rays(geom, camera, obj)
         lines.append(_verdict(ROLE_NAMES[role], obj.id in seen, rays))
         items += _ray_items(role, camera, rays)
-    if obj.id in mentioned_at(episode, turn):
-        lines.append("Named in this turn's messages")
-    title = f"{obj.id}: {obj.size_class} {obj.color} {obj.category}"
-    lines.append("Its own corner rays are drawn; the other objects' are hidden until the selection is cleared")
-    return Inspection(title, tuple(lines), tuple(items), hides=("ray",))
+    return lines, items
 
 
 def _verdict(name: str, seen: bool, rays: list[CornerRay]) -> str:
@@ -120,7 +128,7 @@ def _ray_items(role: str, camera: Camera, rays: list[CornerRay]) -> list[SceneIt
         segments = [(eye, np.asarray(r.corner, dtype=float)) for r in rays if _state(r) == state]
         if segments:
             key = f"selected:rays:{role}:{state}"
-            items.append(SceneItem(key, "selection", _lines(segments), rgb, line_width=4.0))
+            items.append(SceneItem(key, "selection", line_mesh(segments), rgb, line_width=4.0))
     return items
 
 

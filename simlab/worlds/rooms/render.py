@@ -70,9 +70,10 @@ def _rgbf(rgb: Sequence[int]) -> tuple[float, float, float]:
     return (rgb[0] / 255.0, rgb[1] / 255.0, rgb[2] / 255.0)
 
 
-def object_items(obj: RoomObject) -> list[SceneItem]:
-    """One item per colour of ``obj``'s mesh; a single-coloured object gets key ``object:{id}``."""
-    parts = colour_parts(visibility.object_mesh(obj), obj.rgb)
+def object_items(obj: RoomObject, mesh: trimesh.Trimesh | None = None) -> list[SceneItem]:
+    """One item per colour of ``obj``'s mesh (``mesh`` when already built); a single-coloured object gets key
+    ``object:{id}``."""
+    parts = colour_parts(mesh if mesh is not None else visibility.object_mesh(obj), obj.rgb)
     tooltip = f"{obj.id}: {obj.color} {obj.category}"
     if len(parts) == 1:
         return [SceneItem(f"object:{obj.id}", "object", to_polydata(parts[0][0]), _rgbf(parts[0][1]), tooltip=tooltip)]
@@ -113,7 +114,12 @@ def camera_pose(camera: Camera, name: str = "agent") -> CameraPose:
 def render_view(scene: Scene, camera: Camera, size: tuple[int, int] = (1024, 768)) -> Image.Image:
     """The egocentric RGB view from ``camera`` (walls and floor drawn, colours kept true by mostly ambient
     and diffuse light with no specular highlight)."""
-    return render_items(room_scene_items(scene), camera_pose(camera), size, background="white")
+    return render_view_items(room_scene_items(scene), camera, size)
+
+
+def render_view_items(items: Sequence[SceneItem], camera: Camera, size: tuple[int, int]) -> Image.Image:
+    """:func:`render_view` of a room already turned into ``items`` (the editor keeps them between edits)."""
+    return render_items(items, camera_pose(camera), size, background="white")
 
 
 def encode_index(index: int) -> RGB:

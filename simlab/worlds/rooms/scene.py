@@ -77,14 +77,15 @@ def rooms_scene(episode: Episode, turn: int, overlay: bool = True, style: str = 
     scene, views = scene_and_views(episode)
     items = list(_memo(("room", episode.episode_id), lambda: tuple(room_scene_items(scene, wall_opacity=0.35))))
     for role, camera in ((ANSWERER, views.answerer), (HELPER, views.helper)):
-        items += _frustum(role, camera)
+        items += frustum_items(role, camera)
     if overlay:
-        items += _tints(scene, views) + list(_memo(("rays", episode.episode_id), lambda: _rays(scene, views)))
-    items += [_outline(scene.object(i), f"highlight:{i}", HIGHLIGHT_RGB) for i in mentioned_at(episode, turn)]
+        items += tint_items(scene, views) + list(_memo(("rays", episode.episode_id), lambda: _rays(scene, views)))
+    items += [outline_item(scene.object(i), f"highlight:{i}", HIGHLIGHT_RGB) for i in mentioned_at(episode, turn)]
     return items
 
 
-def _frustum(role: str, camera: Camera, depth: float = 0.6) -> list[SceneItem]:
+def frustum_items(role: str, camera: Camera, depth: float = 0.6) -> list[SceneItem]:
+    """``role``'s eye as a wire pyramid ``depth`` metres deep and a label above it."""
     half_h = depth * np.tan(np.radians(camera.fov) / 2)
     half_w = half_h * camera.width / camera.height
     eye, f, r, u = (np.asarray(v, dtype=float) for v in (camera.position, camera.forward, camera.right, camera.up))
@@ -92,17 +93,18 @@ def _frustum(role: str, camera: Camera, depth: float = 0.6) -> list[SceneItem]:
     segments = [(eye, c) for c in corners] + [(corners[k], corners[(k + 1) % 4]) for k in range(4)]
     rgb = ROLE_RGB[role]
     label = text_label(f"label:{role}", tuple(eye + np.array([0, 0, 0.35])), role.capitalize(), rgb)
-    return [SceneItem(f"frustum:{role}", "frustum", _lines(segments), rgb, line_width=3.0, tooltip=role), label]
+    return [SceneItem(f"frustum:{role}", "frustum", line_mesh(segments), rgb, line_width=3.0, tooltip=role), label]
 
 
-def _tints(scene: Scene, views: ViewPair) -> list[SceneItem]:
+def tint_items(scene: Scene, views: ViewPair) -> list[SceneItem]:
+    """Every object either agent sees as a translucent box (``tint:ID``) in the colour of who sees it."""
     groups = (
         (views.answerer_only, ROLE_RGB[ANSWERER], "seen by the Answerer only"),
         (views.helper_only, ROLE_RGB[HELPER], "seen by the Helper only"),
         (views.shared, SHARED_RGB, "seen by both"),
     )
     return [
-        _outline(scene.object(i), f"tint:{i}", rgb, opacity=0.25, solid=True, tooltip=f"{i}: {what}")
+        outline_item(scene.object(i), f"tint:{i}", rgb, opacity=0.25, solid=True, tooltip=f"{i}: {what}")
         for ids, rgb, what in groups
         for i in ids
     ]
@@ -122,14 +124,15 @@ def _rays(scene: Scene, views: ViewPair) -> tuple[SceneItem, ...]:
         for state, segments in by_state.items():
             if segments:
                 opacity = 0.25 if state == "outside" else 0.8
-                mesh = _lines(segments)
+                mesh = line_mesh(segments)
                 out.append(SceneItem(f"rays:{role}:{state}", "ray", mesh, RAY_RGB[state], opacity, tooltip=""))
     return tuple(out)
 
 
-def _outline(
+def outline_item(
     obj: RoomObject, key: str, rgb: tuple[float, float, float], opacity: float = 1.0, solid: bool = False, tooltip=""
 ) -> SceneItem:
+    """``obj``'s bounding box, a little larger: a wire outline (kind ``highlight``) or a ``solid`` tint."""
     lo, hi = (np.asarray(v, dtype=float) for v in obj.bbox)
     pad = 0.03
     box = pv.Box(bounds=(lo[0] - pad, hi[0] + pad, lo[1] - pad, hi[1] + pad, lo[2] - pad, hi[2] + pad))
@@ -138,15 +141,21 @@ def _outline(
     return SceneItem(key, kind, box, rgb, opacity, style, tooltip or obj.id, line_width=4.0)
 
 
-def _lines(segments: Sequence[tuple[np.ndarray, np.ndarray]]) -> pv.PolyData:
+def line_mesh(segments: Sequence[tuple[np.ndarray, np.ndarray]]) -> pv.PolyData:
+    """Line segments (start, end) as one PolyData."""
     points = np.array([p for seg in segments for p in seg], dtype=float)
     cells = np.hstack([[2, 2 * k, 2 * k + 1] for k in range(len(segments))])
     return pv.PolyData(points, lines=cells)
 
 
 def rooms_cameras(episode: Episode) -> dict[str, CameraPose]:
-    """Camera presets: each agent's own eye, a top-down view and a free three-quarter view."""
+    """Camera presets of the episode's room (see :func:`camera_presets`)."""
     scene, views = scene_and_views(episode)
+    return camera_presets(scene, views.answerer, views.helper)
+
+
+def camera_presets(scene: Scene, answerer: Camera, helper: Camera) -> dict[str, CameraPose]:
+    """Camera presets: each agent's own eye, a top-down view and a free three-quarter view."""
     cx, cy = scene.width / 2, scene.depth / 2
     reach = max(scene.width, scene.depth)
     top = CameraPose(
@@ -154,8 +163,8 @@ def rooms_cameras(episode: Episode) -> dict[str, CameraPose]:
     )
     free = CameraPose("free", (cx - 0.9 * reach, cy - 1.1 * reach, 1.4 * reach), (cx, cy, 0.6), (0.0, 0.0, 1.0))
     return {
-        ANSWERER: camera_pose(views.answerer, ANSWERER),
-        HELPER: camera_pose(views.helper, HELPER),
+        ANSWERER: camera_pose(answerer, ANSWERER),
+        HELPER: camera_pose(helper, HELPER),
         "top": top,
         "free": free,
     }

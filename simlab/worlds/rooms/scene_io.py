@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import trimesh
 
@@ -22,12 +23,17 @@ def save_scene(scene: Scene, path: str | Path) -> None:
 def load_scene(path: str | Path) -> Scene:
     """Read a scene file; raises FormatError naming the file and the first bad field."""
     path = Path(path)
-    obj = read_json(path)
-    check_version(obj, SCENE_FORMAT, SCENE_VERSION, path)
+    return scene_from_json(read_json(path), path)
+
+
+def scene_from_json(obj: Any, path: Path, where: str = "") -> Scene:
+    """The scene in ``obj`` (read from ``path``; ``where`` is its place in the file, e.g. ``scene`` in a
+    question instance); raises FormatError naming the file and the first bad field."""
+    check_version(obj, SCENE_FORMAT, SCENE_VERSION, path, where)
     try:
         scene = Scene.from_json(obj)
     except (ValueError, TypeError) as exc:
-        raise FormatError(path, "", str(exc)) from None
+        raise FormatError(path, where, str(exc)) from None
     _validate(scene, path)
     return scene
 

@@ -57,9 +57,11 @@ def room_shell(scene: Scene) -> list[tuple[str, trimesh.Trimesh, tuple[int, int,
     return catalog.room_shell(scene)
 
 
-def scene_mesh(scene: Scene) -> tuple[trimesh.Trimesh, np.ndarray]:
-    """All object meshes and the shell as one mesh, and each face's owner: object index, or -1 for the shell."""
-    parts = [object_mesh(obj) for obj in scene.objects]
+def scene_mesh(scene: Scene, meshes: Sequence[trimesh.Trimesh] | None = None) -> tuple[trimesh.Trimesh, np.ndarray]:
+    """All object meshes and the shell as one mesh, and each face's owner: object index, or -1 for the shell.
+    ``meshes`` are the objects' meshes in scene order when the caller already has them (the editor keeps
+    them between edits), else they are built."""
+    parts = list(meshes) if meshes is not None else [object_mesh(obj) for obj in scene.objects]
     owners = [np.full(len(mesh.faces), k, dtype=np.int64) for k, mesh in enumerate(parts)]
     for _, mesh, _ in room_shell(scene):
         parts.append(mesh)
@@ -72,11 +74,11 @@ class SceneGeometry:
     """A scene's triangles, the owner of each face and a ray intersector, built once per scene.
 
     ``backend`` is ``"embree"`` when embreex is installed, else ``"python"`` (trimesh's ray_triangle module,
-    about a thousand times slower)."""
+    about a thousand times slower). ``meshes``: the objects' meshes when already built (see :func:`scene_mesh`)."""
 
-    def __init__(self, scene: Scene) -> None:
+    def __init__(self, scene: Scene, meshes: Sequence[trimesh.Trimesh] | None = None) -> None:
         self.scene = scene
-        self.mesh, self.face_owner = scene_mesh(scene)
+        self.mesh, self.face_owner = scene_mesh(scene, meshes)
         self.intersector, self.backend = _intersector(self.mesh)
         self._normals = np.asarray(self.mesh.face_normals, dtype=float)
         self._anchors = np.asarray(self.mesh.triangles[:, 0, :], dtype=float)
