@@ -150,4 +150,5 @@ FAMILY = WorldFamily(
         ),
     ),
     headline_metrics=("accuracy", "invalid", "words", "mentions_per_message"),
+    editor="simlab.worlds.rooms.editing:EDITOR",
 )

@@ -1,0 +1,119 @@
+"""What the room editor keeps between edits so an edit redoes only its share: each object's mesh and scene
+items (rebuilt when that object changes) and each agent's picture (re-rendered when its camera moves, or when
+an object that changed may show in it: its box before or after the edit reaches into the picture's frustum).
+
+Rendering dominates an edit (a 480x360 picture takes 100-200 ms, the visibility of both agents a few ms), so
+a drag of an object only one agent can see re-renders one picture, and a camera drag re-renders only that
+camera's. The frustum test is conservative: a box is skipped only when all its corners lie outside one of
+the frustum's planes.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import trimesh
+from PIL import Image
+
+from simlab.render.scene import SceneItem
+from simlab.worlds.rooms import visibility
+from simlab.worlds.rooms.model import Camera, RoomObject, Scene, Vec3
+from simlab.worlds.rooms.render import object_items, render_view_items, shell_items
+from simlab.worlds.rooms.visibility import camera_frame
+
+PICTURE_SIZE = (480, 360)
+"""Each agent's picture in the editor's panels (the agents' own 1024x768 at a panel's size)."""
+WALL_OPACITY = 0.35  # the 3D view sees the room through its walls, as the episode view does
+
+
+def state_key(obj: RoomObject) -> str:
+    """Everything that shapes ``obj``, as text: equal keys, equal meshes."""
+    return json.dumps(obj.to_json(), sort_keys=True)
+
+
+class RoomParts:
+    """Meshes, scene items and pictures of a room being edited, each rebuilt only when what it shows changed."""
+
+    def __init__(self, size: tuple[int, int] = PICTURE_SIZE) -> None:
+        self.size = size
+        self._meshes: dict[str, tuple[str, trimesh.Trimesh]] = {}
+        self._items: dict[str, tuple[str, list[SceneItem]]] = {}
+        self._shell: dict[float, list[SceneItem]] = {}
+        self._pictures: dict[str, Image.Image] = {}
+        self.renders = 0
+        """How many pictures were rendered so far (what the caches saved shows in tests and the benchmark)."""
+
+    def mesh(self, obj: RoomObject) -> trimesh.Trimesh:
+        """``obj``'s world mesh, built again only when the object changed."""
+        key = state_key(obj)
+        kept = self._meshes.get(obj.id)
+        if kept is None or kept[0] != key:
+            kept = self._meshes[obj.id] = (key, visibility.object_mesh(obj))
+        return kept[1]
+
+    def geometry(self, scene: Scene) -> visibility.SceneGeometry:
+        """The scene's ray-casting geometry from the kept meshes (only changed objects are meshed again)."""
+        return visibility.SceneGeometry(scene, [self.mesh(o) for o in scene.objects])
+
+    def items(self, scene: Scene, wall_opacity: float) -> list[SceneItem]:
+        """The room as scene items (:func:`~simlab.worlds.rooms.render.room_scene_items`), from the kept ones."""
+        if wall_opacity not in self._shell:
+            self._shell[wall_opacity] = shell_items(scene, wall_opacity)
+        out = list(self._shell[wall_opacity])
+        for obj in scene.objects:
+            key = state_key(obj)
+            kept = self._items.get(obj.id)
+            if kept is None or kept[0] != key:
+                kept = self._items[obj.id] = (key, object_items(obj, self.mesh(obj)))
+            out += kept[1]
+        return out
+
+    def object_changed(
+        self, before: RoomObject | None, after: RoomObject | None, cameras: Mapping[str, Camera]
+    ) -> None:
+        """Forget the pictures the changed object may show in, before or after the edit."""
+        boxes = [o.bbox for o in (before, after) if o is not None]
+        for role, camera in cameras.items():
+            if any(may_show(camera, box, self.size) for box in boxes):
+                self._pictures.pop(role, None)
+
+    def camera_changed(self, role: str) -> None:
+        """Forget ``role``'s picture."""
+        self._pictures.pop(role, None)
+
+    def pictures(self, scene: Scene, cameras: Mapping[str, Camera]) -> dict[str, Image.Image]:
+        """Each role's picture from its camera, rendering only those forgotten since the last call."""
+        for role, camera in cameras.items():
+            if role not in self._pictures:
+                self._pictures[role] = render_view_items(self.items(scene, 1.0), camera, self.size)
+                self.renders += 1
+        return {role: self._pictures[role] for role in cameras}
+
+
+def may_show(camera: Camera, box: tuple[Vec3, Vec3], size: tuple[int, int]) -> bool:
+    """False only when ``box`` is surely outside ``camera``'s frustum in a picture of ``size``: all eight
+    corners behind the eye, or all beyond one side of the view."""
+    lo, hi = box
+    corners = np.array([(x, y, z) for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])])
+    local = camera_frame(camera, corners)
+    depth = -local[:, 2]
+    tan_v = math.tan(math.radians(camera.fov) / 2)
+    tan_h = tan_v * size[0] / size[1]
+    outside = (
+        depth <= 0,
+        local[:, 0] > tan_h * depth,
+        local[:, 0] < -tan_h * depth,
+        local[:, 1] > tan_v * depth,
+        local[:, 1] < -tan_v * depth,
+    )
+    return not any(bool(np.all(side)) for side in outside)
+
+
+def visible_sets(geometry: visibility.SceneGeometry, cameras: Sequence[Camera], min_corners: int) -> list[list[str]]:
+    """Each camera's visible ids by the corner rule (none in an empty room, where there is nothing to cast at)."""
+    if not geometry.scene.objects:
+        return [[] for _ in cameras]
+    return visibility.visible_for_cameras(geometry, cameras, min_corners)
