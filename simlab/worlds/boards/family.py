@@ -16,7 +16,15 @@ from simlab.core.recording import read_json
 from simlab.worlds.boards import protocol
 from simlab.worlds.boards.agents import AGENTS
 from simlab.worlds.boards.clembench import is_sb_so, read_targets
-from simlab.worlds.boards.targets import GROUPS, TARGETS_FILE, Target, generate_targets, save_targets
+from simlab.worlds.boards.targets import (
+    GROUPS,
+    TARGETS_FILE,
+    TARGETS_FORMAT,
+    TARGETS_VERSION,
+    Target,
+    generate_targets,
+    save_targets,
+)
 from simlab.worlds.boards.world import PALETTE, ROLES, BoardsSettings, BoardsWorld
 
 
@@ -42,7 +50,7 @@ def write(
 ) -> str:
     """``generate boards``: ``targets.json`` in ``out_dir``, which ``run --tasks`` reads."""
     targets = [Target.from_json(t) for t in generate(n, seed, options, groups, progress)]
-    save_targets(targets, out_dir, format="simlab.boards.targets", version=1, seed=seed)
+    save_targets(targets, out_dir, format=TARGETS_FORMAT, version=TARGETS_VERSION, seed=seed)
     counts = Counter(t.components for t in targets)
     spread = ", ".join(f"{counts[int(g)]} of {g} components" for g in GROUPS)
     return f"wrote {len(targets)} target boards to {out_dir / TARGETS_FILE} ({spread})"
@@ -76,7 +84,7 @@ def _import_clembench(path: Path, out_dir: Path) -> str:
     targets = read_targets(path)
     if out_dir.exists() and any(out_dir.iterdir()):
         raise FormatError(out_dir, "", "expected a new or empty folder to write the targets into")
-    save_targets(targets, out_dir, format="simlab.boards.targets", version=1, imported_from=str(path))
+    save_targets(targets, out_dir, format=TARGETS_FORMAT, version=TARGETS_VERSION, imported_from=str(path))
     counts = Counter(t.components for t in targets)
     spread = ", ".join(f"{counts[k]} of {k} components" for k in sorted(counts))
     return (
@@ -125,6 +133,7 @@ FAMILY = WorldFamily(
     protocol=protocol.protocol,
     reply_form=protocol.reply_form,
     views="simlab.worlds.boards.presentation:VIEWS",
+    editor="simlab.worlds.boards.editing:EDITOR",
     palette=PALETTE,
     plots=(PROGRESS_PLOT, DIFF_PLOT),
     headline_metrics=("success", "abort", "correct_pieces", "clarified", "corrected"),

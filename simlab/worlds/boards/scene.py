@@ -105,7 +105,7 @@ def solid_mesh(solid: Solid, rows: int = 8) -> pv.PolyData:
     return _slab(x, y, z, solid.shape == "bridge-h")
 
 
-def _place_box(cell: Cell, level: int, rows: int) -> pv.PolyData:
+def place_box(cell: Cell, level: int, rows: int) -> pv.PolyData:
     """The outline of one place (a cell at a level), a little larger than what it holds."""
     x, y = cell_centre(cell, rows)
     z = level_base(level)
@@ -151,10 +151,15 @@ def floor_items(rows: int = 8, cols: int = 8) -> tuple[SceneItem, ...]:
     return tuple(items)
 
 
-def _piece_item(solid: Solid, rows: int) -> SceneItem:
+def piece_key(solid: Solid) -> str:
+    """The scene key of a piece: ``piece:x,y:LEVEL`` at its anchor cell (the editor's entity id too)."""
+    return _key("piece", solid.cells[0], solid.level)
+
+
+def piece_item(solid: Solid, rows: int) -> SceneItem:
     """A solid piece; flat-faced ones get darker edges, round ones none (their facets would be noise)."""
     return SceneItem(
-        _key("piece", solid.cells[0], solid.level),
+        piece_key(solid),
         "piece",
         solid_mesh(solid, rows),
         PIECE_RGB[solid.colour],
@@ -184,7 +189,7 @@ def _marker_item(diff: Difference, rows: int) -> SceneItem:
     return SceneItem(
         _key(diff.kind, diff.cell, diff.level),
         "difference",
-        _place_box(diff.cell, diff.level, rows),
+        place_box(diff.cell, diff.level, rows),
         MARKER_RGB[diff.kind],
         style="wireframe",
         tooltip=f"{diff.kind} at {_where((diff.cell,), diff.level)}: {got}, the target has {wanted}",
@@ -221,7 +226,7 @@ def boards_scene(episode: Episode, turn: int, overlay: bool = True, style: str =
     """Everything to draw after ``turn``: the plate, the board's pieces and, with ``overlay``, the target
     (``style`` ``ghost`` or ``wireframe``) with the differences marked."""
     board = board_at(episode, turn)
-    items = [*floor_items(board.rows, board.cols), *(_piece_item(s, board.rows) for s in solids(board))]
+    items = [*floor_items(board.rows, board.cols), *(piece_item(s, board.rows) for s in solids(board))]
     if overlay:
         items += target_items(board, target_board(episode), style)
     return items
@@ -246,7 +251,7 @@ def _orbit(name: str, centre: Vec3, span: float, azimuth: float, elevation: floa
     return CameraPose(name, position, centre, (0.0, 0.0, 1.0), view_angle=VIEW_ANGLE)
 
 
-def _cameras_for(x0: float, x1: float, y0: float, y1: float) -> dict[str, CameraPose]:
+def cameras_for(x0: float, x1: float, y0: float, y1: float) -> dict[str, CameraPose]:
     """Presets framing the area ``[x0, x1] x [y0, y1]`` of the plate."""
     centre, span = ((x0 + x1) / 2, (y0 + y1) / 2, LEVEL_HEIGHT), max(x1 - x0, y1 - y0)
     top = CameraPose(
@@ -260,7 +265,7 @@ def _cameras_for(x0: float, x1: float, y0: float, y1: float) -> dict[str, Camera
     }
 
 
-CAMERAS: dict[str, CameraPose] = _cameras_for(-MARGIN, 8.0, 0.0, 8.0 + MARGIN)
+CAMERAS: dict[str, CameraPose] = cameras_for(-MARGIN, 8.0, 0.0, 8.0 + MARGIN)
 """Named viewpoints of the whole 8x8 board: a three-quarter view from the near right, straight down
 (row 1 at the top of the screen, orthographic, like the 2D pictures), from the near side and from the right."""
 
@@ -279,7 +284,7 @@ def boards_cameras(episode: Episode) -> dict[str, CameraPose]:
     """The whole-board presets for the episode's board size, and ``close``: a three-quarter view of the
     cells the target and every recorded board use (where everything of this episode happens)."""
     target = target_board(episode)
-    whole = _cameras_for(-MARGIN, float(target.cols), 0.0, target.rows + MARGIN)
+    whole = cameras_for(-MARGIN, float(target.cols), 0.0, target.rows + MARGIN)
     centres = [cell_centre(c, target.rows) for c in _used_cells(episode)]
     x0, x1 = min(x for x, _ in centres) - 1.0, max(x for x, _ in centres) + 1.0  # the cells and half a cell
     y0, y1 = min(y for _, y in centres) - 1.0, max(y for _, y in centres) + 1.0

@@ -140,6 +140,8 @@ def generate_targets(n: int, seed: int, groups: Sequence[str] = ()) -> list[Targ
 
 # ---- files -----------------------------------------------------------------------------------------------
 TARGETS_FILE = "targets.json"
+TARGETS_FORMAT = "simlab.boards.targets"
+TARGETS_VERSION = 1
 
 
 def save_targets(targets: Sequence[Target], out_dir: Path, **meta: Any) -> Path:
