@@ -97,6 +97,9 @@ def main() -> int:
     from benchmarks import rooms
 
     rooms.main()
+    from benchmarks import editor
+
+    editor.main()
     print()
     from benchmarks import boards
 
