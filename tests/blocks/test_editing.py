@@ -79,6 +79,15 @@ def test_a_domino_is_laid_by_a_drag_across_two_cells(doc):
         doc.remove("block:1,0-1,1:0")
 
 
+def test_a_click_through_a_directors_wall_places_on_the_stack_against_it(doc):
+    history = History(doc)
+    history.push(doc.click("wall:D2", (2.2, 2.6, 0.4), "small red"))  # from D2's eye, through the far wall
+    history.push(doc.click("wall:D1", (-0.6, 0.1, 1.2), "small blue"))
+    # a drag along the plate's near edge (past the cells) lays a domino on the near row
+    history.push(doc.stroke([(2.2, -0.55, 0.0), (1.6, -0.55, 0.0), (1.1, -0.55, 0.0)], "large green (domino)"))
+    assert [e.id for e in doc.entities()] == ["block:0,2:0", "block:2,0:0", "block:2,1-2,2:0"]
+
+
 def test_an_illegal_placement_is_refused_with_the_engines_reason_and_changes_nothing(doc):
     history = History(doc)
     history.push(doc.click("floor", at((0, 0)), "small green"))
@@ -86,7 +95,7 @@ def test_an_illegal_placement_is_refused_with_the_engines_reason_and_changes_not
     with pytest.raises(EditError, match=r"needs both stacks at the same height: \(0,0\) has 1, \(0,1\) has 0"):
         doc.stroke([at((0, 0)), at((0, 1))], "large red (domino)")
     with pytest.raises(EditError, match="off the 3x3 board"):
-        doc.click("wall:D1", (-0.6, 1.0, 1.0), "small red")
+        doc.click("frustum:D1", (-3.6, 1.0, 1.5), "small red")
     with pytest.raises(EditError, match="unknown block"):
         doc.click("floor", at((1, 1)), "purple")
     assert snapshot(doc) == before and len(history.done) == 1

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from simlab.cli import main
-from simlab.core.editing import EditError, History
+from simlab.core.editing import EditError, History, write_json
 from simlab.core.recording import load_run
 from simlab.worlds import get_family
 from simlab.worlds.boards.editing import EDITOR, TargetDocument
@@ -185,11 +185,15 @@ def test_open_edits_the_first_target_and_save_keeps_the_others(tmp_path):
     assert get_family("boards").tasks.load(copy)[0] == doc.playable() == EDITOR.open(copy).playable()
 
 
-def test_an_empty_board_is_neither_saved_nor_played(doc, tmp_path):
+def test_an_empty_board_is_autosaved_but_neither_saved_nor_played(doc, tmp_path):
     with pytest.raises(EditError, match="a target needs at least one piece"):
         doc.save(tmp_path / "empty.json")
     with pytest.raises(EditError, match="a target needs at least one piece"):
         doc.playable()
+    autosave = tmp_path / ".empty.json.autosave"
+    write_json(autosave, EDITOR.new({"rows": 5, "id": "wip"}).to_json())  # what the app's autosave writes
+    restored = EDITOR.open(autosave)
+    assert restored.entities() == [] and restored.rows == 5 and restored.target_id == "wip"
     small = EDITOR.new({"rows": 3, "cols": 4, "id": "tiny"})
     assert small.board.rows == 3 and small.cell_at(at((3, 4), rows=3)) == (3, 4)
     for bad, field in (({"rows": 40}, "rows"), ({"cols": "8"}, "cols"), ({"id": "a/b"}, "id")):

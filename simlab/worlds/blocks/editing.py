@@ -95,6 +95,7 @@ from simlab.worlds.blocks.views import (
 DEFAULT_ID = "structure_edited"
 INTERIORS: tuple[Interior, ...] = ("paper", "reference")
 CHECK = "Check against the rules"
+WALL_REACH = 0.65  # the walls stand 0.6 beyond the outer cells' centres (scene.py)
 SELECTED_SIZE = 1.04  # the selection outline sits just outside the block's 0.94 box
 PAIRS: tuple[tuple[Cell, Cell], ...] = tuple((a, b) for a in CELLS for b in CELLS if a < b and adjacent(a, b))
 
@@ -145,11 +146,13 @@ def piece_of(state: Mapping[str, Any]) -> Piece:
 
 
 def cell_at(point: Point) -> Cell:
-    """The board cell under world ``point`` (the scene's geometry); EditError when it is off the board."""
-    cell = (2 - math.floor(point[1] + 0.5), math.floor(point[0] + 0.5))
-    if not in_grid(cell):
-        raise EditError(f"({point[0]:.1f}, {point[1]:.1f}) is off the 3x3 board: click a cell or a block on it")
-    return cell
+    """The board cell under world ``point`` (the scene's geometry). A point just outside the board, on a
+    director's wall (a click through it from that director's eye), means the nearest cell: the stack against
+    that wall. EditError when the point is farther off."""
+    x, y = point[0], point[1]
+    if not (-WALL_REACH <= x <= 2 + WALL_REACH and -WALL_REACH <= y <= 2 + WALL_REACH):
+        raise EditError(f"({x:.1f}, {y:.1f}) is off the 3x3 board: click a cell or a block on it")
+    return 2 - min(max(math.floor(y + 0.5), 0), 2), min(max(math.floor(x + 0.5), 0), 2)
 
 
 def cells_crossed(points: Sequence[Point]) -> list[Cell]:

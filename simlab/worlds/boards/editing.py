@@ -55,6 +55,7 @@ from simlab.worlds.boards.model import (
     BRIDGES,
     COLOURS,
     COLS,
+    LEVELS,
     ROWS,
     Board,
     BoardError,
@@ -93,17 +94,23 @@ def _palette_entry(shape: str, colour: str) -> PaletteEntry:
     return PaletteEntry(f"{colour} {shape}", f"{shape}s", "one cell: click a cell or the piece to stack on")
 
 
+def whole_field(data: Mapping[str, Any], name: str, low: int, high: int, default: int | None = None) -> int:
+    """``data[name]`` as a whole number in ``low..high``; EditError naming the field otherwise."""
+    value = data.get(name, default)
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise EditError(f"field {name!r}: expected a whole number from {low} to {high}, got {value!r:.40}")
+    return value
+
+
 def solid_of(state: Mapping[str, Any]) -> Solid:
     """The piece an entity's JSON describes; EditError naming the field that is wrong."""
     shape, colour = state.get("shape"), state.get("colour")
-    x, y, level = (state.get(k) for k in ("x", "y", "level"))
     if shape not in (*SINGLE, *BRIDGES):
         raise EditError(f"field 'shape': expected one of {', '.join((*SINGLE, *BRIDGES))}, got {shape!r:.40}")
     if colour not in COLOURS:
         raise EditError(f"field 'colour': expected one of {', '.join(COLOURS)}, got {colour!r:.40}")
-    for name, value in (("x", x), ("y", y), ("level", level)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise EditError(f"field {name!r}: expected a whole number from 1, got {value!r:.40}")
+    x, y = (whole_field(state, name, 1, SIZE_LIMITS[1]) for name in ("x", "y"))
+    level = whole_field(state, "level", 1, LEVELS)
     cells = ((x, y), second_cell(shape, x, y)) if shape in BRIDGES else ((x, y),)
     return Solid(shape, colour, level, cells)
 
@@ -382,21 +389,32 @@ class TargetDocument(EditorDocument):
         return out
 
     def target(self) -> Target:
-        """The board as a target task; EditError when it is empty or breaks the rules."""
+        """The board as a target (no placements while it is empty); EditError when it breaks the rules."""
         if self.problem:
             raise EditError(f"the board breaks the rules: {self.problem}")
-        if not self._pieces:
-            raise EditError("the board is empty: a target needs at least one piece")
         return Target(self.target_id, tuple(self.placements()), self.rows, self.cols, self.source)
 
+    def _task(self) -> Target:
+        """The target as a task: EditError while it is empty, since the family's loader refuses empty targets."""
+        target = self.target()
+        if not target.placements:
+            raise EditError("the board is empty: a target needs at least one piece")
+        return target
+
     def to_json(self) -> dict[str, Any]:
-        """A targets file (``run --tasks FILE`` plays it): this target, then any others the file held."""
+        """A targets file (``run --tasks FILE`` plays it): this target, then any others the file held. An empty
+        board is written too (the app's autosave); :meth:`save` refuses it."""
         targets = [self.target().to_json(), *self.others]
         return {"format": TARGETS_FORMAT, "version": TARGETS_VERSION, "targets": targets}
 
+    def save(self, path: Path | None = None) -> Path:
+        """Write the targets file; EditError for an empty board, which the CLI could not play."""
+        self._task()
+        return super().save(path)
+
     def playable(self) -> dict[str, Any]:
         """The board as a boards task."""
-        return self.target().to_json()
+        return self._task().to_json()
 
 
 # ---- starting a document ----------------------------------------------------------------------------------------
@@ -407,18 +425,21 @@ NEW_FIELDS: tuple[FormField, ...] = (
 )
 
 
-def new_document(options: Mapping[str, Any]) -> TargetDocument:
-    """An empty board (``options``: ``id``, ``rows``, ``cols``; see :data:`NEW_FIELDS`)."""
-    size = []
-    for name, default in (("rows", ROWS), ("cols", COLS)):
-        value = options.get(name, default)
-        if isinstance(value, bool) or not isinstance(value, int) or not SIZE_LIMITS[0] <= value <= SIZE_LIMITS[1]:
-            raise EditError(f"field {name!r}: expected a whole number from 2 to 20, got {value!r:.40}")
-        size.append(value)
+def empty_target(options: Mapping[str, Any]) -> Target:
+    """An empty target board (``options``: ``id``, ``rows``, ``cols``, ``source``); EditError naming the field
+    that is wrong."""
+    rows, cols = (
+        whole_field(options, name, *SIZE_LIMITS, default) for name, default in (("rows", ROWS), ("cols", COLS))
+    )
     target_id = str(options.get("id") or DEFAULT_ID)
     if not SAFE_ID.match(target_id):
         raise EditError(f"field 'id': {target_id!r:.40} is not a plain file name (letters, digits, '.', '_', '-')")
-    return TargetDocument(Target(target_id, (), *size, source="edited"))
+    return Target(target_id, (), rows, cols, str(options.get("source", "edited")))
+
+
+def new_document(options: Mapping[str, Any]) -> TargetDocument:
+    """An empty board (``options``: ``id``, ``rows``, ``cols``; see :data:`NEW_FIELDS`)."""
+    return TargetDocument(empty_target(options))
 
 
 def _targets_file(path: Path) -> Path:
@@ -436,13 +457,17 @@ def open_document(path: Path) -> TargetDocument:
     entries = data.get("targets") if isinstance(data, Mapping) else None
     if not isinstance(entries, list) or not entries or data.get("format", TARGETS_FORMAT) != TARGETS_FORMAT:
         raise EditError(f"{file}, field 'targets': expected a {TARGETS_FORMAT} file with at least one target")
-    targets = []
-    for k, entry in enumerate(entries):
-        try:
-            targets.append(Target.from_json(entry))
-        except ValueError as exc:
-            raise EditError(f"{file}, targets[{k}]: {exc}") from None
+    targets = [_read_target(file, k, entry) for k, entry in enumerate(entries)]
     return TargetDocument(targets[0], [t.to_json() for t in targets[1:]], file)
+
+
+def _read_target(file: Path, k: int, entry: Any) -> Target:
+    try:
+        if k == 0 and isinstance(entry, Mapping) and entry.get("placements") == []:
+            return empty_target(entry)  # a board being edited (an autosave): only the editor reads it empty
+        return Target.from_json(entry)
+    except (ValueError, EditError) as exc:
+        raise EditError(f"{file}, targets[{k}]: {exc}") from None
 
 
 def can_open(path: Path) -> bool:
