@@ -141,7 +141,9 @@ def test_blocks_no_director_sees_are_warned_about(doc):
     history.push(doc.click("floor", at((1, 1)), "small red"))
     hidden = [e for e in doc.entities() if e.warning]
     assert [e.id for e in hidden] == ["block:1,1:0"]
-    assert "hidden from every director: (1,1) layer 0" in doc.summary()
+    assert doc.summary() == (
+        "blocks: 2 (2 pieces, 0 large), tier simple; hidden from every director: (1,1) layer 0; legal under the rules"
+    )
     assert doc.inspect("block:1,1:1")[1:] == ["seen by D2 (far wall)", "on top: it can be removed"]
     assert doc.inspect("block:1,1:0")[1:] == ["no director sees it", "covered: remove the blocks above it first"]
 

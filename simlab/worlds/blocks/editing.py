@@ -359,7 +359,7 @@ class StructureDocument(EditorDocument):
         hidden = ", ".join(f"({c[0]},{c[1]}) layer {k}" for c, k in sorted(self.hidden)) or "none"
         legal = f"breaks the rules: {self.problem}" if self.problem else "legal under the rules"
         return (
-            f"{count} blocks ({len(self._pieces)} pieces, {large} large), tier {tier_of(count)}; "
+            f"blocks: {count} ({len(self._pieces)} pieces, {large} large), tier {tier_of(count)}; "
             f"hidden from every director: {hidden}; {legal}"
         )
 

@@ -342,8 +342,8 @@ class TargetDocument(EditorDocument):
         bridges = sum(s.shape in BRIDGES for s in self._pieces.values())
         legal = f"breaks the rules: {self.problem}" if self.problem else "legal under the rules"
         return (
-            f"{len(self._pieces)} components (the paper's targets have 2-5), {bridges} of them bridges, on the "
-            f"{self.rows}x{self.cols} board, {self.board.top_level()} levels high; {legal}"
+            f"components: {len(self._pieces)} (the paper's targets have 2-5), bridges: {bridges}, levels: "
+            f"{self.board.top_level()}, on the {self.rows}x{self.cols} board; {legal}"
         )
 
     def inspect(self, entity: str) -> list[str]:
