@@ -146,6 +146,9 @@ def test_blocks_no_director_sees_are_warned_about(doc):
     )
     assert doc.inspect("block:1,1:1")[1:] == ["seen by D2 (far wall)", "on top: it can be removed"]
     assert doc.inspect("block:1,1:0")[1:] == ["no director sees it", "covered: remove the blocks above it first"]
+    doc.interior = "reference"  # the released code: nobody looks into the middle
+    assert [e.id for e in doc.entities() if e.warning] == ["block:1,1:0", "block:1,1:1"]
+    assert "interior" not in doc.views()["D2"]
 
 
 def test_fields_recolour_a_block_of_the_same_size_only(doc):

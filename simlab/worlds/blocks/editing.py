@@ -194,8 +194,18 @@ class StructureDocument(EditorDocument):
     ) -> None:
         super().__init__(path)
         self.structure_id = structure_id
-        self.interior: Interior = interior
+        self._interior: Interior = _interior(interior, "interior")
         self._pieces: dict[str, Piece] = {piece_key(p): p for p in pieces}
+        self._derive()
+
+    @property
+    def interior(self) -> Interior:
+        """What D2 sees of the middle cells (the ``interior`` setting): the visibility the editor shows."""
+        return self._interior
+
+    @interior.setter
+    def interior(self, value: Interior) -> None:
+        self._interior = _interior(value, "interior")
         self._derive()
 
     def _derive(self) -> None:
