@@ -66,6 +66,14 @@ def _parser() -> argparse.ArgumentParser:
     gui.add_argument("--turn", type=int, help="at this turn (default: 0)")
     gui.set_defaults(func=_cmd_gui)
 
+    edit = sub.add_parser(
+        "edit", help="author a world: a room and its cameras, a target structure (opens the editor window)"
+    )
+    edit.add_argument(
+        "target", help="a file to open (a room's scene JSON, a structure...) or a family name to start anew"
+    )
+    edit.set_defaults(func=_cmd_edit)
+
     demo = sub.add_parser("demo", help="play the bundled demo run headless and print a summary")
     demo.add_argument("--out", type=Path, help="keep the demo run in this folder (default: a temporary folder)")
     demo.set_defaults(func=_cmd_demo)
@@ -213,6 +221,22 @@ def _cmd_gui(args: argparse.Namespace) -> int:
     from simlab.runner.demo import DEMO_RUN
 
     return run_app([args.path or DEMO_RUN], episode=args.episode, turn=args.turn)
+
+
+def _cmd_edit(args: argparse.Namespace) -> int:
+    from simlab.worlds import open_document
+
+    open_document(args.target)  # a bad file or family is said here, before any window (EditError)
+    if not _has_display():
+        raise SimlabError(
+            "the editor needs a display, and there is none here (DISPLAY is not set): run it on a machine with a "
+            f"screen, or under a virtual one: xvfb-run -a python main.py edit {args.target}"
+        )
+    try:
+        from simlab.gui.editor import run_editor
+    except ImportError as exc:
+        raise SimlabError(f"the editor needs the GUI packages ({exc.name}): pip install -e '.[gui]'") from None
+    return run_editor(args.target)
 
 
 def _has_display() -> bool:

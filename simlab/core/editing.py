@@ -232,9 +232,10 @@ class EditorDocument(ABC):
         raise EditError(f"{entity!r} cannot be moved by dragging")
 
     def click(self, key: str, point: Point, tool: str | None = None) -> Edit | None:
-        """A click on scene item ``key`` at world ``point`` with palette entry ``tool`` chosen (a block editor
-        places there); None when the click only selects."""
-        return None
+        """A click on scene item ``key`` at world ``point`` with palette entry ``tool`` chosen: by default the
+        tool is added there (a block editor stacks on the clicked block instead); None when the click only
+        selects."""
+        return self.add(tool, point) if tool is not None else None
 
     def stroke(self, points: Sequence[Point], tool: str | None = None) -> Edit | None:
         """A drag with palette entry ``tool`` across world ``points`` (a domino laid across two cells); by
@@ -257,6 +258,15 @@ class EditorDocument(ABC):
     @abstractmethod
     def pictures(self) -> dict[str, Image.Image]:
         """What each agent would be shown now (camera views, director walls), by caption."""
+
+    def agent_views(self) -> dict[str, CameraPose]:
+        """Agents' cameras the app can draw live from :meth:`agent_scene` (caption -> pose), instead of asking
+        :meth:`pictures` to render the same views off screen after every edit; none by default."""
+        return {}
+
+    def agent_scene(self) -> list[SceneItem]:
+        """What the agents' cameras see: the world without the editor's overlays (for :meth:`agent_views`)."""
+        return []
 
     def summary(self) -> str:
         """One line on the state of the document (``the Answerer sees 7 objects, the Helper 6, 3 shared``)."""

@@ -591,7 +591,7 @@ class NewEpisodeDialog(QDialog):
         except SimlabError as exc:
             QMessageBox.warning(self, "New live episode", str(exc))
             return
-        self.role_edits = {role: _agent_combo(family, role, spec) for role, spec in default_specs(world).items()}
+        self.role_edits = {role: agent_combo(family, role, spec) for role, spec in default_specs(world).items()}
         for role, edit in self.role_edits.items():
             self.form.addRow(role, edit)
         self.group.clear()
@@ -651,14 +651,14 @@ class NewEpisodeDialog(QDialog):
             widget.setEnabled(not busy)  # the plan is made: a change now would be silently ignored
 
 
-class ForkDialog(QDialog):
-    """Who plays each role from a turn on: the episode's agents prefilled, the valid ones offered."""
+class AgentsDialog(QDialog):
+    """Who plays each role: an editable list per role of the agents that can (``specs`` prefilled), a note
+    above them, OK and Cancel."""
 
-    def __init__(self, episode: Episode, turn: int, parent: QWidget | None = None) -> None:
+    def __init__(self, title: str, family: WorldFamily, specs: Mapping[str, str], note: str, parent: QWidget | None):
         super().__init__(parent)
-        self.setWindowTitle(f"Fork {episode.episode_id} from turn {turn}")
-        family = get_family(episode.world)
-        self.role_edits = {role: _agent_combo(family, role, spec) for role, spec in episode.agents.items()}
+        self.setWindowTitle(title)
+        self.role_edits = {role: agent_combo(family, role, spec) for role, spec in specs.items()}
         form = QFormLayout()
         for role, edit in self.role_edits.items():
             form.addRow(role, edit)
@@ -666,16 +666,29 @@ class ForkDialog(QDialog):
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
-        layout.addWidget(QLabel(f"Agents from turn {turn} on (pick one, or type NAME[:ARG]; human plays it yourself):"))
+        layout.addWidget(QLabel(note))
         layout.addLayout(form)
         layout.addWidget(buttons)
 
+    def agents(self) -> dict[str, str]:
+        """Role -> the spec chosen for it."""
+        return {role: edit.currentText().strip() for role, edit in self.role_edits.items()}
+
+
+class ForkDialog(AgentsDialog):
+    """Who plays each role from a turn on: the episode's agents prefilled, the valid ones offered."""
+
+    def __init__(self, episode: Episode, turn: int, parent: QWidget | None = None) -> None:
+        note = f"Agents from turn {turn} on (pick one, or type NAME[:ARG]; human plays it yourself):"
+        title = f"Fork {episode.episode_id} from turn {turn}"
+        super().__init__(title, get_family(episode.world), episode.agents, note, parent)
+
     def specs_text(self) -> str:
         """``ROLE=SPEC, ...`` as the window's ``fork`` takes it."""
-        return ", ".join(f"{role}={edit.currentText().strip()}" for role, edit in self.role_edits.items())
+        return ", ".join(f"{role}={spec}" for role, spec in self.agents().items())
 
 
-def _agent_combo(family: WorldFamily, role: str, spec: str) -> QComboBox:
+def agent_combo(family: WorldFamily, role: str, spec: str) -> QComboBox:
     """An editable list of the agents that can play ``role``, on ``spec``; a typed spec (with an argument)
     is checked when the dialog is accepted."""
     combo = QComboBox()

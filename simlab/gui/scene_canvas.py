@@ -69,6 +69,12 @@ class SceneCanvas(QObject):
         # again in the paint it triggers (measured: two 33 ms renders per step under Xvfb).
         QWidget.update(self.plotter.interactor)
 
+    def clear(self) -> None:
+        """Remove every item (the next :meth:`show` adds all of them afresh)."""
+        self.plotter.clear_actors()
+        self._shown.clear()
+        self.items = []
+
     def count(self, kind: str) -> int:
         """How many drawn items are of ``kind``."""
         return sum(1 for item in self.items if item.kind == kind)

@@ -10,7 +10,11 @@ from __future__ import annotations
 
 import functools
 import importlib.metadata
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
 
+from simlab.core.editing import EditError, EditorDocument
 from simlab.core.errors import ConfigError
 from simlab.core.family import WorldFamily
 from simlab.core.plugins import load_target
@@ -57,3 +61,23 @@ def get_family(name: str) -> WorldFamily:
     if not isinstance(family, WorldFamily) or family.name != name:
         raise ConfigError(f"world {name!r}: {targets[name]} is not a WorldFamily named {name!r}")
     return family
+
+
+def open_document(target: str | Path, options: Mapping[str, Any] | None = None) -> EditorDocument:
+    """What ``python main.py edit TARGET`` edits: a new document of family ``TARGET`` (``options`` from its
+    editor's new fields), or the file ``TARGET`` opened by the first family whose editor recognises it.
+    EditError says which families can author and what the file is not."""
+    authors = [name for name in family_names() if get_family(name).editor is not None]
+    if str(target) in registered():
+        kind = get_family(str(target)).load_editor()
+        if kind is None:
+            raise EditError(f"world {target!r} has nothing to author; families with an editor: {', '.join(authors)}")
+        return kind.new(options or {})
+    path = Path(target)
+    if not path.exists():
+        raise EditError(f"{path}: no such file, and not a world family with an editor ({', '.join(authors)})")
+    for name in authors:
+        kind = get_family(name).load_editor()
+        if kind is not None and kind.can_open(path):
+            return kind.open(path)
+    raise EditError(f"{path}: not a file any editor opens (families with an editor: {', '.join(authors)})")

@@ -59,6 +59,7 @@ from simlab.worlds.rooms.editing_views import WALL_OPACITY, RoomParts, visible_s
 from simlab.worlds.rooms.inspection import object_id_of, who_sees
 from simlab.worlds.rooms.model import ROOM_TYPES, SCENE_FORMAT, Camera, RoomObject, Scene
 from simlab.worlds.rooms.observations import ANSWERER, HELPER
+from simlab.worlds.rooms.render import camera_pose
 from simlab.worlds.rooms.scene import camera_presets, frustum_items, tint_items
 from simlab.worlds.rooms.scene_io import export_gltf, scene_from_json
 from simlab.worlds.rooms.visibility import ViewPair
@@ -274,6 +275,14 @@ class RoomDocument(EditorDocument):
     def cameras(self) -> dict[str, CameraPose]:
         """Each agent's eye, top and free."""
         return camera_presets(self.room, self.cams[ANSWERER], self.cams[HELPER])
+
+    def agent_views(self) -> dict[str, CameraPose]:
+        """Each agent's eye, for the app to draw live (the same views :meth:`pictures` renders off screen)."""
+        return {f"{NAMES[role]}'s view": camera_pose(self.cams[role], NAMES[role]) for role in ROLES}
+
+    def agent_scene(self) -> list[SceneItem]:
+        """The room as the agents see it: opaque walls, no tints, rays or frustums."""
+        return self.parts.items(self.scene, 1.0)
 
     def pictures(self) -> dict[str, Image.Image]:
         """Each agent's camera picture at :data:`~simlab.worlds.rooms.editing_views.PICTURE_SIZE`."""

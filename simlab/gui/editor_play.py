@@ -1,0 +1,42 @@
+"""Play what the editor authored: choose who plays each role, then watch a live episode in a main window."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtWidgets import QMessageBox
+
+from simlab.core.errors import SimlabError
+from simlab.gui.live import AgentsDialog, SessionPlan, default_specs
+from simlab.gui.main_window import MainWindow
+from simlab.worlds import get_family
+
+if TYPE_CHECKING:
+    from simlab.gui.editor import EditorWindow
+
+
+class PlayDialog(AgentsDialog):
+    """An agent per role (the family's defaults first); OK starts the episode on the document's task in a main
+    window (``window`` afterwards)."""
+
+    def __init__(self, editor: EditorWindow) -> None:
+        family = get_family(editor.document.family)
+        note = 'Who plays each role ("human" plays it yourself):'
+        super().__init__(f"Play this {family.name} world", family, default_specs(family.name), note, editor)
+        self.editor = editor
+        self.window: MainWindow | None = None
+
+    def accept(self) -> None:
+        """Build the session on the document's task and show it in a new main window."""
+        document = self.editor.document
+        try:
+            task = document.playable()
+            session = SessionPlan.of(document.family, 0, self.agents()).session(task)
+        except (SimlabError, ValueError) as exc:
+            QMessageBox.warning(self, self.windowTitle(), str(exc))
+            return
+        self.window = MainWindow()
+        self.window.remembers_layout = False  # a window opened from the editor: not the layout to start with
+        self.window.show()
+        self.window.start_live(session)
+        super().accept()

@@ -1,0 +1,109 @@
+"""The rooms editor as the issue judges it, with the real mouse: a sofa dragged in front of what the Helper sees
+hides it in the overlay, the Helper's view and the counts; undo shows it again; dragging the Answerer's camera
+changes what both see; questions made for a room run as a benchmark from the saved folder."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from simlab.cli import main
+from simlab.gui.editor import EditorWindow
+from simlab.worlds.rooms.editing import EDITOR
+from simlab.worlds.rooms.scene import ROLE_RGB, SHARED_RGB
+from tests.gui.editing import click_world, drag_world
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "scenes" / "rooms" / "example_room_000.json"
+
+
+@pytest.fixture
+def window(qtbot):
+    win = EditorWindow(EDITOR.new({"room_type": "living room", "width": 6.0, "depth": 5.0}))
+    win.show()
+    qtbot.waitExposed(win)
+    yield win
+    win.undo_stack.setClean()
+    win.close()
+
+
+def set_fields(window: EditorWindow, entity: str, values: dict) -> None:
+    """Select ``entity`` in the list and change its fields in the Properties form, as a person would."""
+    window.select(entity)
+    window.properties.form.set_values(values)
+    window.properties.apply_button.click()
+
+
+def stage(window: EditorWindow, qtbot) -> None:
+    """The Answerer at the west wall and the Helper at the east wall facing each other, a plant container
+    placed by clicking with the palette tool, a sofa added from the palette with its back to the Helper."""
+    set_fields(window, "camera:helper", {"x": 5.5, "y": 2.5, "yaw": 180.0})
+    set_fields(window, "camera:answerer", {"x": 0.5, "y": 2.5, "yaw": 0.0})
+    window.canvas.set_camera(window.document.cameras()["top"])
+    window.canvas.plotter.render()
+    window.palette.choose("plant container")
+    click_world(qtbot, window, (2.0, 2.5, 0.0))
+    window.palette.choose(None)
+    assert window.add("sofa")
+    set_fields(window, "sofa_1", {"yaw": 90.0, "x": 4.0, "y": 1.5})
+
+
+def tint(window: EditorWindow, object_id: str):
+    return next((item for item in window.canvas.items if item.key == f"tint:{object_id}"), None)
+
+
+def helper_view(window: EditorWindow) -> np.ndarray:
+    """What the Helper's live view shows now (rendered, then read back)."""
+    plotter = window.pictures.live["Helper's view"].plotter
+    plotter.render()
+    return np.asarray(plotter.screenshot(return_img=True), dtype=int)
+
+
+def test_a_dragged_sofa_hides_what_the_helper_saw_and_undo_shows_it_again(window, qtbot):
+    stage(window, qtbot)
+    doc = window.document
+    assert "plant_container_1" in doc.visible["helper"]
+    assert tint(window, "plant_container_1").color == ROLE_RGB["helper"]
+    counts, seen = window.summary.text(), helper_view(window)
+    assert counts.startswith("Answerer sees 1 objects, Helper 2")
+    drag_world(qtbot, window, [(4.0, 1.5, 0.0), (3.4, 2.5, 0.0), (2.6, 2.5, 0.0)])
+    assert window.undo_stack.count() == 6 and window.undo_stack.undoText().startswith("Move sofa_1")  # one step
+    assert "plant_container_1" not in doc.visible["helper"] and tint(window, "plant_container_1") is None
+    assert window.summary.text().startswith("Answerer sees 1 objects, Helper 1")
+    assert np.abs(helper_view(window) - seen).mean() > 1.0  # the Helper's own view now shows the sofa's back
+    window.undo_stack.undo()
+    assert "plant_container_1" in doc.visible["helper"] and window.summary.text() == counts
+    assert tint(window, "plant_container_1").color == ROLE_RGB["helper"]
+    assert np.abs(helper_view(window) - seen).mean() < 0.5
+
+
+def test_dragging_the_answerers_camera_changes_what_both_see(window, qtbot):
+    stage(window, qtbot)
+    doc = window.document
+    assert doc.views.shared == ["sofa_1"] and tint(window, "sofa_1").color == SHARED_RGB
+    eye = doc.cams["answerer"].position
+    drag_world(qtbot, window, [(eye[0], eye[1], eye[2]), (2.0, 1.0, eye[2]), (3.5, 0.5, eye[2])])
+    assert doc.views.shared == [] and tint(window, "sofa_1").color == ROLE_RGB["helper"]
+    assert doc.cams["answerer"].position[:2] != eye[:2]
+    window.undo_stack.undo()
+    assert doc.views.shared == ["sofa_1"]
+
+
+def test_questions_made_for_a_room_are_kept_saved_and_run_from_the_command_line(qtbot, tmp_path):
+    window = EditorWindow(EDITOR.open(EXAMPLE))
+    window.show()
+    dialog = window.run_action("Make questions for this room")
+    assert dialog is not None and dialog.isVisible()
+    ids = [item_id for item_id, _text in dialog.proposal.items]
+    kept = [next(i for i in ids if f"-{task}-" in i) for task in ("anchor", "counting")]
+    dialog.set_kept(kept)
+    folder = window.save_proposal(dialog, tmp_path / "mine")
+    assert folder is not None and f"Wrote 2 to {folder}" in window.statusBar().currentMessage()
+    dialog.close()
+    window.close()
+    out = tmp_path / "run"
+    assert main(["run", "--world", "rooms", "--tasks", str(folder), "--out", str(out)]) == 0
+    lines = [json.loads(line) for line in (out / "index.jsonl").read_text().splitlines()]
+    assert sorted(line["task_id"] for line in lines) == sorted(kept)
