@@ -3,7 +3,8 @@
 Run under a display or Xvfb: ``xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python tools/make_screenshots.py``
 It writes, in docs/images/: the demo run at turns 3, 9 and 20, a rooms episode, a boards episode, a person
 playing the blocks builder and one playing the boards robot (their role windows), a Color puzzle, a turn
-sheet, and a model-played blocks episode's Raw tab (its calls as chats, against the local test server).
+sheet, a model-played blocks episode's Raw tab (its calls as chats, against the local test server), and the
+editor on the example room and on a small structure.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ from simlab.runner.demo import DEMO_RUN
 from simlab.testing.openai_server import FakeOpenAIServer, scripted_replies
 from simlab.testing.scripts import BLOCKS_SCRIPT
 
-OUT = Path(__file__).resolve().parents[1] / "docs" / "images"
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "docs" / "images"
 EPISODE = "structure_002-r0"  # a complex structure with hidden blocks and engine errors
 TURNS = (3, 9, 20)
 ROOMS_EPISODE_INDEX = 1  # a counting question: the Helper's report names many objects
@@ -133,6 +135,31 @@ def model_calls(app: QApplication, tmp: Path) -> None:
     window.close()
 
 
+def editors(app: QApplication) -> None:
+    """The editor on the bundled example room (an object selected, its rays drawn) and on a small structure."""
+    from simlab.gui.editor import EditorWindow
+    from simlab.worlds import open_document
+
+    room = EditorWindow(open_document(ROOT / "scenes" / "rooms" / "example_room_000.json"))
+    room.resize(1600, 1000)
+    room.show()
+    room.select("armchair_1")
+    settle(app)
+    room.canvas.plotter.render()
+    save(lambda path: room.grab().save(str(path)), "editor_rooms.png")
+    room.close()
+    blocks = EditorWindow(open_document("blocks"))
+    blocks.resize(1600, 1000)
+    blocks.show()
+    for name in ("large blue (domino)", "small red", "small green", "small yellow", "large orange (domino)"):
+        blocks.add(name)
+    settle(app)
+    blocks.canvas.plotter.render()
+    save(lambda path: blocks.grab().save(str(path)), "editor_blocks.png")
+    blocks.undo_stack.setClean()
+    blocks.close()
+
+
 def sheet() -> None:
     episode = load_run(DEMO_RUN).load_episode(EPISODE)
     turn_sheet(episode, 9).save(OUT / "replay_turn_sheet.png")
@@ -156,6 +183,7 @@ def main() -> int:
         human(app, tmp, "boards", "robot", "app_human_robot.png")
         sheet()
         model_calls(app, tmp)
+        editors(app)
     return 0
 
 
