@@ -13,6 +13,7 @@ outside this repository runs exactly the checks the bundled ones do.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import html
 import json
@@ -39,6 +40,7 @@ __all__ = [
     "api_test",
     "check_world",
     "cross_process_test",
+    "editor_test",
     "episode_digest",
     "recording_round_trip_test",
     "render_test",
@@ -70,6 +72,7 @@ def check_world(
     turns_test(fam, episode)
     render_test(fam, episode)
     scene_test(fam, episode)
+    editor_test(fam)
     task_fuzz_test(fam, tasks[0])
     reply_fuzz_test(fam, episode)
 
@@ -287,3 +290,38 @@ def scene_test(fam: WorldFamily, episode: Episode) -> None:
     layered = {kind for layer in views.layers for kind in layer.kinds}
     assert not layered or layered & drawn, f"{fam.name}: no layer names a kind the scene draws ({sorted(drawn)})"
     assert views.inspect is None or inspected, f"{fam.name}: the inspector says nothing of any item"
+
+
+def editor_test(fam: WorldFamily) -> None:
+    """A family's editor keeps its promises: a new document saves to a file its editor recognises and opens
+    again equal; every palette entry is added or refused with an EditError, and undo puts the document back
+    as it was; what the document can play is a task the family validates."""
+    from simlab.core.editing import EditError, History
+
+    kind = fam.load_editor()
+    if kind is None:
+        return
+    document = kind.new({})
+    history = History(document)
+    for entry in document.palette():
+        before = _entity_states(document)
+        try:
+            history.push(document.add(entry.name))
+        except EditError:
+            continue
+        assert _entity_states(document) != before, f"{fam.name}: adding {entry.name!r} changed nothing"
+        history.undo()
+        assert _entity_states(document) == before, f"{fam.name}: undoing the add of {entry.name!r} left a change"
+        history.redo()
+    with contextlib.suppress(EditError):  # a document that cannot be played yet says so: it does not crash
+        fam.tasks.validate(document.playable())
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "document.json"
+        document.save(path)
+        assert kind.can_open(path), f"{fam.name}: the editor does not recognise the file it saved"
+        again = kind.open(path)
+        assert _entity_states(again) == _entity_states(document), f"{fam.name}: a saved document opens different"
+
+
+def _entity_states(document: Any) -> list[tuple[str, Any]]:
+    return [(entity.id, document.state(entity.id)) for entity in document.entities()]
