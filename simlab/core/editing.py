@@ -25,7 +25,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from simlab.core.errors import SimlabError
 
@@ -86,6 +86,42 @@ class Edit:
 def change(document: EditorDocument, entity: str, after: State | None) -> Change:
     """The change that sets ``entity`` to ``after`` from what it is now."""
     return Change(entity, document.state(entity), after)
+
+
+T = TypeVar("T")
+
+
+class EntityStore(dict[str, T]):
+    """Entities kept as values under their ids, turned to JSON and back by ``to_state`` and ``from_state``: the
+    ``state`` and ``put`` of a document whose entities are pieces (``noun`` names one in messages)."""
+
+    def __init__(
+        self,
+        noun: str,
+        to_state: Callable[[T], State],
+        from_state: Callable[[State], T],
+        items: Mapping[str, T] | None = None,
+    ) -> None:
+        super().__init__(items or {})
+        self.noun, self.to_state, self.from_state = noun, to_state, from_state
+
+    def state(self, entity: str) -> State | None:
+        """The JSON of ``entity`` (None when there is none)."""
+        value = self.get(entity)
+        return self.to_state(value) if value is not None else None
+
+    def set_state(self, entity: str, state: State | None) -> None:
+        """Set ``entity`` from its JSON (None removes it)."""
+        if state is None:
+            self.pop(entity, None)
+        else:
+            self[entity] = self.from_state(state)
+
+    def find(self, entity: str) -> T:
+        """The value of ``entity``; EditError when there is none."""
+        if entity not in self:
+            raise EditError(f"there is no {self.noun} {entity!r}")
+        return self[entity]
 
 
 class History:

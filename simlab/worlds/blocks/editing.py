@@ -39,6 +39,7 @@ from simlab.core.editing import (
     EditorDocument,
     EditorKind,
     Entity,
+    EntityStore,
     PaletteEntry,
     Point,
     State,
@@ -195,7 +196,7 @@ class StructureDocument(EditorDocument):
         super().__init__(path)
         self.structure_id = structure_id
         self._interior: Interior = _interior(interior, "interior")
-        self._pieces: dict[str, Piece] = {piece_key(p): p for p in pieces}
+        self._pieces = EntityStore("block", Piece.to_json, piece_of, {piece_key(p): p for p in pieces})
         self._derive()
 
     @property
@@ -225,21 +226,11 @@ class StructureDocument(EditorDocument):
         return out
 
     def state(self, entity: str) -> State | None:
-        piece = self._pieces.get(entity)
-        return piece.to_json() if piece is not None else None
+        return self._pieces.state(entity)
 
     def put(self, entity: str, state: State | None) -> None:
-        if state is None:
-            self._pieces.pop(entity, None)
-        else:
-            self._pieces[entity] = piece_of(state)
+        self._pieces.set_state(entity, state)
         self._derive()
-
-    def _piece(self, entity: str) -> Piece:
-        piece = self._pieces.get(entity)
-        if piece is None:
-            raise EditError(f"there is no block {entity!r}")
-        return piece
 
     # ---- placing and removing ------------------------------------------------------------------------------
     def palette(self) -> list[PaletteEntry]:
@@ -292,7 +283,7 @@ class StructureDocument(EditorDocument):
     def remove(self, entity: str) -> Edit:
         """Take a block off, as the builder's REMOVE: only a top block (a large one only when it is the top in
         both its cells); EditError with the engine's reason otherwise."""
-        piece = self._piece(entity)
+        piece = self._pieces.find(entity)
         # Named from a cell where it is on top, if any, so the engine's refusal names the cell that covers it.
         cell = next((c for c in piece.cells if self.board.height(c) == piece.layer + 1), piece.cells[0])
         span = next((c for c in piece.cells if c != cell), None)
@@ -305,16 +296,16 @@ class StructureDocument(EditorDocument):
     # ---- the selected block's form ---------------------------------------------------------------------------
     def fields(self, entity: str) -> tuple[FormField, ...]:
         """The block's colour, as one of the blocks of its size (a small block stays small)."""
-        piece = self._piece(entity)
+        piece = self._pieces.find(entity)
         choices = tuple(name for name, code in TOOLS.items() if is_large(code) == piece.large)
         return (FormField("code", "choice", "Block", choices=choices, value=tool_name(piece.code)),)
 
     def values(self, entity: str) -> dict[str, Any]:
-        return {"code": tool_name(self._piece(entity).code)}
+        return {"code": tool_name(self._pieces.find(entity).code)}
 
     def set_values(self, entity: str, values: Mapping[str, Any]) -> Edit:
         """Recolour a block (``code``: a palette name or a block code of the same size)."""
-        piece = self._piece(entity)
+        piece = self._pieces.find(entity)
         unknown = sorted(set(values) - {"code"})
         if unknown:
             raise EditError(f"field {unknown[0]!r}: a block has only the field 'code'")
@@ -375,7 +366,7 @@ class StructureDocument(EditorDocument):
 
     def inspect(self, entity: str) -> list[str]:
         """Who sees the block and whether it can come off."""
-        piece = self._piece(entity)
+        piece = self._pieces.find(entity)
         seers = [
             f"{d} ({WALL_NAMES[d]} wall)"
             for d in DIRECTORS

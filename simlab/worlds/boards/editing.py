@@ -41,6 +41,7 @@ from simlab.core.editing import (
     EditorDocument,
     EditorKind,
     Entity,
+    EntityStore,
     PaletteEntry,
     Point,
     State,
@@ -161,7 +162,7 @@ class TargetDocument(EditorDocument):
         self.target_id, self.source = target.id, target.source
         self.rows, self.cols = target.rows, target.cols
         self.others = [dict(t) for t in others]
-        self._pieces = laid(target)
+        self._pieces = EntityStore("piece", state_of, solid_of, laid(target))
         self._rank = {key: k for k, key in enumerate(self._pieces)}  # the file's order, kept when saving
         self._derive()
 
@@ -176,21 +177,11 @@ class TargetDocument(EditorDocument):
         return [Entity(key, describe(s), f"level {s.level}") for key, s in ordered]
 
     def state(self, entity: str) -> State | None:
-        solid = self._pieces.get(entity)
-        return state_of(solid) if solid is not None else None
+        return self._pieces.state(entity)
 
     def put(self, entity: str, state: State | None) -> None:
-        if state is None:
-            self._pieces.pop(entity, None)
-        else:
-            self._pieces[entity] = solid_of(state)
+        self._pieces.set_state(entity, state)
         self._derive()
-
-    def _solid(self, entity: str) -> Solid:
-        solid = self._pieces.get(entity)
-        if solid is None:
-            raise EditError(f"there is no piece {entity!r}")
-        return solid
 
     # ---- placing and removing ------------------------------------------------------------------------------
     def palette(self) -> list[PaletteEntry]:
@@ -273,7 +264,7 @@ class TargetDocument(EditorDocument):
 
     def remove(self, entity: str) -> Edit:
         """Take a piece off, as the robot's ``remove``: only a top piece (a bridge with both halves on top)."""
-        solid = self._solid(entity)
+        solid = self._pieces.find(entity)
         for x, y in solid.cells:
             above = self.board.stack(x, y)[solid.level :]
             if above:
@@ -286,7 +277,7 @@ class TargetDocument(EditorDocument):
     # ---- the selected piece's form ---------------------------------------------------------------------------
     def fields(self, entity: str) -> tuple[FormField, ...]:
         """Colour, and the shape of a one-cell piece (a bridge stays a bridge: its cells depend on it)."""
-        solid = self._solid(entity)
+        solid = self._pieces.find(entity)
         colour = FormField("colour", "choice", "Colour", choices=COLOURS, value=solid.colour)
         if solid.shape in BRIDGES:
             return (colour,)
@@ -298,7 +289,7 @@ class TargetDocument(EditorDocument):
     def set_values(self, entity: str, values: Mapping[str, Any]) -> Edit:
         """Change a piece's shape or colour; the whole board is rebuilt with the rules, so EditError names the
         field and the rule the change breaks (for this piece or one above it)."""
-        solid = self._solid(entity)
+        solid = self._pieces.find(entity)
         allowed = {f.name: f.choices for f in self.fields(entity)}
         for name, value in values.items():
             if name not in allowed:
@@ -348,7 +339,7 @@ class TargetDocument(EditorDocument):
 
     def inspect(self, entity: str) -> list[str]:
         """What the piece is, the robot's call that puts it, and whether it can come off."""
-        solid = self._solid(entity)
+        solid = self._pieces.find(entity)
         (x, y), *_ = solid.cells
         on_top = all(self.board.height(*c) == solid.level for c in solid.cells)
         return [
