@@ -94,7 +94,7 @@ class EditorWindow(QMainWindow):
         self._build()
         self.canvas.widget.installEventFilter(self._mouse)
         self.resize(1500, 950)
-        self.refresh(full=True)
+        self.refresh()
         cameras = self.document.cameras()
         if cameras:  # the free three-quarter view frames everything; an agent's eye is a close-up
             self.canvas.set_camera(cameras.get("free") or next(iter(cameras.values())))
@@ -218,10 +218,17 @@ class EditorWindow(QMainWindow):
         self._autosave.start()
 
     # ---- drawing -----------------------------------------------------------------------------------
-    def refresh(self, full: bool = False) -> None:
-        """Redraw everything the document shows (``full``: the palette and cameras too)."""
+    def refresh(self) -> None:
+        """Redraw everything the document shows; during a drag only the views and the counts, the rest when
+        the mouse is released."""
         doc = self.document
         self.canvas.show(doc.scene_items(self.selected))
+        live = doc.agent_views()
+        if live:  # drawn here from the scene, only what changed: no off-screen render per edit
+            self.pictures.show_live(doc.agent_scene(), live)
+        self.summary.setText(doc.summary())
+        if self._drag is not None and self._drag.moved:
+            return
         self.entity_list.fill(doc.entities(), self.selected)
         if self.selected is None:
             self.properties.clear_entity()
@@ -229,12 +236,8 @@ class EditorWindow(QMainWindow):
             label = next((e.label for e in doc.entities() if e.id == self.selected), self.selected)
             facts = doc.inspect(self.selected)
             self.properties.show_entity(label, doc.fields(self.selected), doc.values(self.selected), facts)
-        live = doc.agent_views()
-        if live:  # drawn here from the scene, only what changed: no off-screen render per edit
-            self.pictures.show_live(doc.agent_scene(), live)
-        else:
+        if not live:
             self.pictures.show_pictures(doc.pictures())
-        self.summary.setText(doc.summary())
         self._update_title()
 
     def _update_title(self, clean: bool | None = None) -> None:
@@ -423,6 +426,8 @@ class _MouseFilter(QObject):
         win, drag = self.window, self.window._drag
         win._drag = None
         assert drag is not None
+        if drag.moved and drag.tool is None:
+            win.refresh()  # the list, form and facts were left alone during the drag
         if drag.tool is not None and drag.points:
             if drag.moved:
                 win.push_op(win.document.stroke, drag.points, drag.tool)

@@ -57,9 +57,12 @@ class SceneCanvas(QObject):
         """Draw ``items``, replacing what is on screen; unchanged items stay as they are."""
         self.items = items
         wanted = {item.key: (_signature(item), item) for item in items}
-        for key in [k for k, (sig, _a) in self._shown.items() if wanted.get(k, (None,))[0] != sig]:
+        stale = [k for k, (sig, _a) in self._shown.items() if wanted.get(k, (None,))[0] != sig]
+        for key in stale:
             self.plotter.remove_actor(self._shown.pop(key)[1], render=False)
         fresh = [item for key, (_sig, item) in wanted.items() if key not in self._shown]
+        if not stale and not fresh:
+            return  # nothing changed: no repaint (an agent's view is not redrawn for a selection in the list)
         for key, actor in add_items(self.plotter, fresh).items():
             self._shown[key] = (wanted[key][0], actor)
         pickable = {k: (a, wanted[k][1]) for k, (_s, a) in self._shown.items() if wanted[k][1].tooltip}
