@@ -230,10 +230,10 @@ class PicturesPanel(QScrollArea):
                 self._grid.addWidget(canvas.widget, 2 * k + 1, 0)
         for caption, pose in poses.items():
             canvas = self.live[caption]
-            canvas.show(items)
             if self._poses.get(caption) != pose:
                 canvas.set_camera(pose)
                 self._poses[caption] = pose
+            canvas.show(canvas.in_view(items))  # an edit out of this agent's sight does not repaint its view
 
     def close_views(self) -> None:
         """Release the live views' render windows (before the window goes)."""

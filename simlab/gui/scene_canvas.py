@@ -78,6 +78,15 @@ class SceneCanvas(QObject):
         self._shown.clear()
         self.items = []
 
+    def in_view(self, items: list[SceneItem]) -> list[SceneItem]:
+        """The items whose bounding box reaches into the camera's view (the rest cannot change the picture,
+        so leaving them out spares a repaint when only they moved)."""
+        width, height = self.widget.width(), self.widget.height()
+        planes = [0.0] * 24
+        self.plotter.renderer.GetActiveCamera().GetFrustumPlanes(width / max(height, 1), planes)
+        normals = np.array(planes, dtype=float).reshape(6, 4)
+        return [item for item in items if not _outside(normals, item.mesh.bounds)]
+
     def count(self, kind: str) -> int:
         """How many drawn items are of ``kind``."""
         return sum(1 for item in self.items if item.kind == kind)
@@ -159,6 +168,14 @@ class SceneCanvas(QObject):
         """Release the render window before Qt deletes the widget (pyvistaqt needs this order)."""
         self._hover.stop()
         self.plotter.close()
+
+
+def _outside(planes: np.ndarray, bounds: tuple[float, ...]) -> bool:
+    """Whether a box lies wholly on the outer side of one of the frustum's planes (a*x + b*y + c*z + d < 0
+    is outside, as VTK gives them)."""
+    x0, x1, y0, y1, z0, z1 = bounds
+    corners = np.array([[x, y, z, 1.0] for x in (x0, x1) for y in (y0, y1) for z in (z0, z1)])
+    return bool(np.any(np.all(corners @ planes.T < 0, axis=0)))
 
 
 def _signature(item: SceneItem) -> tuple[Any, ...]:

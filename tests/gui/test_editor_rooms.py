@@ -107,3 +107,19 @@ def test_questions_made_for_a_room_are_kept_saved_and_run_from_the_command_line(
     assert main(["run", "--world", "rooms", "--tasks", str(folder), "--out", str(out)]) == 0
     lines = [json.loads(line) for line in (out / "index.jsonl").read_text().splitlines()]
     assert sorted(line["task_id"] for line in lines) == sorted(kept)
+
+
+def test_the_live_views_leave_out_only_what_their_agent_cannot_see(window, qtbot):
+    from simlab.render.scene import render_items
+
+    stage(window, qtbot)
+    doc = window.document
+    poses = doc.agent_views()
+    for caption, canvas in window.pictures.live.items():
+        shown = {item.key for item in canvas.items}
+        assert len(shown) < len(doc.agent_scene())  # the wall behind each agent, at least, is left out
+        canvas.plotter.render()
+        live = np.asarray(canvas.plotter.screenshot(return_img=True), dtype=int)
+        size = canvas.widget.width(), canvas.widget.height()
+        full = np.asarray(render_items(doc.agent_scene(), poses[caption], size, background="white"), dtype=int)
+        assert np.abs(live - full).mean() < 1.0, caption  # nothing the agent can see was left out
