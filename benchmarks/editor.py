@@ -21,7 +21,7 @@ from simlab.worlds.rooms.editing import EDITOR, RoomDocument
 from simlab.worlds.rooms.generator import generate_scene
 
 
-def _room_file(folder: Path, least: int = 30) -> Path:
+def room_file(folder: Path, least: int = 30) -> Path:
     """The first generated room with ``least`` objects, saved as an editor file (sampled cameras)."""
     scene = next(s for s in (generate_scene(0, k) for k in range(1000)) if len(s.objects) >= least)
     path = folder / "room.json"
@@ -81,7 +81,7 @@ def bench_geometry(path: Path) -> None:
 
 def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
-        path = _room_file(Path(folder))
+        path = room_file(Path(folder))
         bench_drag(path)
         bench_geometry(path)
 
