@@ -164,6 +164,13 @@ def _parser() -> argparse.ArgumentParser:
         "group) and overall, mean ± SE",
     )
     rep.add_argument("--group-by", help="aggregate per value of a summary field too, e.g. group (the tier)")
+    rep.add_argument(
+        "--figures",
+        type=Path,
+        metavar="DIR",
+        help="also write the world's analysis figures (the papers' model-free ones) to DIR: NAME.csv with the "
+        "plotted numbers, NAME.png and NAME.svg",
+    )
     rep.set_defaults(func=_cmd_report)
 
     imp = sub.add_parser("import", help="import recordings made by other tools into a run folder")
@@ -488,6 +495,11 @@ def _cmd_report(args: argparse.Namespace) -> int:
         print(report.to_csv(), end="")
     else:
         print(report.to_table(headline=headline))
+    if args.figures is not None:
+        from simlab.analysis.figures import write_figures
+
+        for path in write_figures(run, args.figures):
+            print(f"wrote {path}", file=sys.stderr)
     return 0
 
 

@@ -16,7 +16,7 @@ The parts, in the spirit of PettingZoo's env contract and clemcore's game master
   reply parser, re-ask, give-up rule) and the :class:`ReplyForm` a person fills in;
 * ``views``: where its pictures come from (:class:`FamilyViews`, loaded only when something is drawn, so
   running episodes never needs VTK), its :class:`PlotSpec` s and its role ``palette``;
-* its headline metrics and the importers it offers.
+* its headline metrics, the importers it offers and its analysis figures (:class:`FigureSpec`).
 """
 
 from __future__ import annotations
@@ -314,6 +314,63 @@ class FamilyViews:
     inspect: Inspector | None = None
 
 
+# ---- figures from recordings ----------------------------------------------------------------------------
+
+FigureKind = Literal["line", "bar", "scatter"]
+
+
+@dataclass(frozen=True)
+class FigurePoint:
+    """One plotted value: ``x`` is a number (line, scatter) or a category (bar); ``error`` an error bar."""
+
+    x: float | str
+    y: float
+    error: float | None = None
+
+
+@dataclass(frozen=True)
+class FigureSeries:
+    """One line, one set of bars or one group of scatter points, under a legend ``label``."""
+
+    label: str
+    points: tuple[FigurePoint, ...]
+
+
+@dataclass(frozen=True)
+class FigureData:
+    """A figure as plain numbers (no plotting library): what ``report --figures`` draws and writes as CSV.
+    Bars of several series are grouped per category, in the order the categories first appear."""
+
+    kind: FigureKind
+    x_label: str
+    y_label: str
+    series: tuple[FigureSeries, ...]
+    y_range: tuple[float, float] | None = None
+
+
+@dataclass(frozen=True)
+class FigureSpec:
+    """One analysis figure of a run, computed from its recorded episodes only (no model, no judge):
+    ``make(episodes)`` gets them sorted by id; ``name`` is the file stem of its CSV, PNG and SVG."""
+
+    name: str
+    title: str
+    make: Callable[[Sequence[Episode]], FigureData]
+
+
+def lineup(episode: Episode) -> str:
+    """The agents that played an episode, ``role=agent`` in role order: the series a figure compares."""
+    return " ".join(f"{role}={spec}" for role, spec in sorted(episode.agents.items())) or "(unknown agents)"
+
+
+def by_lineup(episodes: Sequence[Episode]) -> list[tuple[str, list[Episode]]]:
+    """``episodes`` grouped by :func:`lineup`, the groups in label order, each keeping the episodes' order."""
+    groups: dict[str, list[Episode]] = {}
+    for episode in episodes:
+        groups.setdefault(lineup(episode), []).append(episode)
+    return sorted(groups.items())
+
+
 # ---- the family ------------------------------------------------------------------------------------------
 
 
@@ -340,6 +397,8 @@ class WorldFamily:
     plots: Sequence[PlotSpec] = ()
     headline_metrics: Sequence[str] = ()
     importers: Mapping[str, Importer] = field(default_factory=dict)
+    figures: Sequence[FigureSpec] = ()
+    """The analysis figures ``report --figures`` draws from a run of this family (plain data, no plotting)."""
     editor: str | None = None
     """``"module:attribute"`` of the family's :class:`~simlab.core.editing.EditorKind` (None: nothing to author)."""
 

@@ -13,6 +13,7 @@ from pydantic import BaseModel
 from simlab.core.family import Importer, PlotSpec, Progress, SeriesSpec, TaskSource, WorldFamily
 from simlab.worlds.blocks import protocol
 from simlab.worlds.blocks.agents import AGENTS
+from simlab.worlds.blocks.figures import FIGURES
 from simlab.worlds.blocks.generator import TIERS, Structure, generate_structure, load_structures, save_structures
 from simlab.worlds.blocks.metrics import attempted_removes, oracle_removes
 from simlab.worlds.blocks.views import hidden_cells
@@ -129,6 +130,7 @@ FAMILY = WorldFamily(
     editor="simlab.worlds.blocks.editing:EDITOR",
     palette=PALETTE,
     plots=(PROGRESS_PLOT, REMOVES_PLOT),
+    figures=FIGURES,
     headline_metrics=("overall_progress", "completion", "iou", "position_accuracy"),
     importers={"craft": Importer("craft", "logs of the CRAFT reference code", _import_craft)},
 )

@@ -16,6 +16,7 @@ from simlab.core.recording import read_json
 from simlab.worlds.boards import protocol
 from simlab.worlds.boards.agents import AGENTS
 from simlab.worlds.boards.clembench import is_sb_so, read_targets
+from simlab.worlds.boards.figures import FIGURES
 from simlab.worlds.boards.targets import (
     GROUPS,
     TARGETS_FILE,
@@ -137,6 +138,7 @@ FAMILY = WorldFamily(
     palette=PALETTE,
     plots=(PROGRESS_PLOT, DIFF_PLOT),
     headline_metrics=("success", "abort", "correct_pieces", "clarified", "corrected"),
+    figures=FIGURES,
     importers={
         "clembench": Importer("clembench", "target boards of the reference game (sb_so_*.json)", _import_clembench)
     },

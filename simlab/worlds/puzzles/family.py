@@ -18,6 +18,7 @@ from simlab.core.recording import read_json
 from simlab.core.seeding import rng
 from simlab.worlds.puzzles import protocol
 from simlab.worlds.puzzles.agents import AGENTS
+from simlab.worlds.puzzles.figures import FIGURES
 from simlab.worlds.puzzles.puzzle import PUZZLES, puzzle_class
 from simlab.worlds.puzzles.world import PALETTE, ROLES, PuzzlesSettings, PuzzlesWorld
 
@@ -141,4 +142,5 @@ FAMILY = WorldFamily(
     palette=PALETTE,
     plots=PLOTS,
     headline_metrics=("sr", "psr", "mistakes", "acl", "leak"),
+    figures=FIGURES,
 )

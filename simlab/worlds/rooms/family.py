@@ -14,6 +14,7 @@ from simlab.core.episode import Episode
 from simlab.core.family import PlotSpec, Progress, SeriesSpec, TaskSource, WorldFamily
 from simlab.worlds.rooms import protocol
 from simlab.worlds.rooms.agents import AGENTS
+from simlab.worlds.rooms.figures import FIGURES
 from simlab.worlds.rooms.observations import ANSWERER, HELPER, PALETTE
 from simlab.worlds.rooms.tasks import TASKS
 from simlab.worlds.rooms.world import RoomsSettings, RoomsWorld
@@ -150,5 +151,6 @@ FAMILY = WorldFamily(
         ),
     ),
     headline_metrics=("accuracy", "invalid", "words", "mentions_per_message"),
+    figures=FIGURES,
     editor="simlab.worlds.rooms.editing:EDITOR",
 )
