@@ -99,9 +99,13 @@ def _errors(points: Sequence[Any]) -> list[float] | None:
 
 
 def _draw_line(ax: Axes, data: FigureData) -> None:
+    from matplotlib.ticker import MaxNLocator
+
     for s in data.series:
         xs, ys = [float(p.x) for p in s.points], [p.y for p in s.points]
         ax.errorbar(xs, ys, yerr=_errors(s.points), marker="o", markersize=3, capsize=2, label=s.label)
+    if all(float(p.x).is_integer() for s in data.series for p in s.points):
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # turns and budgets: no tick at 2.5
 
 
 def _draw_scatter(ax: Axes, data: FigureData) -> None:
