@@ -85,6 +85,7 @@ class MainWindow(QMainWindow):
         self.run: Run | None = None
         self.forks: list[MainWindow] = []  # windows showing forks of this window's episodes
         self.remembers_layout = True  # closing saves the geometry and docks for the next start
+        self.forks_fit = True  # whether this window and its forks last fitted side by side
         self.last_error = ""
         self.players: frozenset[str] | None = None  # roles people are playing live (see set_players)
         self.world = WorldView(self.playback)
@@ -477,11 +478,14 @@ class MainWindow(QMainWindow):
         QTimer.singleShot(0, self.tile_forks)  # again once the new window's docks have their real minimum sizes
         return twin
 
-    def tile_forks(self) -> None:
-        """This window and its open forks side by side on its screen (a status message when they cannot be)."""
+    def tile_forks(self) -> bool:
+        """This window and its open forks side by side on its screen; False (and a status message) when they
+        do not fit."""
         windows = [self, *(w for w in self.forks if w.isVisible())]
-        if not tile(windows, (self.screen() or windows[-1].screen()).availableGeometry()):
+        self.forks_fit = tile(windows, (self.screen() or windows[-1].screen()).availableGeometry())
+        if not self.forks_fit:
             windows[-1].statusBar().showMessage("The windows do not fit side by side on this screen: the last overlap")
+        return self.forks_fit
 
     def show_fork_diff(self, view: QWidget) -> None:
         """A fork's window: the diff against the original in front of the dialogue (a tab beside it); the episode
