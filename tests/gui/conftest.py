@@ -13,6 +13,8 @@ os.environ.pop("PYVISTA_OFF_SCREEN", None)
 
 @pytest.fixture(autouse=True)
 def _isolated_settings(tmp_path, monkeypatch):
-    """Each test gets its own QSettings store, so saved layouts and recent files never leak between tests."""
+    """Each test gets its own QSettings store and data folder, so saved layouts, recent files and the editor's
+    autosaves never leak between tests or into the person's home."""
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     monkeypatch.setenv("HOME", str(tmp_path / "home"))

@@ -16,8 +16,7 @@ from tests.gui.editing import click_world
 
 
 @pytest.fixture
-def editor(qtbot, tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))  # an untitled document's autosave goes here
+def editor(qtbot):
     window = EditorWindow(open_document("blocks"))
     window.show()
     qtbot.waitExposed(window)
