@@ -114,8 +114,17 @@ def _draw_scatter(ax: Axes, data: FigureData) -> None:
         ax.errorbar(xs, ys, yerr=_errors(s.points), fmt="o", capsize=2, label=s.label)
 
 
+def bar_categories(data: FigureData) -> list[str]:
+    """The bars' categories: in numeric order when every one is a number (component counts), else in the order
+    the series first name them (a taxonomy's own order)."""
+    xs = list(dict.fromkeys(p.x for s in data.series for p in s.points))
+    if all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in xs):
+        xs.sort()
+    return list(dict.fromkeys(str(x) for x in xs))
+
+
 def _draw_bar(ax: Axes, data: FigureData) -> None:
-    categories = list(dict.fromkeys(str(p.x) for s in data.series for p in s.points))
+    categories = bar_categories(data)
     width = BAR_GROUP_WIDTH / max(len(data.series), 1)
     for k, s in enumerate(data.series):
         offset = (k - (len(data.series) - 1) / 2) * width

@@ -339,7 +339,7 @@ class FigureSeries:
 @dataclass(frozen=True)
 class FigureData:
     """A figure as plain numbers (no plotting library): what ``report --figures`` draws and writes as CSV.
-    Bars of several series are grouped per category, in the order the categories first appear."""
+    Bars of several series are grouped per category: numbers in numeric order, words in first-seen order."""
 
     kind: FigureKind
     x_label: str

@@ -164,3 +164,21 @@ def test_report_figures_prints_the_files_and_an_empty_run_is_refused(drawn, tmp_
     (empty / INDEX_FILE).write_text("", encoding="utf-8")
     with pytest.raises(SimlabError, match="no finished episodes"):
         write_figures(load_run(empty), tmp_path / "none")
+
+
+def test_numbered_bars_go_in_numeric_order_whichever_series_names_them_first():
+    from simlab.analysis.figures import bar_categories
+    from simlab.core.family import FigureData, FigurePoint, FigureSeries
+
+    data = FigureData(
+        "bar",
+        "components",
+        "rate",
+        (
+            FigureSeries("a", (FigurePoint(5, 0.1), FigurePoint(3, 0.2))),
+            FigureSeries("b", (FigurePoint(4, 0.3), FigurePoint(3, 0.4))),
+        ),
+    )
+    assert bar_categories(data) == ["3", "4", "5"]
+    words = FigureData("bar", "", "", (FigureSeries("a", (FigurePoint("wrong", 1.0), FigurePoint("clarify", 2.0))),))
+    assert bar_categories(words) == ["wrong", "clarify"]
