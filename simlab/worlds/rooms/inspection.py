@@ -125,12 +125,8 @@ def _ray_items(role: str, camera: Camera, rays: list[CornerRay]) -> list[SceneIt
     eye = np.asarray(camera.position, dtype=float)
     items = []
     for state, rgb in RAY_RGB.items():
-        segments = [(eye, np.asarray(r.corner, dtype=float)) for r in rays if _state(r) == state]
+        segments = [(eye, np.asarray(r.corner, dtype=float)) for r in rays if r.state == state]
         if segments:
             key = f"selected:rays:{role}:{state}"
             items.append(SceneItem(key, "selection", line_mesh(segments), rgb, line_width=4.0))
     return items
-
-
-def _state(ray: CornerRay) -> str:
-    return "outside" if not ray.in_frustum else "blocked" if ray.blocked else "visible"

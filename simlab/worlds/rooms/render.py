@@ -187,8 +187,9 @@ def render_view_overlay(
     for ray, (u, v) in zip(rays, pixels, strict=True):
         if not np.isfinite(u):
             continue
-        state = "outside" if not ray.in_frustum else ("blocked" if ray.blocked else "visible")
-        draw.ellipse((u - radius, v - radius, u + radius, v + radius), fill=CORNER_COLOURS[state], outline=(0, 0, 0))
+        draw.ellipse(
+            (u - radius, v - radius, u + radius, v + radius), fill=CORNER_COLOURS[ray.state], outline=(0, 0, 0)
+        )
     return image
 
 

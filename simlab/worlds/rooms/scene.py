@@ -119,8 +119,7 @@ def _rays(scene: Scene, views: ViewPair) -> tuple[SceneItem, ...]:
         eye = np.asarray(camera.position, dtype=float)
         for obj in scene.objects:
             for ray in corner_rays(geom, camera, obj):
-                state = "outside" if not ray.in_frustum else "blocked" if ray.blocked else "visible"
-                by_state[state].append((eye, np.asarray(ray.corner, dtype=float)))
+                by_state[ray.state].append((eye, np.asarray(ray.corner, dtype=float)))
         for state, segments in by_state.items():
             if segments:
                 opacity = 0.25 if state == "outside" else 0.8

@@ -155,6 +155,11 @@ class CornerRay:
     blocked: bool
     hit_object: str | None
 
+    @property
+    def state(self) -> str:
+        """``outside`` the frustum, ``blocked`` on the way, or ``visible``: how views colour the ray."""
+        return "outside" if not self.in_frustum else "blocked" if self.blocked else "visible"
+
 
 def camera_frame(camera: Camera, points: np.ndarray) -> np.ndarray:
     """``points`` (n, 3) in the camera's frame: x right, y up, z backwards (as :meth:`Camera.to_camera_frame`)."""
