@@ -316,12 +316,8 @@ class TaskMaker(QObject):
     made = Signal(object)
     failed = Signal(str)
 
-    def __init__(self, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self.busy = False
-
     def start(self, world: str, seed: int, groups: Sequence[str]) -> None:
-        self.busy = True
+        """Generate the task in a thread; ``made`` or ``failed`` follows."""
         threading.Thread(target=self._run, args=(world, seed, list(groups)), daemon=True, name="task-maker").start()
 
     def _run(self, world: str, seed: int, groups: list[str]) -> None:
@@ -614,8 +610,8 @@ class NewEpisodeDialog(QDialog):
     def accept(self) -> None:
         """Check the form at once, then generate the task in a thread (the window keeps painting; a rooms task
         takes a second or two) and close with the session when it is made."""
-        if self.maker.busy:
-            return
+        if self.progress.isVisibleTo(self):
+            return  # a task is being made: OK is disabled, and a second start would make two sessions
         world, seed, agents, groups, settings = self._inputs()
         try:
             self.plan = SessionPlan.of(world, seed, agents, groups, settings)
@@ -642,7 +638,6 @@ class NewEpisodeDialog(QDialog):
             QMessageBox.warning(self, "New live episode", text)
 
     def _generating(self, busy: bool, text: str) -> None:
-        self.maker.busy = busy
         self.progress.setVisible(busy)
         self.status.setText(text)
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(not busy)

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QMessageBox, QToolBar
 from simlab.core.errors import ConfigError
 from simlab.core.recording import load_episode, load_run
 from simlab.gui import live
-from simlab.gui.live import LiveSession, NewEpisodeDialog, make_session
+from simlab.gui.live import LiveSession, NewEpisodeDialog, generate_task, make_session
 from simlab.gui.main_window import MainWindow
 from simlab.runner.demo import DEMO_RUN
 from simlab.worlds.blocks.world import ARCHETYPES
@@ -180,22 +180,28 @@ def test_generating_a_task_in_the_new_episode_dialog_keeps_the_window_painting(q
     dialog.show()
     dialog.world.setCurrentText("rooms")  # a rooms task renders both agents' views: a second or two
     dialog.group.setCurrentText("counting")
-    dialog.seed.setValue(4242)  # a seed no other test generates: nothing cached makes it instant
-    ticks: list[int] = []
-    timer = QTimer(interval=10, timeout=lambda: ticks.append(1))
+    ticked, waited = threading.Event(), []
+
+    def observed(*args):
+        """The real generation, once the GUI thread's timer has ticked: it can only tick meanwhile if the task
+        is made off the GUI thread (made on it, the wait would time out)."""
+        waited.append(ticked.wait(timeout=10))
+        return generate_task(*args)
+
+    monkeypatch.setattr(live, "generate_task", observed)
+    timer = QTimer(interval=10, timeout=ticked.set)
     timer.start()
     dialog.accept()
-    assert dialog.maker.busy and dialog.progress.isVisible() and "Generating the rooms task" in dialog.status.text()
+    assert dialog.progress.isVisible() and "Generating the rooms task" in dialog.status.text()
     assert not dialog.buttons.button(QDialogButtonBox.StandardButton.Ok).isEnabled()
     assert not dialog.role_edits["helper"].isEnabled() and not dialog.settings_form.isEnabled()
     dialog.accept()  # a second OK while it works is ignored
-    assert not ticks  # nothing ran yet: accept returned at once
     qtbot.waitUntil(lambda: dialog.session is not None, timeout=WAIT_MS)
     timer.stop()
-    assert len(ticks) >= 3  # the event loop kept running while the task was made
+    assert waited == [True]  # one generation, and the event loop kept running while it worked
     assert dialog.result() == QDialog.DialogCode.Accepted and not dialog.progress.isVisible()
     assert dialog.session.episode.task["task"] == "counting"
-    assert dialog.session.episode.task == make_session("rooms", 4242, {}, ["counting"]).episode.task
+    assert dialog.session.episode.task == make_session("rooms", 0, {}, ["counting"]).episode.task
 
 
 def test_a_task_that_cannot_be_made_says_why_and_the_dialog_stays(qtbot, monkeypatch):
@@ -216,7 +222,7 @@ def test_a_task_that_cannot_be_made_says_why_and_the_dialog_stays(qtbot, monkeyp
     assert dialog.buttons.button(QDialogButtonBox.StandardButton.Ok).isEnabled()
     dialog.role_edits["builder"].setCurrentText("nosuchagent")
     dialog.accept()  # a bad spec is said at once, before any generation
-    assert "nosuchagent" in warnings[-1] and not dialog.maker.busy
+    assert "nosuchagent" in warnings[-1] and not dialog.progress.isVisible()
 
 
 def _described(candidates: list[dict]) -> list[str]:
