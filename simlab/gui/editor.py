@@ -229,11 +229,12 @@ class EditorWindow(QMainWindow):
         self.summary.setText(doc.summary())
         if self._drag is not None and self._drag.moved:
             return
-        self.entity_list.fill(doc.entities(), self.selected)
+        entities = doc.entities()
+        self.entity_list.fill(entities, self.selected)
         if self.selected is None:
             self.properties.clear_entity()
         else:
-            label = next((e.label for e in doc.entities() if e.id == self.selected), self.selected)
+            label = next((e.label for e in entities if e.id == self.selected), self.selected)
             facts = doc.inspect(self.selected)
             self.properties.show_entity(label, doc.fields(self.selected), doc.values(self.selected), facts)
         if not live:
@@ -258,14 +259,14 @@ class EditorWindow(QMainWindow):
 
     def save(self, path: Path | None = None) -> Path | None:
         """Save the document (to ``path``, else its own file); the autosave goes."""
-        old_autosave = self._autosave_path()
+        old_autosave = self.autosave_path()
         try:
             written = self.document.save(path)
         except (SimlabError, OSError) as exc:
             self.say(f"Could not save: {exc}", error=True)
             return None
         self.undo_stack.setClean()
-        for stale in {old_autosave, self._autosave_path()} - {None}:
+        for stale in {old_autosave, self.autosave_path()} - {None}:
             stale.unlink(missing_ok=True)  # type: ignore[union-attr]
         self.say(f"Saved {written}")
         return written
@@ -278,7 +279,8 @@ class EditorWindow(QMainWindow):
         path, _filter = QFileDialog.getSaveFileName(self, "Save as", "", kind.file_filter if kind else "")
         return self.save(Path(path)) if path else None
 
-    def _autosave_path(self) -> Path | None:
+    def autosave_path(self) -> Path | None:
+        """Where unsaved changes are kept: beside the file, or in the app's data folder for an untitled one."""
         own = self.document.autosave_path()
         if own is not None:
             return own
@@ -287,7 +289,7 @@ class EditorWindow(QMainWindow):
 
     def autosave(self) -> Path | None:
         """Write unsaved changes beside the file (nothing when there are none)."""
-        path = self._autosave_path()
+        path = self.autosave_path()
         if not self.dirty or path is None:
             return None
         try:
@@ -310,7 +312,7 @@ class EditorWindow(QMainWindow):
                 event.ignore()
                 return
             if answer == button.Discard:
-                path = self._autosave_path()
+                path = self.autosave_path()
                 if path is not None:
                     path.unlink(missing_ok=True)
         self._autosave.stop()
@@ -451,7 +453,7 @@ def run_editor(target: str | Path) -> int:
 
 def offer_autosave(window: EditorWindow) -> bool:
     """When unsaved changes of this file were autosaved, offer them back; True when they were restored."""
-    path = window._autosave_path()
+    path = window.autosave_path()
     original = window.document.path
     if path is None or not path.exists() or (original is not None and path.stat().st_mtime < original.stat().st_mtime):
         return False

@@ -41,6 +41,7 @@ __all__ = [
     "check_world",
     "cross_process_test",
     "editor_test",
+    "entity_states",
     "episode_digest",
     "recording_round_trip_test",
     "render_test",
@@ -304,14 +305,14 @@ def editor_test(fam: WorldFamily) -> None:
     document = kind.new({})
     history = History(document)
     for entry in document.palette():
-        before = _entity_states(document)
+        before = entity_states(document)
         try:
             history.push(document.add(entry.name))
         except EditError:
             continue
-        assert _entity_states(document) != before, f"{fam.name}: adding {entry.name!r} changed nothing"
+        assert entity_states(document) != before, f"{fam.name}: adding {entry.name!r} changed nothing"
         history.undo()
-        assert _entity_states(document) == before, f"{fam.name}: undoing the add of {entry.name!r} left a change"
+        assert entity_states(document) == before, f"{fam.name}: undoing the add of {entry.name!r} left a change"
         history.redo()
     with contextlib.suppress(EditError):  # a document that cannot be played yet says so: it does not crash
         fam.tasks.validate(document.playable())
@@ -320,8 +321,9 @@ def editor_test(fam: WorldFamily) -> None:
         document.save(path)
         assert kind.can_open(path), f"{fam.name}: the editor does not recognise the file it saved"
         again = kind.open(path)
-        assert _entity_states(again) == _entity_states(document), f"{fam.name}: a saved document opens different"
+        assert entity_states(again) == entity_states(document), f"{fam.name}: a saved document opens different"
 
 
-def _entity_states(document: Any) -> list[tuple[str, Any]]:
+def entity_states(document: Any) -> list[tuple[str, Any]]:
+    """Every entity of an editor document with its JSON, in list order: what "the same document" compares."""
     return [(entity.id, document.state(entity.id)) for entity in document.entities()]

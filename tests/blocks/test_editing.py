@@ -12,6 +12,7 @@ import pytest
 from simlab.cli import main
 from simlab.core.editing import EditError, History
 from simlab.core.recording import load_run
+from simlab.testing import entity_states
 from simlab.worlds import get_family
 from simlab.worlds.blocks.editing import EDITOR, StructureDocument
 from simlab.worlds.blocks.generator import load_structures
@@ -26,10 +27,6 @@ def at(cell: Cell, z: float = 0.0) -> tuple[float, float, float]:
     """A world point over ``cell`` at height ``z`` (0: the floor; layer k's top face is at about k + 1)."""
     x, y = cell_centre(cell)
     return (x, y, z)
-
-
-def snapshot(doc: StructureDocument) -> dict:
-    return {e.id: doc.state(e.id) for e in doc.entities()}
 
 
 @pytest.fixture
@@ -91,14 +88,14 @@ def test_a_click_through_a_directors_wall_places_on_the_stack_against_it(doc):
 def test_an_illegal_placement_is_refused_with_the_engines_reason_and_changes_nothing(doc):
     history = History(doc)
     history.push(doc.click("floor", at((0, 0)), "small green"))
-    before, pictures = snapshot(doc), {k: np.asarray(v) for k, v in doc.pictures().items()}
+    before, pictures = dict(entity_states(doc)), {k: np.asarray(v) for k, v in doc.pictures().items()}
     with pytest.raises(EditError, match=r"needs both stacks at the same height: \(0,0\) has 1, \(0,1\) has 0"):
         doc.stroke([at((0, 0)), at((0, 1))], "large red (domino)")
     with pytest.raises(EditError, match="off the 3x3 board"):
         doc.click("frustum:D1", (-3.6, 1.0, 1.5), "small red")
     with pytest.raises(EditError, match="unknown block"):
         doc.click("floor", at((1, 1)), "purple")
-    assert snapshot(doc) == before and len(history.done) == 1
+    assert dict(entity_states(doc)) == before and len(history.done) == 1
     assert all(np.array_equal(np.asarray(doc.pictures()[k]), v) for k, v in pictures.items())
     assert doc.click("floor", at((1, 1))) is None  # without a tool a click only selects
 
@@ -109,17 +106,17 @@ def test_undo_and_redo_walk_the_edits_back_and_forth(doc):
     history.push(doc.click("floor", at((0, 2)), "small red"))
     history.push(doc.stroke([at((0, 1), 1.0), at((0, 2), 1.0)], "large blue (domino)"))
     history.push(doc.set_values("block:0,1-0,2:1", {"code": "large yellow (domino)"}))
-    full = snapshot(doc)
+    full = dict(entity_states(doc))
     assert history.undo().text.startswith("Make large blue (domino)")
     assert doc.state("block:0,1-0,2:1")["code"] == "bl"
     history.undo()
-    assert "block:0,1-0,2:1" not in snapshot(doc) and "legal" in doc.summary()
+    assert "block:0,1-0,2:1" not in dict(entity_states(doc)) and "legal" in doc.summary()
     history.undo()
     history.undo()
-    assert snapshot(doc) == {} and history.undo() is None
+    assert dict(entity_states(doc)) == {} and history.undo() is None
     for _ in range(4):
         history.redo()
-    assert snapshot(doc) == full and doc.board.codes((0, 2)) == ["rs", "yl"]
+    assert dict(entity_states(doc)) == full and doc.board.codes((0, 2)) == ["rs", "yl"]
 
 
 def test_a_directors_wall_follows_every_edit(doc):
@@ -198,7 +195,7 @@ def test_open_and_save_round_trip_a_generated_structure(tmp_path):
     doc.interior = "reference"
     copy = doc.save(tmp_path / "copy.json")
     again = EDITOR.open(copy)
-    assert snapshot(again) == snapshot(doc) and again.interior == "reference"
+    assert dict(entity_states(again)) == dict(entity_states(doc)) and again.interior == "reference"
     saved = json.loads(copy.read_text())
     original_json = json.loads(source.read_text())
     assert {k: v for k, v in saved.items() if k != "editor"} == original_json

@@ -12,6 +12,7 @@ import pytest
 from simlab.cli import main
 from simlab.core.editing import EditError, History, write_json
 from simlab.core.recording import load_run
+from simlab.testing import entity_states
 from simlab.worlds import get_family
 from simlab.worlds.boards.editing import EDITOR, TargetDocument
 from simlab.worlds.boards.model import Cell
@@ -23,10 +24,6 @@ def at(cell: Cell, level: int = 0, rows: int = 8) -> tuple[float, float, float]:
     """A world point over ``cell`` on top of ``level`` pieces (0: the plate)."""
     x, y = cell_centre(cell, rows)
     return (x, y, level * LEVEL_HEIGHT)
-
-
-def snapshot(doc: TargetDocument) -> dict:
-    return {e.id: doc.state(e.id) for e in doc.entities()}
 
 
 @pytest.fixture
@@ -78,7 +75,7 @@ def test_an_illegal_placement_is_refused_with_the_rules_reason_and_changes_nothi
     history = History(doc)
     history.push(doc.click("floor", at((3, 3)), "red washer"))
     history.push(doc.click("floor", at((3, 3)), "blue nut"))
-    before, pictures = snapshot(doc), {k: np.asarray(v) for k, v in doc.pictures().items()}
+    before, pictures = dict(entity_states(doc)), {k: np.asarray(v) for k, v in doc.pictures().items()}
     refusals = [
         (lambda: doc.stroke([at((3, 3)), at((3, 4))], "green bridge"), "bridge-h can only be placed at levels 1"),
         (lambda: doc.click("floor", at((3, 3)), "green washer"), r"Cannot stack same shapes .* \(3,3\)"),
@@ -90,7 +87,7 @@ def test_an_illegal_placement_is_refused_with_the_rules_reason_and_changes_nothi
     for attempt, reason in refusals:
         with pytest.raises(EditError, match=reason):
             attempt()
-    assert snapshot(doc) == before and len(history.done) == 2
+    assert dict(entity_states(doc)) == before and len(history.done) == 2
     assert all(np.array_equal(np.asarray(doc.pictures()[k]), v) for k, v in pictures.items())
     assert doc.click("floor", at((1, 1))) is None  # without a tool a click only selects
 
@@ -118,12 +115,14 @@ def test_undo_and_redo_walk_the_edits_back_and_forth(doc):
     history.push(doc.add("red nut"))
     history.push(doc.add("green bridge"))
     history.push(doc.remove("piece:1,1:1"))
-    assert snapshot(doc) == {"piece:1,2:1": {"shape": "bridge-h", "colour": "green", "x": 1, "y": 2, "level": 1}}
+    assert dict(entity_states(doc)) == {
+        "piece:1,2:1": {"shape": "bridge-h", "colour": "green", "x": 1, "y": 2, "level": 1}
+    }
     history.undo()
     history.undo()
-    assert list(snapshot(doc)) == ["piece:1,1:1"]
+    assert list(dict(entity_states(doc))) == ["piece:1,1:1"]
     history.undo()
-    assert snapshot(doc) == {} and history.undo() is None
+    assert dict(entity_states(doc)) == {} and history.undo() is None
     history.redo()
     history.redo()
     assert doc.summary() == (
