@@ -174,6 +174,7 @@ class PropertiesPanel(QWidget):
         if fields != self._fields or self.form is None:
             if self.form is not None:
                 self._layout.removeWidget(self.form)
+                self.form.hide()  # out of sight now: deleteLater waits for the event loop
                 self.form.deleteLater()
             self.form = ActionForm(fields)
             self._layout.insertWidget(1, self.form)

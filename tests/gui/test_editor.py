@@ -120,3 +120,14 @@ def test_the_cli_names_a_bad_target_before_any_window(capsys):
     assert "has nothing to author" in capsys.readouterr().err
     assert main(["edit", str(Path("no/such/file.json"))]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+def test_selecting_another_kind_of_entity_shows_one_form_not_two_overlapping(editor):
+    from simlab.gui.forms import ActionForm
+
+    editor.add("small green")
+    small = editor.selected
+    editor.add("large blue (domino)")  # its form offers other choices: the form is rebuilt
+    editor.select(small)
+    shown = [form for form in editor.properties.findChildren(ActionForm) if form.isVisible()]
+    assert shown == [editor.properties.form]
