@@ -200,7 +200,32 @@ def _parser() -> argparse.ArgumentParser:
 
     plug = sub.add_parser("plugins", help="list installed plugins and any that failed to load")
     plug.set_defaults(func=_cmd_plugins)
+    _add_judge(sub)
     return parser
+
+
+def _add_judge(sub: argparse._SubParsersAction) -> None:
+    judge = sub.add_parser(
+        "judge",
+        help="ask an LLM judge about a recorded run (the papers' judges; results stored beside the episodes)",
+        description="Concurrent and resumable: every answer is stored in RUN/judgments/ as it arrives, and a "
+        "rerun asks only what is not answered yet for the same judge, model and prompt.",
+    )
+    judge.add_argument("run_dir", type=Path)
+    judge.add_argument(
+        "--judge", action="append", required=True, metavar="NAME", help="a judge (see `worlds`), repeatable; all"
+    )
+    judge.add_argument("--model", required=True, help="the judging model's name at the endpoint")
+    judge.add_argument("--base-url", help="an OpenAI-compatible endpoint (default $OPENAI_BASE_URL, else OpenAI)")
+    judge.add_argument(
+        "--api-key-env", default="OPENAI_API_KEY", help="the NAME of the variable holding the key (never the key)"
+    )
+    judge.add_argument("--runs", type=_positive, help="independent runs per item (default: the judge's own)")
+    judge.add_argument("--concurrency", type=_positive, default=4, help="requests at once (default 4)")
+    judge.add_argument("--temperature", type=float, help="sent when set (default: the endpoint's)")
+    judge.add_argument("--episode", action="append", metavar="ID", help="judge only this episode (repeatable)")
+    judge.add_argument("--retry-unreadable", action="store_true", help="ask again where a reply could not be read")
+    judge.set_defaults(func=_cmd_judge)
 
 
 def _cmd_default(args: argparse.Namespace) -> int:
@@ -653,6 +678,42 @@ def _cmd_plugins(args: argparse.Namespace) -> int:
     for where, problem in registry.problems.items():
         print(f"broken: {where}: {problem}")
     return 0
+
+
+def _cmd_judge(args: argparse.Namespace) -> int:
+    from simlab.agents.openai_agent import AgentSettings
+    from simlab.analysis.judgments import judges_table, summarize
+    from simlab.core.judging import load_run_judgments
+    from simlab.core.recording import load_run
+    from simlab.runner.judging import find_judges, judge_run
+
+    run = load_run(args.run_dir)
+    judges = find_judges(str(run.config.get("world")), args.judge)
+    values: dict[str, Any] = {"api_key_env": args.api_key_env}
+    values.update({k: v for k, v in (("base_url", args.base_url), ("temperature", args.temperature)) if v is not None})
+    try:
+        settings = AgentSettings.from_config(args.model, values)
+    except ValueError as exc:
+        return _raise(SimlabError(str(exc)))
+    stop = threading.Event()
+    with _stop_on_first_sigint(stop):
+        outcome = judge_run(run, judges, settings, args.runs, args.concurrency, args.episode, args.retry_unreadable,
+                            progress=_judge_progress, stop=stop)  # fmt: skip
+    print(file=sys.stderr)
+    for problem in outcome.problems[:MAX_WARNINGS]:
+        print(f"warning: {problem}", file=sys.stderr)
+    records, _ = load_run_judgments(run.path)
+    print(judges_table([s for s in summarize(judges, records) if s.model == settings.model]))
+    print(f"asked {outcome.asked}, already answered {outcome.cached}, unreadable replies {outcome.unreadable}")
+    if outcome.failure is not None:
+        print(f"error: stopped early: {outcome.failure}; run the same command again to go on", file=sys.stderr)
+        return 3
+    return 130 if stop.is_set() else 0
+
+
+def _judge_progress(outcome: Any) -> None:
+    if outcome.asked % 10 == 0:
+        print(f"\rjudged {outcome.asked} (already answered {outcome.cached})", end="", file=sys.stderr, flush=True)
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from simlab.core.editing import EditorKind
 from simlab.core.errors import ConfigError
+from simlab.core.judging import Judge
 from simlab.core.world import Agent, Observation, Reply, World
 
 if TYPE_CHECKING:
@@ -401,6 +402,8 @@ class WorldFamily:
     """The analysis figures ``report --figures`` draws from a run of this family (plain data, no plotting)."""
     editor: str | None = None
     """``"module:attribute"`` of the family's :class:`~simlab.core.editing.EditorKind` (None: nothing to author)."""
+    judges: str | None = None
+    """``"module:attribute"`` of the family's LLM judges, a tuple of :class:`~simlab.core.judging.Judge`."""
 
     # ---- roles ----------------------------------------------------------------------------------------
     def expand_role(self, role: str) -> tuple[str, ...]:
@@ -446,6 +449,18 @@ class WorldFamily:
         if not isinstance(kind, EditorKind):
             raise TypeError(f"{self.editor} is a {type(kind).__name__}, expected a simlab.core.editing.EditorKind")
         return kind
+
+    def load_judges(self) -> tuple[Judge, ...]:
+        """The family's LLM judges (imported now), in declared order; () when it declares none."""
+        if self.judges is None:
+            return ()
+        from simlab.core.plugins import load_target
+
+        judges = tuple(load_target(self.judges))
+        for judge in judges:
+            if not isinstance(judge, Judge):
+                raise TypeError(f"{self.judges} holds a {type(judge).__name__}, expected simlab.core.judging.Judge")
+        return judges
 
     def load_views(self) -> FamilyViews:
         """The family's :class:`FamilyViews` (its rendering code is imported now, once)."""

@@ -11,6 +11,8 @@ Plugins come from three places:
       description = "Repeats the last message it saw"
       [agents]
       echo = "echo_agent:make_agent"     # module inside the plugin folder : factory
+      [judges]
+      politeness = "judges:POLITENESS"  # module : a simlab.core.judging.Judge
 
 Discovery reads only names and manifests. A contribution's code is imported the first time it is used,
 and a plugin that fails to load is reported with its reason instead of stopping the program.
@@ -33,6 +35,7 @@ from types import ModuleType
 from typing import Any
 
 from simlab.core.errors import ConfigError
+from simlab.core.judging import Judge
 
 ENTRY_POINT_GROUP = "simlab.plugins"
 REPO_PLUGINS_DIR = Path(__file__).resolve().parents[2] / "plugins"
@@ -46,6 +49,7 @@ class Plugin:
     description: str = ""
     agents: Mapping[str, str] = field(default_factory=dict)
     source: str = ""
+    judges: Mapping[str, str] = field(default_factory=dict)
     path: str | None = None  # folder added to sys.path when a repo plugin is loaded
 
 
@@ -77,6 +81,29 @@ class Registry:
                 raise ConfigError(f"plugin {owner!r} failed to load agent {name!r}: {exc}") from exc
         factory: Callable[..., Any] = self._loaded[key]
         return factory
+
+    def judge_names(self) -> dict[str, str]:
+        """Judge name -> plugin name."""
+        return {judge: p.name for p in self.plugins.values() for judge in p.judges}
+
+    def load_judge(self, name: str) -> Judge:
+        """Import plugin judge ``name`` (once). Raises ConfigError with the reason."""
+        owner = self.judge_names().get(name)
+        if owner is None:
+            raise ConfigError(f"no plugin provides a judge called {name!r}")
+        key = ("judge", name)
+        if key not in self._loaded:
+            plugin = self.plugins[owner]
+            try:
+                judge = load_target(plugin.judges[name], plugin.path, plugin.name)
+                if not isinstance(judge, Judge):
+                    raise TypeError(f"{plugin.judges[name]} is a {type(judge).__name__}, expected a Judge")
+            except Exception as exc:  # a broken plugin must not take the program down
+                self.problems[owner] = f"{type(exc).__name__}: {exc}"
+                raise ConfigError(f"plugin {owner!r} failed to load judge {name!r}: {exc}") from exc
+            self._loaded[key] = judge
+        loaded: Judge = self._loaded[key]
+        return loaded
 
 
 def load_target(target: str, path: str | None = None, owner: str = "") -> Any:
@@ -188,14 +215,21 @@ def _read_manifest(manifest: Path) -> Plugin:
     agents = data.get("agents", {})
     if not isinstance(agents, dict) or not all(isinstance(v, str) for v in agents.values()):
         raise ValueError(f"{manifest}: table 'agents': expected name = \"module:factory\" entries")
-    return Plugin(name, str(data.get("description", "")), agents, str(manifest), str(manifest.parent))
+    judges = data.get("judges", {})
+    if not isinstance(judges, dict) or not all(isinstance(v, str) for v in judges.values()):
+        raise ValueError(f"{manifest}: table 'judges': expected name = \"module:JUDGE\" entries")
+    description = str(data.get("description", ""))
+    return Plugin(name, description, agents, str(manifest), path=str(manifest.parent), judges=judges)
 
 
 def _from_entry_point(ep: importlib.metadata.EntryPoint) -> Plugin:
     plugin = ep.load()
     if not isinstance(plugin, Plugin):
         raise TypeError(f"{ep.value} is a {type(plugin).__name__}, expected a simlab.core.plugins.Plugin")
-    return Plugin(plugin.name, plugin.description, dict(plugin.agents), f"entry point {ep.name}", plugin.path)
+    source = f"entry point {ep.name}"
+    return Plugin(
+        plugin.name, plugin.description, dict(plugin.agents), source, path=plugin.path, judges=dict(plugin.judges)
+    )
 
 
 @dataclass(frozen=True)

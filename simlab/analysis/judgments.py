@@ -1,0 +1,197 @@
+"""What a run's stored judgments say: per item, per judge and model, and per episode.
+
+The papers' way, generically: a judge's runs of one item are combined first (``mean``: each question's value
+averaged over the runs that answered it; ``agree``: the item is kept only when every run gave the same labels,
+as Cosmic keeps the conversations both runs agree on), an item's overall score is the mean of its questions'
+values (questions answered "N/A" or with a category count apart), and a judge's figures are the mean and SEM
+over its items ("across all structure-turn-director observations", CRAFT table 6). A categorical question
+(COMMA's error taxonomy) is reported as the share of items per label.
+
+When a recording or a prompt changed after an item was judged, the item has answers under several prompt
+digests; only the last written digest counts (files are appended, so it is the newest).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from simlab.analysis.report import format_table, natural_key, num_cell
+from simlab.analysis.stats import Summary, finite_or_none, mean_sem_ci
+from simlab.core.judging import Judge, JudgmentRecord
+
+ItemKey = tuple[str, str, str, int, str]  # judge, model, episode, turn, subject
+METRIC_PREFIX = "judge."
+
+
+@dataclass(frozen=True)
+class ItemScore:
+    """One judged item with its runs combined: per question the value (None: not applicable or categorical)
+    and the label (the agreed or most frequent one), the overall score, and how many runs were read."""
+
+    judge: str
+    model: str
+    episode_id: str
+    turn: int
+    subject: str
+    runs: int
+    values: dict[str, float | None]
+    labels: dict[str, str]
+    overall: float | None
+
+
+@dataclass
+class JudgeSummary:
+    """A judge's figures over a run for one model (see the module docstring)."""
+
+    judge: Judge
+    model: str
+    items: int
+    runs: int
+    unreadable: int
+    disagreements: int
+    overall: Summary
+    questions: dict[str, Summary] = field(default_factory=dict)
+    shares: dict[str, dict[str, float]] = field(default_factory=dict)  # categorical code -> label -> share
+    rate: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "judge": self.judge.name,
+            "model": self.model,
+            "items": self.items,
+            "answers": self.runs,
+            "unreadable": self.unreadable,
+            "disagreements": self.disagreements,
+            "overall": self.overall.to_json(),
+            "questions": {code: s.to_json() for code, s in self.questions.items()},
+            "shares": {code: dict(v) for code, v in self.shares.items()},
+            self.judge.rate_label or "rate": finite_or_none(self.rate),
+        }
+
+
+def latest(records: Sequence[JudgmentRecord]) -> list[JudgmentRecord]:
+    """The records of each item under its last written prompt digest, in their order."""
+    newest: dict[ItemKey, str] = {}
+    for r in records:
+        newest[_item_key(r)] = r.prompt_sha256
+    return [r for r in records if newest[_item_key(r)] == r.prompt_sha256]
+
+
+def _item_key(r: JudgmentRecord) -> ItemKey:
+    return (r.judge, r.model, r.episode_id, r.turn, r.subject)
+
+
+def item_scores(judge: Judge, records: Sequence[JudgmentRecord]) -> tuple[list[ItemScore], int]:
+    """``judge``'s items from its readable records (any model), runs combined; and the number of items an
+    ``agree`` judge dropped because its runs disagreed. Items come in episode, turn, subject order."""
+    groups: dict[ItemKey, dict[int, JudgmentRecord]] = {}
+    for r in latest([r for r in records if r.judge == judge.name and r.unreadable is None]):
+        groups.setdefault(_item_key(r), {})[r.run] = r  # a run answered twice (retried) counts once: the last
+    out: list[ItemScore] = []
+    dropped = 0
+    for key in sorted(groups, key=lambda k: (k[1], natural_key(k[2]), k[3], k[4])):
+        runs = [groups[key][n] for n in sorted(groups[key])]
+        score = _combine(judge, key, runs)
+        if score is None:
+            dropped += 1
+        else:
+            out.append(score)
+    return out, dropped
+
+
+def _combine(judge: Judge, key: ItemKey, runs: Sequence[JudgmentRecord]) -> ItemScore | None:
+    labels: dict[str, str] = {}
+    values: dict[str, float | None] = {}
+    for q in judge.questions:
+        said = [r.labels[q.code] for r in runs if q.code in r.labels]
+        if not said:
+            continue
+        if judge.combine == "agree" and len(set(said)) > 1:
+            return None
+        labels[q.code] = Counter(said).most_common(1)[0][0]
+        numbers = [q.scale.labels[s] for s in said if q.scale.labels.get(s) is not None]
+        values[q.code] = sum(numbers) / len(numbers) if numbers else None  # type: ignore[arg-type]
+    present = [v for v in values.values() if v is not None]
+    overall = sum(present) / len(present) if present else None
+    return ItemScore(*key, len(runs), values, labels, overall)
+
+
+def summarize(judges: Sequence[Judge], records: Sequence[JudgmentRecord], seed: int = 0) -> list[JudgeSummary]:
+    """One summary per judge and model that has records, judges in the given order, models sorted."""
+    out: list[JudgeSummary] = []
+    for judge in judges:
+        mine = [r for r in records if r.judge == judge.name]
+        for model in sorted({r.model for r in mine}):
+            theirs = [r for r in mine if r.model == model]
+            out.append(_summary(judge, model, theirs, seed))
+    return out
+
+
+def _summary(judge: Judge, model: str, records: Sequence[JudgmentRecord], seed: int) -> JudgeSummary:
+    items, dropped = item_scores(judge, records)
+    questions: dict[str, Summary] = {}
+    shares: dict[str, dict[str, float]] = {}
+    for q in judge.questions:
+        if q.scale.categorical:
+            counts = Counter(i.labels[q.code] for i in items if q.code in i.labels)
+            total = sum(counts.values())
+            shares[q.code] = {label: counts[label] / total for label in q.scale.labels if total}
+        else:
+            questions[q.code] = mean_sem_ci([i.values.get(q.code) for i in items], seed=seed)
+    rate = judge.rate([i.labels for i in items]) if judge.rate is not None else None
+    return JudgeSummary(
+        judge, model, len(items), len(latest(records)), sum(r.unreadable is not None for r in latest(records)),
+        dropped, mean_sem_ci([i.overall for i in items], seed=seed), questions, shares, rate,
+    )  # fmt: skip
+
+
+def episode_metrics(judges: Sequence[Judge], records: Sequence[JudgmentRecord]) -> dict[str, dict[str, float]]:
+    """Per episode, each judge's mean overall score over its items there, as report metrics:
+    ``judge.NAME`` when one model judged, ``judge.NAME@MODEL`` for each when several did."""
+    out: dict[str, dict[str, float]] = {}
+    for judge in judges:
+        items, _ = item_scores(judge, records)
+        models = sorted({i.model for i in items})
+        for model in models:
+            name = METRIC_PREFIX + judge.name + (f"@{model}" if len(models) > 1 else "")
+            per_episode: dict[str, list[float]] = {}
+            for i in items:
+                if i.model == model and i.overall is not None:
+                    per_episode.setdefault(i.episode_id, []).append(i.overall)
+            for episode_id, scores in per_episode.items():
+                out.setdefault(episode_id, {})[name] = sum(scores) / len(scores)
+    return out
+
+
+def with_judge_metrics(
+    summaries: Sequence[Mapping[str, Any]], metrics: Mapping[str, Mapping[str, float]]
+) -> list[dict[str, Any]]:
+    """``summaries`` with each episode's judge metrics added to its ``metrics`` (copies; nothing is written)."""
+    out = []
+    for summary in summaries:
+        extra = metrics.get(str(summary.get("episode_id")), {})
+        out.append({**summary, "metrics": {**(summary.get("metrics") or {}), **extra}} if extra else dict(summary))
+    return out
+
+
+def judges_table(summaries: Sequence[JudgeSummary]) -> str:
+    """Fixed-width text: per judge and model, the items, the overall score and each question, mean ± SEM."""
+    blocks = []
+    for s in summaries:
+        head = f"judge {s.judge.name} ({s.judge.title}), model {s.model}: {s.items} items from {s.runs} answers"
+        notes = [f"{s.unreadable} unreadable"] if s.unreadable else []
+        notes += [f"{s.disagreements} items dropped: runs disagreed"] if s.disagreements else []
+        if s.rate is not None or s.judge.rate is not None:
+            notes.append(f"{s.judge.rate_label or 'rate'} {num_cell(s.rate)}")
+        rows = [["overall", "", str(s.overall.n), num_cell(s.overall.mean), num_cell(s.overall.sem)]]
+        for code, summary in s.questions.items():
+            q = s.judge.question(code)
+            rows.append([code, q.label if q else "", str(summary.n), num_cell(summary.mean), num_cell(summary.sem)])
+        for code, shares in s.shares.items():
+            rows += [[code, label, "", num_cell(share), ""] for label, share in shares.items()]
+        table = format_table(["question", "", "n", "mean", "SEM"], rows, left_columns=2)
+        blocks.append(head + (f" ({'; '.join(notes)})" if notes else "") + "\n" + table)
+    return "\n".join(blocks)
