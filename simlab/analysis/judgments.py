@@ -16,11 +16,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from simlab.analysis.report import format_table, natural_key, num_cell
 from simlab.analysis.stats import Summary, finite_or_none, mean_sem_ci
-from simlab.core.judging import Judge, JudgmentRecord
+from simlab.core.judging import Judge, JudgmentRecord, load_run_judgments
 
 ItemKey = tuple[str, str, str, int, str]  # judge, model, episode, turn, subject
 METRIC_PREFIX = "judge."
@@ -85,10 +86,11 @@ def _item_key(r: JudgmentRecord) -> ItemKey:
 
 
 def item_scores(judge: Judge, records: Sequence[JudgmentRecord]) -> tuple[list[ItemScore], int]:
-    """``judge``'s items from its readable records (any model), runs combined; and the number of items an
+    """``judge``'s items from its records (any model; a reply read in part counts for the questions it
+    answered), runs combined; and the number of items an
     ``agree`` judge dropped because its runs disagreed. Items come in episode, turn, subject order."""
     groups: dict[ItemKey, dict[int, JudgmentRecord]] = {}
-    for r in latest([r for r in records if r.judge == judge.name and r.unreadable is None]):
+    for r in latest([r for r in records if r.judge == judge.name and r.labels]):
         groups.setdefault(_item_key(r), {})[r.run] = r  # a run answered twice (retried) counts once: the last
     out: list[ItemScore] = []
     dropped = 0
@@ -195,3 +197,50 @@ def judges_table(summaries: Sequence[JudgeSummary]) -> str:
         table = format_table(["question", "", "n", "mean", "SEM"], rows, left_columns=2)
         blocks.append(head + (f" ({'; '.join(notes)})" if notes else "") + "\n" + table)
     return "\n".join(blocks)
+
+
+def known_judges(world: str) -> dict[str, Judge]:
+    """Every judge of ``world`` by name: the family's own in declared order, then plugins' judging it
+    (a plugin that fails to load is left out; ``python main.py plugins`` says why)."""
+    from simlab.core.errors import ConfigError
+    from simlab.core.plugins import discover
+    from simlab.worlds import get_family
+
+    out = {judge.name: judge for judge in get_family(world).load_judges()}
+    registry = discover()
+    for name in sorted(registry.judge_names()):
+        try:
+            judge = registry.load_judge(name)
+        except ConfigError:
+            continue
+        if judge.world == world:
+            out.setdefault(name, judge)
+    return out
+
+
+@dataclass
+class RunJudgments:
+    """A run's stored judgments read back: the judges that gave them, the records, and the problems met
+    (unreadable lines, judges no longer known)."""
+
+    judges: list[Judge]
+    records: list[JudgmentRecord]
+    problems: list[str]
+
+    def summaries(self, seed: int = 0) -> list[JudgeSummary]:
+        return summarize(self.judges, self.records, seed)
+
+    def for_episode(self, episode_id: str) -> list[JudgmentRecord]:
+        return [r for r in self.records if r.episode_id == episode_id]
+
+
+def run_judgments(run_dir: Path, world: str) -> RunJudgments:
+    """The judgments stored in ``run_dir`` (a run of ``world``), with the judges that made them."""
+    records, problems = load_run_judgments(run_dir)
+    known = known_judges(world) if records else {}
+    names = list(dict.fromkeys(r.judge for r in records))
+    for name in names:
+        if name not in known:
+            problems.append(f"{run_dir}: judgments by {name!r}, a judge this installation does not know, left out")
+    judges = [known[n] for n in known if n in names]
+    return RunJudgments(judges, [r for r in records if r.judge in known], problems)

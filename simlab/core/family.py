@@ -361,7 +361,12 @@ class FigureSpec:
 
 def lineup(episode: Episode) -> str:
     """The agents that played an episode, ``role=agent`` in role order: the series a figure compares."""
-    return " ".join(f"{role}={spec}" for role, spec in sorted(episode.agents.items())) or "(unknown agents)"
+    return lineup_of(episode.agents)
+
+
+def lineup_of(agents: Mapping[str, Any]) -> str:
+    """:func:`lineup` from an ``agents`` mapping (an episode's or its index summary's)."""
+    return " ".join(f"{role}={spec}" for role, spec in sorted(agents.items())) or "(unknown agents)"
 
 
 def by_lineup(episodes: Sequence[Episode]) -> list[tuple[str, list[Episode]]]:

@@ -8,7 +8,8 @@ question's :class:`Scale` (Yes/No/Unclear -> 1/0/0.5, a repair label -1/0/1, an 
 is the judge's instructions as the system prompt and the item's context followed by the questions and the
 answer format (:func:`judge_messages`); the reply is read line by line (:func:`read_verdict`), so a model that
 wraps its answers in prose or markdown is still read, and one that answers nothing usable is recorded as
-unreadable with the reason.
+unreadable with the reason. Families write contexts with :func:`clip` and :func:`transcript`, so one long reply
+or a long conversation never makes a prompt of unbounded size.
 
 A judge runs ``runs`` times per item (the papers average three or two independent runs); how the runs
 combine is the judge's ``combine``: ``"mean"`` averages the values, ``"agree"`` keeps an item only when every
@@ -28,7 +29,7 @@ import json
 import os
 import re
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -52,9 +53,11 @@ class Scale:
     labels: Mapping[str, float | None]
 
     def match(self, text: str) -> str | None:
-        """The label ``text`` starts with (any case; the longest label first, so "-1" is not read as "1")."""
+        """The label ``text`` starts with (any case; the longest label first, so "-1" is not read as "1"). An
+        underscore in a label also matches a space or a hyphen: "Repetition loop" is ``repetition_loop``."""
         for label in sorted(self.labels, key=len, reverse=True):
-            if re.match(rf"{re.escape(label)}(?![\w-])", text, re.IGNORECASE):
+            pattern = re.escape(label).replace("_", "[_ -]")
+            if re.match(rf"{pattern}(?![\w-])", text, re.IGNORECASE):
                 return label
         return None
 
@@ -136,6 +139,31 @@ def prompt_sha256(messages: Sequence[Mapping[str, str]]) -> str:
     """The digest that identifies a request's prompt: the same messages give the same digest on any machine."""
     text = json.dumps(list(messages), ensure_ascii=False, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+# ---- writing an item's context (helpers for the families' items) ------------------------------------------
+TEXT_LIMIT = 1500
+"""Characters of one message an item's context keeps (:func:`clip`): a long reply never makes a long prompt."""
+
+
+def clip(text: str, limit: int = TEXT_LIMIT) -> str:
+    """``text`` whole when it has at most ``limit`` characters, else its first third and its last two thirds
+    (where a reasoning concludes) around a note saying how many characters were left out."""
+    text = text.strip()
+    if len(text) <= limit:
+        return text
+    head = limit // 3
+    return f"{text[:head]} [... {len(text) - limit:,} characters left out ...] {text[len(text) - (limit - head) :]}"
+
+
+def transcript(entries: Iterable[tuple[int, str, str]], since: int = 1, limit: int = TEXT_LIMIT) -> str:
+    """``(turn, who, text)`` entries as ``[turn N] who: text`` lines, each text clipped to ``limit``; when
+    ``since`` is past turn 1, a first line says the turns before it were left out (the caller keeps only
+    entries from ``since`` on, so a context holds a bounded window of a long conversation)."""
+    lines = [f"[turn {turn}] {who}: {clip(text, limit)}" for turn, who, text in entries]
+    if since > 1:
+        lines.insert(0, f"(turns 1 to {since - 1} left out)")
+    return "\n".join(lines) or "(nothing)"
 
 
 # ---- reading a reply -------------------------------------------------------------------------------------

@@ -11,7 +11,9 @@ calls, for the current turn or for all turns, as chats (:mod:`simlab.render.mode
 role, model, tokens, latency, retries and why, cost, errors in red, then the messages sent as bubbles (system
 prompts shortened until "Full system prompts" is ticked, pictures as thumbnails re-rendered from the recording
 and marked when they are byte for byte the ones sent) and the reply; the episode's totals above. "JSON" shows
-the same records as pretty JSON. The Raw tab is drawn only while it is shown.
+the same records as pretty JSON. The Raw tab is drawn only while it is shown. *Judges* shows what LLM judges
+said about the turn (or every turn), run by run with their reasons (:mod:`simlab.render.judgments`), from the
+judgments stored beside the run's episodes.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import bisect
 import html
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from PIL import Image
@@ -51,10 +54,13 @@ from PySide6.QtWidgets import (
 
 from simlab.core.episode import Episode
 from simlab.core.family import hex_colour
+from simlab.core.judging import Judge, JudgmentRecord
 from simlab.gui.playback import PlaybackModel
 from simlab.render.formatting import FAILED_RGB, LINK_SCHEME, MUTED_RGB, OK_RGB, TEXT_RGB, episode_colours, event_html
+from simlab.render.judgments import judgments_html
 from simlab.render.model_calls import ImageRef, ModelCall, call_pictures, calls_html, model_calls, total_line
 
+JUDGES_TAB = 2
 OK_COLOUR = hex_colour(OK_RGB)
 ERROR_COLOUR = hex_colour(FAILED_RGB)
 MUTED_COLOUR = hex_colour(MUTED_RGB)
@@ -210,6 +216,8 @@ class DialoguePane(QWidget):
         self._hit_index = -1
         self._following_hit = False
         self._pictures: dict[int, dict[str, tuple[QImage, bool]]] = {}  # raw index -> re-rendered pictures
+        self._judges: list[Judge] = []
+        self._judgments: list[JudgmentRecord] = []  # the open episode's
         self._build_ui()
         playback.episodeChanged.connect(self._on_episode)
         playback.turnChanged.connect(self._on_turn)
@@ -220,6 +228,7 @@ class DialoguePane(QWidget):
         self.tabs = QTabWidget(self)
         self.tabs.addTab(self._build_dialogue_tab(), "Dialogue")
         self.tabs.addTab(self._build_raw_tab(), "Raw")
+        self.tabs.addTab(self._build_judges_tab(), "Judges")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.tabs)
@@ -287,7 +296,26 @@ class DialoguePane(QWidget):
         self.tabs.currentChanged.connect(lambda _index: self._refresh_raw())
         return page
 
+    def _build_judges_tab(self) -> QWidget:
+        page = QWidget(self)
+        self.judges_all_box = QCheckBox("All turns", page)
+        self.judges_all_box.toggled.connect(self._refresh_judges)
+        self.judges_view = QTextBrowser(page)
+        self.judges_view.setOpenLinks(False)
+        layout = QVBoxLayout(page)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.judges_all_box)
+        layout.addWidget(self.judges_view, 1)
+        self.tabs.currentChanged.connect(lambda _index: self._refresh_judges())
+        return page
+
     # ---- public API --------------------------------------------------------------------------------------
+    def set_judgments(self, judges: Sequence[Judge], records: Sequence[JudgmentRecord]) -> None:
+        """The judges' verdicts about the open episode (``python main.py judge`` stores them beside the run's
+        episodes); the Judges tab shows those about the playback's turn."""
+        self._judges, self._judgments = list(judges), list(records)
+        self._refresh_judges()
+
     @property
     def selected_turn(self) -> int:
         """The turn currently highlighted (always the playback's turn)."""
@@ -349,6 +377,7 @@ class DialoguePane(QWidget):
         self._pictures = {}
         self.raw_chat.pictures = {}
         self._rebuild()
+        self._refresh_judges()
 
     def _rebuild(self) -> None:
         self.browser.setHtml(dialogue_html(self._episode, self.show_reasoning))
@@ -377,6 +406,7 @@ class DialoguePane(QWidget):
     def _on_turn(self, turn: int) -> None:
         self._show_turn(turn)
         self._refresh_raw()
+        self._refresh_judges()
 
     def _show_turn(self, turn: int) -> None:
         self._selected_turn = turn
@@ -439,6 +469,15 @@ class DialoguePane(QWidget):
         calls = model_calls(self._episode.raw, turn)
         colours = episode_colours(self._episode)
         self.raw_chat.setHtml(calls_html(calls, colours, self._picture_source, self.system_box.isChecked()))
+
+    def _refresh_judges(self) -> None:
+        """Redraw the Judges tab for the playback's turn (or all turns), only while it is shown."""
+        if self.tabs.currentIndex() != JUDGES_TAB:
+            return
+        turn = None if self.judges_all_box.isChecked() else self._playback.turn
+        shown = self._episode.episode_id if self._episode is not None else None
+        records = [r for r in self._judgments if r.episode_id == shown]
+        self.judges_view.setHtml(judgments_html(self._judges, records, turn))
 
     def _picture_source(self, call: ModelCall, ref: ImageRef) -> tuple[str, bool] | None:
         """A call's picture for the chat, re-rendered once per episode and served from memory."""

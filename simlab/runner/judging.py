@@ -22,6 +22,7 @@ from concurrent.futures import ALL_COMPLETED, FIRST_COMPLETED, Future, ThreadPoo
 from dataclasses import dataclass, field, replace
 
 from simlab.agents.openai_agent import AgentSettings, ChatCaller, public_url
+from simlab.analysis.judgments import known_judges
 from simlab.core.errors import ConfigError, InfrastructureError
 from simlab.core.judging import (
     Judge,
@@ -34,10 +35,9 @@ from simlab.core.judging import (
     prompt_sha256,
     read_judgments,
 )
-from simlab.core.plugins import discover
 from simlab.core.recording import Run, load_episode
 from simlab.core.seeding import stable_seed
-from simlab.worlds import get_family
+from simlab.worlds import family_names
 
 JUDGE_MAX_TOKENS = 600
 """A reply's limit: a line per question with a short reason (seven questions take about 250 tokens)."""
@@ -68,24 +68,31 @@ class JudgeOutcome:
 
 
 def find_judges(world: str, names: Sequence[str]) -> list[Judge]:
-    """The judges called ``names`` for ``world``: the family's own first, then plugins'; ``all`` means every
-    judge of the family. ConfigError lists the known ones when a name is unknown or judges another world."""
-    own = {judge.name: judge for judge in get_family(world).load_judges()}
-    registry = discover()
+    """The judges called ``names`` for ``world`` (:func:`~simlab.analysis.judgments.known_judges`); ``all``
+    means every judge of the world. ConfigError lists the known ones when a name is unknown or judges another
+    world."""
+    known = known_judges(world)
     found: list[Judge] = []
     for name in dict.fromkeys(names):
         if name == "all":
-            found += [j for j in own.values() if j not in found]
+            found += [j for j in known.values() if j not in found]
             continue
-        judge = own.get(name) or (registry.load_judge(name) if name in registry.judge_names() else None)
+        judge = known.get(name) or _other_worlds_judge(name)
         if judge is None:
-            known = ", ".join([*own, *registry.judge_names()]) or "none"
-            raise ConfigError(f"no judge called {name!r} for world {world!r}; known: {known}")
+            raise ConfigError(f"no judge called {name!r} for world {world!r}; known: {', '.join(known) or 'none'}")
         if judge.world != world:
             raise ConfigError(f"judge {name!r} judges {judge.world!r} episodes, but this run is a {world!r} run")
         if judge not in found:
             found.append(judge)
     return found
+
+
+def _other_worlds_judge(name: str) -> Judge | None:
+    for world in family_names():
+        judge = known_judges(world).get(name)
+        if judge is not None:
+            return judge
+    return None
 
 
 def judge_run(

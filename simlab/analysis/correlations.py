@@ -1,0 +1,185 @@
+"""Which features of the agents' communication go with task success: CRAFT's table 7, for any run.
+
+The unit is the agent lineup (CRAFT correlates over its 15 models): for each lineup the mean of a target
+metric (``overall_progress_t20`` for CRAFT's "progress at turn 20") is set against the mean of every feature:
+
+* behavioural: every other episode metric the summaries hold (the remove gap among them);
+* judge: each judge's overall score and each numeric question (SG3, MM5...), averaged over the lineup's items
+  with the runs combined as the judge says (:mod:`simlab.analysis.judgments`);
+* surface: the mean words per public message.
+
+For each feature: Pearson's r and Spearman's rho with their two-sided p-values (scipy), over the lineups that
+have both values; fewer than three such lineups, or a feature that does not vary, gives no coefficient.
+Features are ordered by the absolute Pearson r, largest first, as the paper orders them.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from simlab.analysis.judgments import item_scores
+from simlab.analysis.report import format_table, num_cell
+from simlab.core.episode import Episode
+from simlab.core.family import lineup_of
+from simlab.core.judging import Judge, JudgmentRecord
+
+FeatureKind = Literal["behavioural", "judge", "surface"]
+MIN_LINEUPS = 3
+WORDS_FEATURE = "words per message"
+
+
+@dataclass(frozen=True)
+class Correlation:
+    """One feature against the target across lineups; the coefficients are None when they cannot be computed."""
+
+    feature: str
+    kind: FeatureKind
+    n: int
+    pearson_r: float | None
+    pearson_p: float | None
+    spearman_rho: float | None
+    spearman_p: float | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "feature": self.feature,
+            "kind": self.kind,
+            "n": self.n,
+            "pearson_r": self.pearson_r,
+            "pearson_p": self.pearson_p,
+            "spearman_rho": self.spearman_rho,
+            "spearman_p": self.spearman_p,
+        }
+
+
+def message_words(episode: Episode) -> float | None:
+    """Mean words per public message of ``episode`` (None when nobody spoke)."""
+    counts = [len(str(e.data.get("text", "")).split()) for e in episode.events if e.kind == "message"]
+    return sum(counts) / len(counts) if counts else None
+
+
+@dataclass(frozen=True)
+class RunFeatures:
+    """One run's part of a correlation: its episode summaries, its stored judgments and, per episode id, the
+    :func:`message_words` (None: not computed). Episodes are told apart by run, so ids may repeat across runs;
+    the same lineup in several runs is pooled (the same agents, more episodes)."""
+
+    summaries: Sequence[Mapping[str, Any]]
+    records: Sequence[JudgmentRecord] = ()
+    words: Mapping[str, float | None] | None = None
+
+
+Unit = tuple[int, str]  # (run number, episode id)
+
+
+def feature_correlations(runs: Sequence[RunFeatures], target: str, judges: Sequence[Judge] = ()) -> list[Correlation]:
+    """Every feature's correlation with metric ``target`` across the lineups of ``runs`` (see the module
+    docstring). ValueError when no episode has ``target``."""
+    summaries = {(k, str(s.get("episode_id"))): s for k, run in enumerate(runs) for s in run.summaries}
+    lineups = {unit: lineup_of(s.get("agents") or {}) for unit, s in summaries.items()}
+    y = _by_lineup({u: _metric(s, target) for u, s in summaries.items()}, lineups)
+    metrics = sorted({m for s in summaries.values() for m in (s.get("metrics") or {})})
+    if not y:
+        raise ValueError(f"no episode has the metric {target!r}; metrics: {', '.join(metrics) or 'none'}")
+    features: list[tuple[str, FeatureKind, dict[str, float]]] = []
+    for name in metrics:
+        if name != target:
+            features.append(
+                (name, "behavioural", _by_lineup({u: _metric(s, name) for u, s in summaries.items()}, lineups))
+            )
+    for judge in judges:
+        features += _judge_features(judge, runs, lineups)
+    if any(run.words is not None for run in runs):
+        words = {(k, e): w for k, run in enumerate(runs) for e, w in (run.words or {}).items()}
+        features.append((WORDS_FEATURE, "surface", _by_lineup(words, lineups)))
+    out = [_correlate(name, kind, x, y) for name, kind, x in features]
+    return sorted(out, key=lambda c: (-abs(c.pearson_r) if c.pearson_r is not None else 1.0, c.feature))
+
+
+def lineup_count(runs: Sequence[RunFeatures]) -> int:
+    """How many distinct agent lineups ``runs`` hold (the n of the correlations)."""
+    return len({lineup_of(s.get("agents") or {}) for run in runs for s in run.summaries})
+
+
+def _metric(summary: Mapping[str, Any], name: str) -> float | None:
+    value = (summary.get("metrics") or {}).get(name)
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value)
+    return None
+
+
+def _by_lineup(per_unit: Mapping[Unit, float | None], lineups: Mapping[Unit, str]) -> dict[str, float]:
+    """The mean per lineup of the episodes' values that exist."""
+    sums: dict[str, list[float]] = {}
+    for unit, value in per_unit.items():
+        if value is not None and unit in lineups:
+            sums.setdefault(lineups[unit], []).append(value)
+    return {lineup: sum(v) / len(v) for lineup, v in sums.items()}
+
+
+def _judge_features(
+    judge: Judge, runs: Sequence[RunFeatures], lineups: Mapping[Unit, str]
+) -> list[tuple[str, FeatureKind, dict[str, float]]]:
+    """The judge's overall score and numeric questions per lineup (means over its items there)."""
+    items = [(k, item) for k, run in enumerate(runs) for item in item_scores(judge, run.records)[0]]
+    out: list[tuple[str, FeatureKind, dict[str, float]]] = []
+    columns = [("overall", None)] + [(q.code, q) for q in judge.questions if not q.scale.categorical]
+    for code, question in columns:
+        values: dict[Unit, list[float]] = {}
+        for k, item in items:
+            value = item.overall if question is None else item.values.get(code)
+            if value is not None:
+                values.setdefault((k, item.episode_id), []).append(value)
+        per_episode = {unit: sum(v) / len(v) for unit, v in values.items()}
+        label = f"{judge.name} overall" if question is None else f"{question.label} ({code})"
+        out.append((label, "judge", _by_lineup(per_episode, lineups)))
+    return out
+
+
+def _correlate(name: str, kind: FeatureKind, x: Mapping[str, float], y: Mapping[str, float]) -> Correlation:
+    from scipy import stats
+
+    shared = sorted(set(x) & set(y))
+    xs, ys = [x[k] for k in shared], [y[k] for k in shared]
+    if len(shared) < MIN_LINEUPS or len(set(xs)) < 2 or len(set(ys)) < 2:
+        return Correlation(name, kind, len(shared), None, None, None, None)
+    with warnings.catch_warnings():  # near-constant inputs warn; their coefficients are still defined
+        warnings.simplefilter("ignore")
+        pearson = stats.pearsonr(xs, ys)
+        spearman = stats.spearmanr(xs, ys)
+    return Correlation(
+        name, kind, len(shared), _finite(pearson.statistic), _finite(pearson.pvalue),
+        _finite(spearman.statistic), _finite(spearman.pvalue),
+    )  # fmt: skip
+
+
+def _finite(value: Any) -> float | None:
+    number = float(value)
+    return number if math.isfinite(number) else None
+
+
+def stars(p: float | None) -> str:
+    """The paper's significance marks: * p < 0.05, ** p < 0.01, *** p < 0.001."""
+    if p is None:
+        return ""
+    return "***" if p < 0.001 else "**" if p < 0.01 else "*" if p < 0.05 else ""
+
+
+def correlations_table(correlations: Sequence[Correlation], target: str, lineups: int) -> str:
+    """Fixed-width text in the layout of CRAFT's table 7."""
+    rows = [
+        [c.feature, c.kind, str(c.n), _coefficient(c.pearson_r, c.pearson_p), num_cell(c.pearson_p),
+         _coefficient(c.spearman_rho, c.spearman_p), num_cell(c.spearman_p)]
+        for c in correlations
+    ]  # fmt: skip
+    header = ["feature", "kind", "n", "Pearson r", "p", "Spearman rho", "p"]
+    title = f"correlations with {target} across {lineups} agent lineups (* p<0.05, ** p<0.01, *** p<0.001)"
+    return title + "\n" + format_table(header, rows, left_columns=2)
+
+
+def _coefficient(value: float | None, p: float | None) -> str:
+    return "-" if value is None else f"{value:+.3f}{stars(p)}"

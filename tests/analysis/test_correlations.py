@@ -1,0 +1,105 @@
+"""CRAFT's table 7 for any run: features of each agent lineup (episode metrics, judge questions, words per
+message) correlated with a target metric, checked against scipy on means computed here another way."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from scipy import stats
+
+from simlab.analysis.correlations import (
+    WORDS_FEATURE,
+    RunFeatures,
+    correlations_table,
+    feature_correlations,
+    lineup_count,
+    message_words,
+)
+from simlab.core.judging import JudgmentRecord
+from simlab.core.recording import load_run
+from simlab.runner.batch import RunConfig, run
+from tests.analysis.test_judging import TEST_JUDGE
+
+SKILLS = ("0.1", "0.4", "0.7", "0.95")
+TARGET = "overall_progress"
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    """Four blocks runs of the same tasks, each with a builder of another skill: four lineups."""
+    out = []
+    for skill in SKILLS:
+        folder = tmp_path_factory.mktemp(f"skill{skill}") / "run"
+        run(
+            RunConfig("blocks", seed=2, episodes=3, agents=[f"builder=scripted:{skill}"], settings={"turns": 6}), folder
+        )
+        out.append(folder)
+    return out
+
+
+def judged(summaries, q1_yes: bool) -> list[JudgmentRecord]:
+    """Two runs' answers per episode at turn 1: Q1 Yes (or No) twice, Q2 Yes then No (0.5 once combined)."""
+    out = []
+    for s in summaries:
+        for number, q2 in enumerate(("Yes", "No")):
+            labels = {"Q1": "Yes" if q1_yes else "No", "Q2": q2}
+            values = {"Q1": 1.0 if q1_yes else 0.0, "Q2": 1.0 if q2 == "Yes" else 0.0}
+            out.append(
+                JudgmentRecord("test-judge", "m", s["episode_id"], 1, "", number, "sha", labels, {}, None, "", values)
+            )
+    return out
+
+
+def mean(values):
+    return sum(values) / len(values)
+
+
+def test_features_correlate_with_the_target_across_lineups_as_scipy_says(runs):
+    loaded = [load_run(r) for r in runs]
+    features = []
+    for k, recorded in enumerate(loaded):
+        words = {e.episode_id: message_words(e) for e in recorded.episodes()}
+        features.append(RunFeatures(recorded.summaries, judged(recorded.summaries, q1_yes=k >= 2), words))
+    found = {c.feature: c for c in feature_correlations(features, TARGET, [TEST_JUDGE])}
+    assert lineup_count(features) == 4
+
+    target = [mean([s["metrics"][TARGET] for s in r.summaries]) for r in loaded]
+    gap = [mean([s["metrics"]["remove_gap"] for s in r.summaries]) for r in loaded]
+    r, p = stats.pearsonr(gap, target)
+    rho, _ = stats.spearmanr(gap, target)
+    assert found["remove_gap"].kind == "behavioural" and found["remove_gap"].n == 4
+    assert found["remove_gap"].pearson_r == pytest.approx(r) and found["remove_gap"].pearson_p == pytest.approx(p)
+    assert found["remove_gap"].spearman_rho == pytest.approx(rho)
+
+    q1 = [0.0, 0.0, 1.0, 1.0]
+    assert found["first (Q1)"].pearson_r == pytest.approx(stats.pearsonr(q1, target).statistic)
+    overall = [mean([v, 0.5]) for v in q1]
+    assert found["test-judge overall"].pearson_r == pytest.approx(stats.pearsonr(overall, target).statistic)
+    assert found["second (Q2)"].pearson_r is None  # 0.5 for every lineup: nothing varies
+
+    words = [mean([message_words(e) for e in r.episodes()]) for r in loaded]
+    assert found[WORDS_FEATURE].kind == "surface"
+    expected = stats.pearsonr(words, target).statistic if len(set(words)) > 1 else None
+    assert found[WORDS_FEATURE].pearson_r == (pytest.approx(expected) if expected is not None else None)
+
+    ordered = [abs(c.pearson_r) for c in found.values() if c.pearson_r is not None]
+    assert list(found.values())[: len(ordered)] == [c for c in found.values() if c.pearson_r is not None]
+    assert ordered == sorted(ordered, reverse=True)
+    assert TARGET not in found
+
+
+def test_fewer_than_three_lineups_give_no_coefficient_and_an_unknown_target_is_named(runs):
+    two = [RunFeatures(load_run(r).summaries) for r in runs[:2]]
+    assert all(c.pearson_r is None and c.n == 2 for c in feature_correlations(two, TARGET))
+    with pytest.raises(ValueError, match="no episode has the metric 'progress'; metrics: .*overall_progress"):
+        feature_correlations(two, "progress")
+
+
+def test_the_table_marks_significance_like_the_paper(runs):
+    features = [RunFeatures(load_run(r).summaries) for r in runs]
+    correlations = feature_correlations(features, TARGET)
+    text = correlations_table(correlations, TARGET, lineup_count(features))
+    assert text.startswith(f"correlations with {TARGET} across 4 agent lineups")
+    line = next(ln for ln in text.splitlines() if ln.startswith("overall_progress_t20"))
+    assert "+1.000***" in line  # the same number under another name: a perfect correlation
