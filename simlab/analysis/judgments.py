@@ -17,11 +17,14 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from simlab.analysis.report import format_table, natural_key, num_cell
 from simlab.analysis.stats import Summary, finite_or_none, mean_sem_ci
 from simlab.core.judging import Judge, JudgmentRecord, load_run_judgments
+
+if TYPE_CHECKING:
+    from simlab.core.plugins import Registry
 
 ItemKey = tuple[str, str, str, int, str]  # judge, model, episode, turn, subject
 METRIC_PREFIX = "judge."
@@ -199,15 +202,16 @@ def judges_table(summaries: Sequence[JudgeSummary]) -> str:
     return "\n".join(blocks)
 
 
-def known_judges(world: str) -> dict[str, Judge]:
-    """Every judge of ``world`` by name: the family's own in declared order, then plugins' judging it
-    (a plugin that fails to load is left out; ``python main.py plugins`` says why)."""
+def known_judges(world: str, registry: Registry | None = None) -> dict[str, Judge]:
+    """Every judge of ``world`` by name: the family's own in declared order, then plugins' judging it, from
+    ``registry`` (default: every plugin discovered). A plugin that fails to load is left out; ``python main.py
+    plugins`` says why."""
     from simlab.core.errors import ConfigError
     from simlab.core.plugins import discover
     from simlab.worlds import get_family
 
     out = {judge.name: judge for judge in get_family(world).load_judges()}
-    registry = discover()
+    registry = registry or discover()
     for name in sorted(registry.judge_names()):
         try:
             judge = registry.load_judge(name)

@@ -35,6 +35,7 @@ from simlab.core.judging import (
     prompt_sha256,
     read_judgments,
 )
+from simlab.core.plugins import Registry
 from simlab.core.recording import Run, load_episode
 from simlab.core.seeding import stable_seed
 from simlab.worlds import family_names
@@ -67,17 +68,17 @@ class JudgeOutcome:
     problems: list[str] = field(default_factory=list)
 
 
-def find_judges(world: str, names: Sequence[str]) -> list[Judge]:
-    """The judges called ``names`` for ``world`` (:func:`~simlab.analysis.judgments.known_judges`); ``all``
-    means every judge of the world. ConfigError lists the known ones when a name is unknown or judges another
-    world."""
-    known = known_judges(world)
+def find_judges(world: str, names: Sequence[str], registry: Registry | None = None) -> list[Judge]:
+    """The judges called ``names`` for ``world`` (:func:`~simlab.analysis.judgments.known_judges`, plugins
+    from ``registry``, default every plugin discovered); ``all`` means every judge of the world. ConfigError
+    lists the known ones when a name is unknown or judges another world."""
+    known = known_judges(world, registry)
     found: list[Judge] = []
     for name in dict.fromkeys(names):
         if name == "all":
             found += [j for j in known.values() if j not in found]
             continue
-        judge = known.get(name) or _other_worlds_judge(name)
+        judge = known.get(name) or _other_worlds_judge(name, registry)
         if judge is None:
             raise ConfigError(f"no judge called {name!r} for world {world!r}; known: {', '.join(known) or 'none'}")
         if judge.world != world:
@@ -87,9 +88,9 @@ def find_judges(world: str, names: Sequence[str]) -> list[Judge]:
     return found
 
 
-def _other_worlds_judge(name: str) -> Judge | None:
+def _other_worlds_judge(name: str, registry: Registry | None) -> Judge | None:
     for world in family_names():
-        judge = known_judges(world).get(name)
+        judge = known_judges(world, registry).get(name)
         if judge is not None:
             return judge
     return None

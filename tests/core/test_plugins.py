@@ -297,3 +297,42 @@ def test_threads_loading_a_plugin_at_once_all_get_the_whole_module(tmp_path):
     for thread in threads:
         thread.join()
     assert got == ["builder"] * 4
+
+
+JUDGE_MODULE = """
+from simlab.core.judging import Judge, JudgeItem, Question
+
+
+def items(episode):
+    return [JudgeItem(e.turn, e.role or "", e.data.get("text", "")) for e in episode.events if e.kind == "message"]
+
+
+POLITENESS = Judge("politeness", "blocks", "Politeness", "is each message polite?", "You rate politeness.",
+                   (Question("P1", "polite", "Is the message polite?"),), items)
+NOT_A_JUDGE = 42
+"""
+
+
+def test_a_plugin_judge_is_found_by_name_for_its_world_and_a_bad_one_is_reported(tmp_path):
+    from simlab.runner.judging import find_judges
+
+    _write(tmp_path / "polite" / "plugin.toml", 'name = "polite"\n[judges]\npoliteness = "judges:POLITENESS"\n'
+           'broken = "judges:NOT_A_JUDGE"\n')  # fmt: skip
+    _write(tmp_path / "polite" / "judges.py", JUDGE_MODULE)
+    registry = discover(tmp_path, entry_points=False)
+    assert registry.judge_names() == {"politeness": "polite", "broken": "polite"}
+    (judge,) = find_judges("blocks", ["politeness"], registry)
+    assert judge.name == "politeness" and judge.questions[0].code == "P1"
+    with pytest.raises(ConfigError, match="judges 'blocks' episodes, but this run is a 'rooms' run"):
+        find_judges("rooms", ["politeness"], registry)
+    with pytest.raises(ConfigError, match=r"failed to load judge 'broken'.*expected a Judge"):
+        registry.load_judge("broken")
+    assert "polite" in registry.problems
+    with pytest.raises(ConfigError, match=r"no judge called 'nobody' for world 'blocks'; known: .*politeness"):
+        find_judges("blocks", ["nobody"], registry)
+
+
+def test_a_manifest_whose_judges_table_is_not_names_to_targets_is_reported(tmp_path):
+    _write(tmp_path / "p" / "plugin.toml", 'name = "n"\n[judges]\nx = 3\n')
+    registry = discover(tmp_path, entry_points=False)
+    assert "table 'judges'" in registry.problems[str(tmp_path / "p" / "plugin.toml")]
