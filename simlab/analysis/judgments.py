@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from simlab.analysis.report import format_table, natural_key, num_cell
 from simlab.analysis.stats import Summary, finite_or_none, mean_sem_ci
+from simlab.core.family import FigureData, FigurePoint, FigureSeries, lineup_of
 from simlab.core.judging import Judge, JudgmentRecord, load_run_judgments
 
 if TYPE_CHECKING:
@@ -248,3 +249,45 @@ def run_judgments(run_dir: Path, world: str) -> RunJudgments:
             problems.append(f"{run_dir}: judgments by {name!r}, a judge this installation does not know, left out")
     judges = [known[n] for n in known if n in names]
     return RunJudgments(judges, [r for r in records if r.judge in known], problems)
+
+
+def judge_figure(judge: Judge, records: Sequence[JudgmentRecord], summaries: Sequence[Mapping[str, Any]]) -> FigureData:
+    """CRAFT's figures 4 and 15 for any judge: per question (and overall) the mean over items with SEM error
+    bars, a series per agent lineup (and judging model, when several judged); a categorical question gives
+    its labels' shares instead."""
+    lineups = {str(s.get("episode_id")): lineup_of(s.get("agents") or {}) for s in summaries}
+    items, _ = item_scores(judge, records)
+    models = sorted({i.model for i in items})
+    series = []
+    for lineup in sorted(set(lineups.values())):
+        for model in models:
+            mine = [i for i in items if i.model == model and lineups.get(i.episode_id) == lineup]
+            label = lineup + (f" · judged by {model}" if len(models) > 1 else "")
+            points = _question_points(judge, mine)
+            if points:
+                series.append(FigureSeries(label, tuple(points)))
+    categorical = all(q.scale.categorical for q in judge.questions)
+    y_label = "share of items" if categorical else "mean score (± SEM over items)"
+    return FigureData("bar", "question", y_label, tuple(series), (0.0, 1.0) if not _signed(judge) else None)
+
+
+def _question_points(judge: Judge, items: Sequence[ItemScore]) -> list[FigurePoint]:
+    points = []
+    for q in judge.questions:
+        if q.scale.categorical:
+            said = [i.labels[q.code] for i in items if q.code in i.labels]
+            points += [
+                FigurePoint(f"{q.code} {label}", said.count(label) / len(said)) for label in q.scale.labels if said
+            ]
+            continue
+        s = mean_sem_ci([i.values.get(q.code) for i in items])
+        if s.mean is not None:
+            points.append(FigurePoint(q.code, s.mean, s.sem))
+    overall = mean_sem_ci([i.overall for i in items])
+    if overall.mean is not None and len([q for q in judge.questions if not q.scale.categorical]) > 1:
+        points.append(FigurePoint("overall", overall.mean, overall.sem))
+    return points
+
+
+def _signed(judge: Judge) -> bool:
+    return any(v is not None and v < 0 for q in judge.questions for v in q.scale.labels.values())

@@ -34,6 +34,7 @@ from simlab.core.records import check_summary
 from simlab.core.world import Observation, World
 from simlab.runner.episode import run_episode
 from simlab.testing.fuzz import reply_fuzz_test, task_fuzz_test
+from simlab.testing.judges import judge_test
 from simlab.worlds import WorldFamily, get_family
 
 __all__ = [
@@ -43,6 +44,7 @@ __all__ = [
     "editor_test",
     "entity_states",
     "episode_digest",
+    "judge_test",
     "recording_round_trip_test",
     "render_test",
     "reply_fuzz_test",
@@ -74,6 +76,7 @@ def check_world(
     render_test(fam, episode)
     scene_test(fam, episode)
     editor_test(fam)
+    judge_test(fam, [episode])
     task_fuzz_test(fam, tasks[0])
     reply_fuzz_test(fam, episode)
 

@@ -92,7 +92,7 @@ def test_features_correlate_with_the_target_across_lineups_as_scipy_says(runs):
 def test_fewer_than_three_lineups_give_no_coefficient_and_an_unknown_target_is_named(runs):
     two = [RunFeatures(load_run(r).summaries) for r in runs[:2]]
     assert all(c.pearson_r is None and c.n == 2 for c in feature_correlations(two, TARGET))
-    with pytest.raises(ValueError, match="no episode has the metric 'progress'; metrics: .*overall_progress"):
+    with pytest.raises(ValueError, match=r"no episode has the metric 'progress'; metrics: .*overall_progress"):
         feature_correlations(two, "progress")
 
 

@@ -133,4 +133,5 @@ FAMILY = WorldFamily(
     figures=FIGURES,
     headline_metrics=("overall_progress", "completion", "iou", "position_accuracy"),
     importers={"craft": Importer("craft", "logs of the CRAFT reference code", _import_craft)},
+    judges="simlab.worlds.blocks.judges:JUDGES",
 )

@@ -143,4 +143,5 @@ FAMILY = WorldFamily(
     plots=PLOTS,
     headline_metrics=("sr", "psr", "mistakes", "acl", "leak"),
     figures=FIGURES,
+    judges="simlab.worlds.puzzles.judges:JUDGES",
 )

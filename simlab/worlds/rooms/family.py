@@ -153,4 +153,5 @@ FAMILY = WorldFamily(
     headline_metrics=("accuracy", "invalid", "words", "mentions_per_message"),
     figures=FIGURES,
     editor="simlab.worlds.rooms.editing:EDITOR",
+    judges="simlab.worlds.rooms.judges:JUDGES",
 )
