@@ -22,8 +22,10 @@ from simlab.core.errors import SimlabError
 if TYPE_CHECKING:
     from types import FrameType
 
+    from simlab.analysis.judgments import RunJudgments
     from simlab.core.episode import Episode
     from simlab.core.family import WorldFamily
+    from simlab.core.recording import Run
     from simlab.runner.batch import RunConfig
 
 
@@ -61,8 +63,10 @@ def _parser() -> argparse.ArgumentParser:
     parser.set_defaults(func=_cmd_default)
 
     gui = sub.add_parser("gui", help="open the desktop app (default: on the bundled demo run)")
-    gui.add_argument("path", nargs="?", type=Path, help="a run folder or an episode file")
-    gui.add_argument("--episode", help="open this episode of the run (default: the first)")
+    gui.add_argument(
+        "path", nargs="*", type=Path, help="a run folder or an episode file; several run folders open side by side"
+    )
+    gui.add_argument("--episode", help="open this episode of the (first) run (default: its first)")
     gui.add_argument("--turn", type=int, help="at this turn (default: 0)")
     gui.set_defaults(func=_cmd_gui)
 
@@ -154,22 +158,37 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.set_defaults(func=_cmd_run)
 
-    rep = sub.add_parser("report", help="per-episode and aggregate metrics of a run")
-    rep.add_argument("run_dir", type=Path)
+    rep = sub.add_parser("report", help="per-episode and aggregate metrics of a run, or of several side by side")
+    rep.add_argument(
+        "run_dir",
+        type=Path,
+        nargs="+",
+        metavar="RUN",
+        help="a run folder; several are compared: a column per run (per agent lineup when a run holds several) "
+        "and paired tests of each against the first where they played the same tasks",
+    )
     rep.add_argument(
         "--format",
         choices=("table", "csv", "json", "paper"),
         default="table",
-        help="paper: the papers' layout, a row per headline metric and a column per group (--group-by, default "
-        "group) and overall, mean ± SE",
+        help="paper (one run): the papers' layout, a row per headline metric and a column per group (--group-by, "
+        "default group) and overall, mean ± SE",
     )
-    rep.add_argument("--group-by", help="aggregate per value of a summary field too, e.g. group (the tier)")
+    rep.add_argument(
+        "--group-by", help="aggregate per value of a summary field too, e.g. group (the tier); one run only"
+    )
     rep.add_argument(
         "--figures",
         type=Path,
         metavar="DIR",
         help="also write the world's analysis figures (the papers' model-free ones) to DIR: NAME.csv with the "
         "plotted numbers, NAME.png and NAME.svg",
+    )
+    rep.add_argument(
+        "--correlate",
+        metavar="METRIC",
+        help="also correlate every feature (episode metrics, judge questions, words per message) with METRIC "
+        "across the agent lineups, e.g. overall_progress_t20 (CRAFT table 7)",
     )
     rep.set_defaults(func=_cmd_report)
 
@@ -252,7 +271,7 @@ def _cmd_gui(args: argparse.Namespace) -> int:
         raise SimlabError(f"the desktop app needs the GUI packages ({exc.name}): pip install -e '.[gui]'") from None
     from simlab.runner.demo import DEMO_RUN
 
-    return run_app([args.path or DEMO_RUN], episode=args.episode, turn=args.turn)
+    return run_app(args.path or [DEMO_RUN], episode=args.episode, turn=args.turn)
 
 
 def _cmd_edit(args: argparse.Namespace) -> int:
@@ -499,33 +518,111 @@ def _stop_on_first_sigint(stop: threading.Event) -> Iterator[None]:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
+    from simlab.analysis.judgments import judges_table
     from simlab.analysis.report import build_report, paper_table
-    from simlab.core.recording import load_run
     from simlab.worlds import get_family
 
-    run = load_run(args.run_dir)
-    for problem in run.problems[:MAX_WARNINGS]:
-        print(f"warning: {problem}", file=sys.stderr)
-    if len(run.problems) > MAX_WARNINGS:
-        print(f"warning: ... and {len(run.problems) - MAX_WARNINGS:,} more unreadable index lines", file=sys.stderr)
+    if len(args.run_dir) > 1:
+        return _compare_runs(args)
+    run, judged = _judged(_load_run_warning(args.run_dir[0]))
     group_by = args.group_by or ("group" if args.format == "paper" else None)
-    report = build_report(run.summaries, group_by=group_by, seed=int(run.config.get("seed", 0)))
+    seed = int(run.config.get("seed", 0))
+    report = build_report(run.summaries, group_by=group_by, seed=seed)
     world = run.config.get("world")
     headline = list(get_family(world).headline_metrics) if world else None
     if args.format == "paper":
         print(paper_table(report, headline or report.metric_names))
     elif args.format == "json":
-        print(json.dumps(report.to_json(), indent=2, allow_nan=False))
+        out = report.to_json()
+        out["judges"] = [s.to_json() for s in judged.summaries(seed)]
+        print(json.dumps(out, indent=2, allow_nan=False))
     elif args.format == "csv":
         print(report.to_csv(), end="")
     else:
         print(report.to_table(headline=headline))
+        if judged.records:
+            print(judges_table(judged.summaries(seed)))
+    _print_correlations(args.correlate, [(run, judged)])
     if args.figures is not None:
-        from simlab.analysis.figures import write_figures
-
-        for path in write_figures(run, args.figures):
-            print(f"wrote {path}", file=sys.stderr)
+        _write_figures([(run.path.name, run)], args.figures, [judged])
     return 0
+
+
+def _judged(run: Run) -> tuple[Run, RunJudgments]:
+    """``run`` with its judges' per-episode scores among its summaries' metrics, and its judgments."""
+    import dataclasses
+
+    from simlab.analysis.judgments import episode_metrics, run_judgments, with_judge_metrics
+
+    judged = run_judgments(run.path, str(run.config.get("world")))
+    for problem in judged.problems[:MAX_WARNINGS]:
+        print(f"warning: {problem}", file=sys.stderr)
+    metrics = episode_metrics(judged.judges, judged.records)
+    return dataclasses.replace(run, summaries=with_judge_metrics(run.summaries, metrics)), judged
+
+
+def _print_correlations(target: str | None, runs: Sequence[tuple[Run, RunJudgments]]) -> None:
+    """``--correlate METRIC``: every feature against METRIC across the runs' agent lineups (CRAFT table 7)."""
+    if target is None:
+        return
+    from simlab.analysis.correlations import RunFeatures, correlations_table, feature_correlations, lineup_count
+
+    features = [RunFeatures(run.summaries, judged.records, _message_words(run)) for run, judged in runs]
+    judges = list({j.name: j for _, judged in runs for j in judged.judges}.values())
+    try:
+        correlations = feature_correlations(features, target, judges)
+    except ValueError as exc:
+        raise SimlabError(f"--correlate: {exc}") from None
+    print(correlations_table(correlations, target, lineup_count(features)))
+
+
+def _message_words(run: Run) -> dict[str, float | None]:
+    from simlab.analysis.correlations import message_words
+
+    return {episode.episode_id: message_words(episode) for episode in run.episodes()}
+
+
+def _compare_runs(args: argparse.Namespace) -> int:
+    """``report RUN_A RUN_B ...``: the runs side by side and paired (simlab.analysis.compare)."""
+    from simlab.analysis.compare import compare_runs, name_runs
+
+    if args.format == "paper":
+        raise SimlabError("--format paper lays out one run's groups; compare runs with --format table, csv or json")
+    if args.group_by:
+        raise SimlabError("--group-by works on one run; runs compared are split by run and agent lineup")
+    judged = [_judged(_load_run_warning(path)) for path in args.run_dir]
+    named = name_runs([run for run, _ in judged])
+    comparison = compare_runs(named)
+    if args.format == "json":
+        print(json.dumps(comparison.to_json(), indent=2, allow_nan=False))
+    elif args.format == "csv":
+        print(comparison.to_csv(), end="")
+    else:
+        print(comparison.to_table())
+    _print_correlations(args.correlate, judged)
+    if args.figures is not None:
+        _write_figures(named, args.figures, [j for _, j in judged])
+    return 0
+
+
+def _load_run_warning(path: Path) -> Run:
+    """The run at ``path``, its unreadable index lines (the first few) printed as warnings."""
+    from simlab.core.recording import load_run
+
+    run = load_run(path)
+    for problem in run.problems[:MAX_WARNINGS]:
+        print(f"warning: {problem}", file=sys.stderr)
+    if len(run.problems) > MAX_WARNINGS:
+        print(f"warning: ... and {len(run.problems) - MAX_WARNINGS:,} more unreadable index lines", file=sys.stderr)
+    return run
+
+
+def _write_figures(named: Sequence[tuple[str, Run]], out_dir: Path, judged: Sequence[RunJudgments]) -> None:
+    """The family's figures, then one per judge that rated the runs (CRAFT figure 4's layout)."""
+    from simlab.analysis.figures import write_judge_figures, write_run_figures
+
+    for path in write_run_figures(named, out_dir) + write_judge_figures(named, judged, out_dir):
+        print(f"wrote {path}", file=sys.stderr)
 
 
 def _cmd_import(args: argparse.Namespace) -> int:
@@ -659,6 +756,8 @@ def describe_family(family: WorldFamily, plugin_agents: Sequence[str]) -> str:
             lines.append(f"    {key} = {json.dumps(field.default)}: {field.description}")
     for key, importer in family.importers.items():
         lines.append(f"  importer: import {key} FILE --out RUN_DIR ({importer.description})")
+    for judge in family.load_judges():
+        lines.append(f"  judge: judge RUN --judge {judge.name} --model M ({judge.title}: {judge.description})")
     return "\n".join(lines) + "\n"
 
 
@@ -686,6 +785,7 @@ def _cmd_judge(args: argparse.Namespace) -> int:
     from simlab.core.judging import load_run_judgments
     from simlab.core.recording import load_run
     from simlab.runner.judging import find_judges, judge_run
+    from simlab.runner.progress import progress_bar
 
     run = load_run(args.run_dir)
     judges = find_judges(str(run.config.get("world")), args.judge)
@@ -696,10 +796,12 @@ def _cmd_judge(args: argparse.Namespace) -> int:
     except ValueError as exc:
         return _raise(SimlabError(str(exc)))
     stop = threading.Event()
-    with _stop_on_first_sigint(stop):
-        outcome = judge_run(run, judges, settings, args.runs, args.concurrency, args.episode, args.retry_unreadable,
-                            progress=_judge_progress, stop=stop)  # fmt: skip
-    print(file=sys.stderr)
+    with progress_bar(f"judge {run.path.name}") as bar, _stop_on_first_sigint(stop):
+        outcome = judge_run(
+            run, judges, settings, args.runs, args.concurrency, args.episode, args.retry_unreadable,
+            progress=lambda o: bar.step(o.asked, None, f"already answered {o.cached}, unreadable {o.unreadable}"),
+            stop=stop,
+        )  # fmt: skip
     for problem in outcome.problems[:MAX_WARNINGS]:
         print(f"warning: {problem}", file=sys.stderr)
     records, _ = load_run_judgments(run.path)
@@ -709,11 +811,6 @@ def _cmd_judge(args: argparse.Namespace) -> int:
         print(f"error: stopped early: {outcome.failure}; run the same command again to go on", file=sys.stderr)
         return 3
     return 130 if stop.is_set() else 0
-
-
-def _judge_progress(outcome: Any) -> None:
-    if outcome.asked % 10 == 0:
-        print(f"\rjudged {outcome.asked} (already answered {outcome.cached})", end="", file=sys.stderr, flush=True)
 
 
 if __name__ == "__main__":

@@ -1,28 +1,37 @@
-"""``report RUN --figures DIR``: the analysis figures a run's family declares, as CSV, PNG and SVG.
+"""``report RUN... --figures DIR``: the analysis figures a run's family declares, as CSV, PNG and SVG.
 
 Generic: it knows no family. For each :class:`~simlab.core.family.FigureSpec` of the run's family it computes
 the :class:`~simlab.core.family.FigureData` from the recorded episodes (sorted by id), writes ``NAME.csv``
 (exactly the plotted numbers: ``series, x, y, error``) and draws ``NAME.png`` and ``NAME.svg`` with
 matplotlib (Agg, imported only here and only when drawing). The same run gives the same bytes: the rows
 follow the data's order, the SVG ids are salted with a constant and no date is written.
+
+Several runs of one family draw together (:func:`run_figures`): each figure is computed per run and the
+series merged, every label prefixed with its run's name (``RUNNAME · label``), so a run's rows in the merged
+CSV are its own figure's rows under prefixed labels.
 """
 
 from __future__ import annotations
 
 import csv
+import dataclasses
+import functools
 import io
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from simlab.analysis.judgments import RunJudgments, judge_figure
 from simlab.analysis.report import natural_key
 from simlab.core.errors import SimlabError
-from simlab.core.family import FigureData, FigureSpec
+from simlab.core.family import FigureData, FigureSeries, FigureSpec, WorldFamily
 from simlab.core.recording import Run
 from simlab.worlds import get_family
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
+
+    from simlab.core.episode import Episode
 
 CSV_COLUMNS = ("series", "x", "y", "error")
 STABLE_RC: dict[Any, Any] = {
@@ -34,6 +43,7 @@ STABLE_RC: dict[Any, Any] = {
 FIGURE_SIZE = (6.4, 4.0)
 BAR_GROUP_WIDTH = 0.8
 LEGEND_BELOW = -0.3  # the legend's top, in axes units: under the x labels, never over the data
+RUN_SEPARATOR = " · "  # between a run's name and a series label when several runs are drawn together
 
 
 def figure_csv(data: FigureData) -> str:
@@ -47,24 +57,84 @@ def figure_csv(data: FigureData) -> str:
     return out.getvalue()
 
 
+def run_figures(
+    runs: Sequence[tuple[str, Sequence[Episode]]], family: WorldFamily
+) -> list[tuple[FigureSpec, FigureData]]:
+    """Each figure of ``family`` computed per run (its episodes sorted by id, naturally) and merged.
+
+    ``runs`` are ``(name, episodes)`` in the order their series should appear. With one run the series are
+    the figure's own; with several, each label is prefixed ``"NAME · "``. Raises ValueError when ``runs``
+    is empty."""
+    if not runs:
+        raise ValueError("run_figures needs at least one run")
+    ordered = [(name, sorted(episodes, key=lambda e: natural_key(e.episode_id))) for name, episodes in runs]
+    return [
+        (spec, merge_figures([(name, spec.make(episodes)) for name, episodes in ordered])) for spec in family.figures
+    ]
+
+
+def merge_figures(parts: Sequence[tuple[str, FigureData]]) -> FigureData:
+    """One figure of several runs: their series in run order, labels prefixed with the run's name when there
+    are several. Everything else (kind, axis labels...) is the first's, as one spec gives the same for any
+    run; a fixed y range is widened to cover every run's."""
+    first = parts[0][1]
+    if len(parts) == 1:
+        return first
+    series = tuple(
+        FigureSeries(f"{name}{RUN_SEPARATOR}{s.label}", s.points) for name, data in parts for s in data.series
+    )
+    ranges = [data.y_range for _, data in parts if data.y_range is not None]
+    y_range = None
+    if len(ranges) == len(parts):  # a run that fits its axis to the data lets the merged figure fit it too
+        y_range = (min(low for low, _ in ranges), max(high for _, high in ranges))
+    return dataclasses.replace(first, series=series, y_range=y_range)
+
+
 def write_figures(run: Run, out_dir: Path) -> list[Path]:
     """Every figure of ``run``'s family into ``out_dir`` (created); returns the files written, in order.
 
     Raises SimlabError when the run has no episodes or its family declares no figures; a figure with no
     points (nothing of its kind was recorded) is written as a CSV header and an empty plot."""
-    if not run.summaries:
-        raise SimlabError(f"{run.path}: the run has no finished episodes, so there is nothing to draw")
-    family = get_family(str(run.config.get("world")))
+    return write_run_figures([(run.path.name, run)], out_dir)
+
+
+def write_run_figures(runs: Sequence[tuple[str, Run]], out_dir: Path) -> list[Path]:
+    """Every figure of the runs' family, their series together (see :func:`run_figures`), into ``out_dir``.
+
+    ``runs`` are ``(name, run)``, all of one world family (the caller checks: the first run's family draws).
+    Raises SimlabError when a run has no episodes or the family declares no figures."""
+    for _, run in runs:
+        if not run.summaries:
+            raise SimlabError(f"{run.path}: the run has no finished episodes, so there is nothing to draw")
+    family = get_family(str(runs[0][1].config.get("world")))
     if not family.figures:
         raise SimlabError(f"world {family.name!r} declares no analysis figures")
-    episodes = sorted(run.episodes(), key=lambda e: natural_key(e.episode_id))
+    figures = run_figures([(name, run.episodes()) for name, run in runs], family)
+    return [path for spec, data in figures for path in write_figure(spec, data, out_dir)]
+
+
+def _given(data: FigureData, _episodes: Sequence[Episode]) -> FigureData:
+    return data
+
+
+def write_figure(spec: FigureSpec, data: FigureData, out_dir: Path) -> list[Path]:
+    """``NAME.csv`` (the plotted numbers), ``NAME.png`` and ``NAME.svg`` of one figure into ``out_dir``."""
     out_dir.mkdir(parents=True, exist_ok=True)
+    csv_path = out_dir / f"{spec.name}.csv"
+    csv_path.write_text(figure_csv(data), encoding="utf-8")
+    return [csv_path, *draw(spec, data, out_dir)]
+
+
+def write_judge_figures(runs: Sequence[tuple[str, Run]], judged: Sequence[RunJudgments], out_dir: Path) -> list[Path]:
+    """One figure per judge that rated any of ``runs`` (``judged`` in the same order):
+    ``judge_NAME.csv/.png/.svg``, per question the mean and SEM over items, a series per lineup (and run)."""
+    judges = list({j.name: j for part in judged for j in part.judges}.values())
     written: list[Path] = []
-    for spec in family.figures:
-        data = spec.make(episodes)
-        csv_path = out_dir / f"{spec.name}.csv"
-        csv_path.write_text(figure_csv(data), encoding="utf-8")
-        written += [csv_path, *draw(spec, data, out_dir)]
+    for judge in judges:
+        pairs = zip(runs, judged, strict=True)
+        data = merge_figures([(name, judge_figure(judge, part.records, run.summaries)) for (name, run), part in pairs])
+        spec = FigureSpec(f"judge_{judge.name}", f"{judge.title}, per question", functools.partial(_given, data))
+        written += write_figure(spec, data, out_dir)
     return written
 
 

@@ -322,11 +322,16 @@ FigureKind = Literal["line", "bar", "scatter"]
 
 @dataclass(frozen=True)
 class FigurePoint:
-    """One plotted value: ``x`` is a number (line, scatter) or a category (bar); ``error`` an error bar."""
+    """One plotted value: ``x`` is a number (line, scatter) or a category (bar); ``error`` an error bar.
+
+    ``episodes`` are the ids of the episodes the value was computed from, when the figure says so (a lineup's
+    mean, a component count's bucket, one episode's own point): the app highlights the points of the episode
+    it shows. Empty: not said (per-turn lines, whose cursor is the turn). Not part of the CSV."""
 
     x: float | str
     y: float
     error: float | None = None
+    episodes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -347,6 +352,9 @@ class FigureData:
     y_label: str
     series: tuple[FigureSeries, ...]
     y_range: tuple[float, float] | None = None
+    x_is_turn: bool = False
+    """The x values are turns of the episodes (turn t, or a budget of t turns): the app draws the open
+    episode's current turn as a vertical line. Not part of the CSV."""
 
 
 @dataclass(frozen=True)
@@ -409,6 +417,10 @@ class WorldFamily:
     """``"module:attribute"`` of the family's :class:`~simlab.core.editing.EditorKind` (None: nothing to author)."""
     judges: str | None = None
     """``"module:attribute"`` of the family's LLM judges, a tuple of :class:`~simlab.core.judging.Judge`."""
+    spaces: str | None = None
+    """``"module:attribute"`` of ``(task, settings) -> simlab.pettingzoo.WorldSpaces``: each role's Gymnasium
+    observation and action spaces and the reward, for the PettingZoo adapter (docs/PETTINGZOO.md); imported
+    only by the adapter. None: the family is not offered as a PettingZoo environment."""
 
     # ---- roles ----------------------------------------------------------------------------------------
     def expand_role(self, role: str) -> tuple[str, ...]:

@@ -121,11 +121,11 @@ def judge_run(
     def ask(request: Request) -> None:
         record = _ask(caller, settings, request)
         writer.append(record)
-        with lock:
+        with lock:  # one thread at a time reports, so the callback need not be thread-safe
             outcome.asked += 1
             outcome.unreadable += record.unreadable is not None
-        if progress is not None:
-            progress(outcome)
+            if progress is not None:
+                progress(outcome)
 
     pending: set[Future[None]] = set()
     with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="judge") as pool:

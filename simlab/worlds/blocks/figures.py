@@ -65,7 +65,7 @@ def removes_per_turn(episodes: Sequence[Episode]) -> FigureData:
         attempted = tuple(FigurePoint(t, _share(per_turn[t], lambda b: b.action == "remove")) for t in turns)
         oracle = tuple(FigurePoint(t, _share(per_turn[t], lambda b: b.oracle_remove)) for t in turns)
         series += [FigureSeries(f"attempted ({label})", attempted), FigureSeries(f"oracle ({label})", oracle)]
-    return FigureData("line", "turn", "remove rate", tuple(series), (0.0, 1.0))
+    return FigureData("line", "turn", "remove rate", tuple(series), (0.0, 1.0), x_is_turn=True)
 
 
 def failure_taxonomy(episodes: Sequence[Episode]) -> FigureData:
@@ -73,7 +73,11 @@ def failure_taxonomy(episodes: Sequence[Episode]) -> FigureData:
     series = []
     for label, group in by_lineup(episodes):
         available = [t for e in group for t in builder_turns(e) if t.taxonomy != "no-oracle"]
-        points = tuple(FigurePoint(name, _share(available, lambda b, n=name: b.taxonomy == n)) for name in TAXONOMY[1:])
+        ids = tuple(e.episode_id for e in group)
+        points = tuple(
+            FigurePoint(name, _share(available, lambda b, n=name: b.taxonomy == n), episodes=ids)
+            for name in TAXONOMY[1:]
+        )
         series.append(FigureSeries(label, points))
     return FigureData("bar", "failure category", "share of oracle-available turns", tuple(series), (0.0, 1.0))
 
@@ -91,7 +95,9 @@ def turn_outcomes(episodes: Sequence[Episode]) -> FigureData:
     series = []
     for label, group in by_lineup(episodes):
         turns = [t for e in group for t in builder_turns(e)]
-        series.append(FigureSeries(label, tuple(FigurePoint(name, _share(turns, test)) for name, test in OUTCOMES)))
+        ids = tuple(e.episode_id for e in group)
+        points = tuple(FigurePoint(name, _share(turns, test), episodes=ids) for name, test in OUTCOMES)
+        series.append(FigureSeries(label, points))
     return FigureData("bar", "outcome", "share of turns", tuple(series), (0.0, 1.0))
 
 

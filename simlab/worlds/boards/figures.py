@@ -34,10 +34,10 @@ def _by_components(episodes: Sequence[Episode], metric: str) -> tuple[FigurePoin
     counts = sorted({int(c) for e in episodes if (c := _metric(e, "components")) is not None})
     points = []
     for count in counts:
-        values = [_metric(e, metric) for e in episodes if _metric(e, "components") == count]
-        mean = mean_sem_ci(values).mean
+        bucket = [e for e in episodes if _metric(e, "components") == count and _metric(e, metric) is not None]
+        mean = mean_sem_ci([_metric(e, metric) for e in bucket]).mean
         if mean is not None:
-            points.append(FigurePoint(str(count), mean))
+            points.append(FigurePoint(str(count), mean, episodes=tuple(e.episode_id for e in bucket)))
     return tuple(points)
 
 

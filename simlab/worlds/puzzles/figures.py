@@ -40,7 +40,7 @@ def success_by_budget(episodes: Sequence[Episode]) -> FigureData:
         solved = [solved_at(e) for e in group]
         points = tuple(FigurePoint(b, sum(t is not None and t <= b for t in solved) / len(group)) for b in budgets)
         series.append(FigureSeries(label, points))
-    return FigureData("line", "allowed conversation turns", "success rate", tuple(series), (0.0, 1.0))
+    return FigureData("line", "allowed conversation turns", "success rate", tuple(series), (0.0, 1.0), x_is_turn=True)
 
 
 def partial_success_by_category(episodes: Sequence[Episode]) -> FigureData:
@@ -52,7 +52,7 @@ def partial_success_by_category(episodes: Sequence[Episode]) -> FigureData:
             members = [e for e in group if category in e.summary.get("categories", ())]
             summary = mean_sem_ci([e.summary.get("metrics", {}).get("psr") for e in members])
             if summary.mean is not None:
-                points.append(FigurePoint(category, summary.mean, summary.sem))
+                points.append(FigurePoint(category, summary.mean, summary.sem, tuple(e.episode_id for e in members)))
         series.append(FigureSeries(label, tuple(points)))
     return FigureData("bar", "puzzle category", "partial success rate (%)", tuple(series), (0.0, 100.0))
 

@@ -28,7 +28,8 @@ def words_vs_accuracy(episodes: Sequence[Episode]) -> FigureData:
         words = mean_sem_ci([_metric(e, "words") for e in group]).mean
         accuracy = mean_sem_ci([_metric(e, "accuracy") for e in group])
         if words is not None and accuracy.mean is not None:
-            series.append(FigureSeries(label, (FigurePoint(words, accuracy.mean, accuracy.sem),)))
+            point = FigurePoint(words, accuracy.mean, accuracy.sem, tuple(e.episode_id for e in group))
+            series.append(FigureSeries(label, (point,)))
     return FigureData("scatter", "mean words per conversation", "accuracy", tuple(series), (0.0, 1.0))
 
 
@@ -54,7 +55,7 @@ def objects_per_turn(episodes: Sequence[Episode]) -> FigureData:
             summary = mean_sem_ci(per_turn[turn])
             points.append(FigurePoint(turn, float(summary.mean or 0.0), summary.sem))
         series.append(FigureSeries(label, tuple(points)))
-    return FigureData("line", "turn", "unique objects mentioned", tuple(series))
+    return FigureData("line", "turn", "unique objects mentioned", tuple(series), x_is_turn=True)
 
 
 FIGURES = (
