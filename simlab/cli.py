@@ -542,7 +542,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
         print(report.to_table(headline=headline))
         if judged.records:
             print(judges_table(judged.summaries(seed)))
-    _print_correlations(args.correlate, [(run, judged)])
+    _print_correlations(args.correlate, [(run, judged)], args.figures)
     if args.figures is not None:
         _write_figures([(run.path.name, run)], args.figures, [judged])
     return 0
@@ -561,11 +561,22 @@ def _judged(run: Run) -> tuple[Run, RunJudgments]:
     return dataclasses.replace(run, summaries=with_judge_metrics(run.summaries, metrics)), judged
 
 
-def _print_correlations(target: str | None, runs: Sequence[tuple[Run, RunJudgments]]) -> None:
-    """``--correlate METRIC``: every feature against METRIC across the runs' agent lineups (CRAFT table 7)."""
+def _print_correlations(target: str | None, runs: Sequence[tuple[Run, RunJudgments]], figures: Path | None) -> None:
+    """``--correlate METRIC``: every feature against METRIC across the runs' agent lineups (CRAFT table 7),
+    printed, and with ``--figures`` drawn (feature_correlations.*) with the whole table beside it."""
     if target is None:
         return
-    from simlab.analysis.correlations import RunFeatures, correlations_table, feature_correlations, lineup_count
+    from simlab.analysis.correlations import (
+        FIGURE_NAME,
+        RunFeatures,
+        correlation_figure,
+        correlations_csv,
+        correlations_table,
+        feature_correlations,
+        lineup_count,
+    )
+    from simlab.analysis.figures import write_figure
+    from simlab.core.family import FigureSpec
 
     features = [RunFeatures(run.summaries, judged.records, _message_words(run)) for run, judged in runs]
     judges = list({j.name: j for _, judged in runs for j in judged.judges}.values())
@@ -574,6 +585,14 @@ def _print_correlations(target: str | None, runs: Sequence[tuple[Run, RunJudgmen
     except ValueError as exc:
         raise SimlabError(f"--correlate: {exc}") from None
     print(correlations_table(correlations, target, lineup_count(features)))
+    if figures is not None:
+        data = correlation_figure(correlations)
+        spec = FigureSpec(FIGURE_NAME, f"Features against {target} across lineups (CRAFT table 7)", lambda _e: data)
+        table = figures / f"{FIGURE_NAME}_table.csv"
+        written = write_figure(spec, data, figures)
+        table.write_text(correlations_csv(correlations), encoding="utf-8")
+        for path in [*written, table]:
+            print(f"wrote {path}", file=sys.stderr)
 
 
 def _message_words(run: Run) -> dict[str, float | None]:
@@ -599,7 +618,7 @@ def _compare_runs(args: argparse.Namespace) -> int:
         print(comparison.to_csv(), end="")
     else:
         print(comparison.to_table())
-    _print_correlations(args.correlate, judged)
+    _print_correlations(args.correlate, judged, args.figures)
     if args.figures is not None:
         _write_figures(named, args.figures, [j for _, j in judged])
     return 0

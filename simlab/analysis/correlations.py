@@ -15,6 +15,8 @@ Features are ordered by the absolute Pearson r, largest first, as the paper orde
 
 from __future__ import annotations
 
+import csv
+import io
 import math
 import warnings
 from collections.abc import Mapping, Sequence
@@ -24,12 +26,14 @@ from typing import Any, Literal
 from simlab.analysis.judgments import item_scores
 from simlab.analysis.report import format_table, num_cell
 from simlab.core.episode import Episode
-from simlab.core.family import lineup_of
+from simlab.core.family import FigureData, FigurePoint, FigureSeries, lineup_of
 from simlab.core.judging import Judge, JudgmentRecord
 
 FeatureKind = Literal["behavioural", "judge", "surface"]
 MIN_LINEUPS = 3
 WORDS_FEATURE = "words per message"
+CSV_COLUMNS = ("feature", "kind", "n", "pearson_r", "pearson_p", "spearman_rho", "spearman_p")
+FIGURE_NAME = "feature_correlations"
 
 
 @dataclass(frozen=True)
@@ -183,3 +187,26 @@ def correlations_table(correlations: Sequence[Correlation], target: str, lineups
 
 def _coefficient(value: float | None, p: float | None) -> str:
     return "-" if value is None else f"{value:+.3f}{stars(p)}"
+
+
+def correlation_figure(correlations: Sequence[Correlation]) -> FigureData:
+    """The correlations as bars, Pearson r and Spearman rho per feature (those with coefficients), in the
+    table's order: the figure ``report --correlate METRIC --figures DIR`` draws and the app shows."""
+    shown = [c for c in correlations if c.pearson_r is not None and c.spearman_rho is not None]
+    pearson = tuple(FigurePoint(c.feature, c.pearson_r) for c in shown if c.pearson_r is not None)
+    spearman = tuple(FigurePoint(c.feature, c.spearman_rho) for c in shown if c.spearman_rho is not None)
+    series = (FigureSeries("Pearson r", pearson), FigureSeries("Spearman rho", spearman))
+    return FigureData("bar", "feature", "correlation with the target across lineups", series, (-1.0, 1.0))
+
+
+def correlations_csv(correlations: Sequence[Correlation]) -> str:
+    """The whole table, one row per feature: feature, kind, n, pearson_r, pearson_p, spearman_rho, spearman_p."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for c in correlations:
+        row = c.to_json()
+        writer.writerow(
+            ["" if row[k] is None else (repr(row[k]) if isinstance(row[k], float) else row[k]) for k in CSV_COLUMNS]
+        )
+    return out.getvalue()

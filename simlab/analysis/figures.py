@@ -30,6 +30,7 @@ from simlab.worlds import get_family
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
     from simlab.core.episode import Episode
 
@@ -42,7 +43,7 @@ STABLE_RC: dict[Any, Any] = {
 }
 FIGURE_SIZE = (6.4, 4.0)
 BAR_GROUP_WIDTH = 0.8
-LEGEND_BELOW = -0.3  # the legend's top, in axes units: under the x labels, never over the data
+LEGEND_GAP = 0.03  # between the x axis' labels and the legend's top, in axes units
 RUN_SEPARATOR = " · "  # between a run's name and a series label when several runs are drawn together
 
 
@@ -155,13 +156,22 @@ def draw(spec: FigureSpec, data: FigureData, out_dir: Path) -> list[Path]:
             if data.y_range is not None:
                 ax.set_ylim(*data.y_range)
             if any(s.points for s in data.series):
-                ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, LEGEND_BELOW))
+                ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, _below_axis(fig, ax)))
             paths = [out_dir / f"{spec.name}.png", out_dir / f"{spec.name}.svg"]
             fig.savefig(paths[0], metadata={"Software": None}, bbox_inches="tight")
             fig.savefig(paths[1], metadata={"Date": None, "Creator": None}, bbox_inches="tight")
         finally:
             plt.close(fig)
     return paths
+
+
+def _below_axis(fig: Figure, ax: Axes) -> float:
+    """Where the legend's top goes, in axes units: under everything the x axis draws (long rotated category
+    names and the axis label included), so the legend never covers them nor the data."""
+    fig.canvas.draw()
+    box = ax.get_tightbbox(fig.canvas.get_renderer())  # type: ignore[attr-defined]
+    bottom = box.y0 if box is not None else 0.0
+    return float(ax.transAxes.inverted().transform((0.0, bottom))[1]) - LEGEND_GAP
 
 
 def _errors(points: Sequence[Any]) -> list[float] | None:

@@ -103,3 +103,22 @@ def test_the_table_marks_significance_like_the_paper(runs):
     assert text.startswith(f"correlations with {TARGET} across 4 agent lineups")
     line = next(ln for ln in text.splitlines() if ln.startswith("overall_progress_t20"))
     assert "+1.000***" in line  # the same number under another name: a perfect correlation
+
+
+def test_report_correlate_writes_the_figure_and_the_whole_table_holding_the_printed_numbers(runs, tmp_path, capsys):
+    import csv
+
+    from simlab.cli import main
+
+    assert main(["report", *map(str, runs), "--correlate", TARGET, "--figures", str(tmp_path / "f")]) == 0
+    printed = capsys.readouterr().out
+    with (tmp_path / "f" / "feature_correlations_table.csv").open(encoding="utf-8") as f:
+        table = {r["feature"]: r for r in csv.DictReader(f)}
+    with (tmp_path / "f" / "feature_correlations.csv").open(encoding="utf-8") as f:
+        bars = {(r["series"], r["x"]): float(r["y"]) for r in csv.DictReader(f)}
+    gap = table["remove_gap"]
+    assert gap["n"] == "4" and bars[("Pearson r", "remove_gap")] == float(gap["pearson_r"])
+    assert bars[("Spearman rho", "remove_gap")] == float(gap["spearman_rho"])
+    line = next(ln for ln in printed.splitlines() if ln.startswith("remove_gap ") and "behavioural" in ln)
+    assert f"{float(gap['pearson_r']):+.3f}" in line
+    assert (tmp_path / "f" / "feature_correlations.png").stat().st_size > 0
