@@ -25,6 +25,7 @@ from simlab.analysis.judgments import RunJudgments, judge_figure
 from simlab.analysis.report import natural_key
 from simlab.core.errors import SimlabError
 from simlab.core.family import FigureData, FigureSeries, FigureSpec, WorldFamily
+from simlab.core.judging import Judge
 from simlab.core.recording import Run
 from simlab.worlds import get_family
 
@@ -114,8 +115,14 @@ def write_run_figures(runs: Sequence[tuple[str, Run]], out_dir: Path) -> list[Pa
     return [path for spec, data in figures for path in write_figure(spec, data, out_dir)]
 
 
-def _given(data: FigureData, _episodes: Sequence[Episode]) -> FigureData:
+def given(data: FigureData, _episodes: Sequence[Episode]) -> FigureData:
+    """A figure's ``make`` for data computed beforehand (from judgments, not episodes)."""
     return data
+
+
+def judge_figure_spec(judge: Judge, data: FigureData) -> FigureSpec:
+    """The figure of ``judge`` as ``report --figures`` names and titles it (``judge_NAME``)."""
+    return FigureSpec(f"judge_{judge.name}", f"{judge.title}, per question", functools.partial(given, data))
 
 
 def write_figure(spec: FigureSpec, data: FigureData, out_dir: Path) -> list[Path]:
@@ -134,7 +141,7 @@ def write_judge_figures(runs: Sequence[tuple[str, Run]], judged: Sequence[RunJud
     for judge in judges:
         pairs = zip(runs, judged, strict=True)
         data = merge_figures([(name, judge_figure(judge, part.records, run.summaries)) for (name, run), part in pairs])
-        spec = FigureSpec(f"judge_{judge.name}", f"{judge.title}, per question", functools.partial(_given, data))
+        spec = judge_figure_spec(judge, data)
         written += write_figure(spec, data, out_dir)
     return written
 

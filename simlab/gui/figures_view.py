@@ -8,6 +8,10 @@ with the categories in :func:`~simlab.analysis.figures.bar_categories` order, th
 labels and a legend under the plot (never over the data). A series' colour is the one its position gets in
 matplotlib's default cycle, so the app and the exported PNG agree.
 
+After the family's figures come the judges' (one per judge that rated any of the runs, as ``report --figures``
+draws it) and, when the runs hold at least three agent lineups, the feature correlations with the family's
+first headline metric (CRAFT's table 7, as ``report --correlate METRIC --figures`` draws it).
+
 Reading every episode of a big run takes a while, so a run's figures are computed in a thread (a progress bar
 meanwhile; the window keeps painting) and cached per run folder, until its index changes. A result that
 arrives after :meth:`FiguresPanel.set_runs` was called again is dropped.
@@ -20,6 +24,7 @@ at the current turn (:attr:`FigureData.x_is_turn`), and the points computed from
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import threading
 from collections.abc import Callable, Sequence
@@ -45,9 +50,29 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from simlab.analysis.figures import BAR_GROUP_WIDTH, bar_categories, draw, figure_csv, merge_figures, run_figures
+from simlab.analysis.correlations import (
+    FIGURE_NAME,
+    MIN_LINEUPS,
+    RunFeatures,
+    correlation_figure,
+    feature_correlations,
+    lineup_count,
+    message_words,
+)
+from simlab.analysis.figures import (
+    BAR_GROUP_WIDTH,
+    bar_categories,
+    figure_csv,
+    given,
+    judge_figure_spec,
+    merge_figures,
+    run_figures,
+    write_figure,
+)
+from simlab.analysis.judgments import RunJudgments, judge_figure, run_judgments
 from simlab.core.errors import SimlabError
 from simlab.core.family import FigureData, FigureSeries, FigureSpec, WorldFamily
+from simlab.core.judging import JUDGMENTS_DIR, Judge
 from simlab.core.recording import INDEX_FILE, Run, load_episode
 from simlab.gui.plots import CURSOR_COLOUR, whole_turn_step
 from simlab.render.formatting import esc
@@ -72,8 +97,9 @@ NO_DATA = "no data: nothing of this kind was recorded in these runs"
 Y_PADDING = 0.05  # of a fixed y range, so a marker at its edge (accuracy 1.0) is drawn whole
 PROGRESS_STEPS = 100  # progress reports per computation at most, however many episodes it reads
 
-RunKey = tuple[str, int, int]
-"""A run folder and its index's size and modification time: a run that grew is read again."""
+RunKey = tuple[str, int, int, int]
+"""A run folder, its index's size and modification time, and the bytes of its judgments: a run that grew or
+was judged again is read again."""
 
 
 def series_colour(index: int) -> str:
@@ -82,12 +108,24 @@ def series_colour(index: int) -> str:
 
 
 def run_key(run: Run) -> RunKey:
-    """The cache key of ``run``'s figures: its folder and the state of its index."""
+    """The cache key of ``run``'s figures: its folder, the state of its index and of its judgments."""
+    judged = sum(p.stat().st_size for p in (run.path / JUDGMENTS_DIR).glob("*.jsonl"))
     try:
         stat = (run.path / INDEX_FILE).stat()
     except OSError:
-        return str(run.path.resolve()), -1, -1
-    return str(run.path.resolve()), stat.st_size, stat.st_mtime_ns
+        return str(run.path.resolve()), -1, -1, judged
+    return str(run.path.resolve()), stat.st_size, stat.st_mtime_ns, judged
+
+
+@dataclass(frozen=True)
+class RunFigures:
+    """What one run contributes: its family figures (declared order), a figure per judge that rated it, and
+    what the feature correlations need (its summaries, judgments and words per message)."""
+
+    family: tuple[FigureData, ...]
+    judges: dict[str, tuple[Judge, FigureData]]
+    features: RunFeatures
+    judged: RunJudgments
 
 
 class Cancelled(Exception):
@@ -96,16 +134,22 @@ class Cancelled(Exception):
 
 def compute_run(
     name: str, run: Run, family: WorldFamily, cancelled: threading.Event, read: Callable[[], None]
-) -> tuple[FigureData, ...]:
-    """Every figure of ``family`` from ``run``'s episodes, in declared order. Calls ``read`` after each episode
-    file; raises :class:`Cancelled` as soon as ``cancelled`` is set, FormatError for an unreadable episode."""
+) -> RunFigures:
+    """Every figure of ``family`` from ``run``'s episodes, in declared order, and its judges' figures. Calls
+    ``read`` after each episode file; raises :class:`Cancelled` as soon as ``cancelled`` is set, FormatError
+    for an unreadable episode."""
     episodes = []
     for summary in run.summaries:
         if cancelled.is_set():
             raise Cancelled
         episodes.append(load_episode(run.episode_path(summary)))
         read()
-    return tuple(data for _spec, data in run_figures([(name, episodes)], family))
+    judged = run_judgments(run.path, family.name)
+    judges = {j.name: (j, judge_figure(j, judged.records, run.summaries)) for j in judged.judges}
+    words = {e.episode_id: message_words(e) for e in episodes}
+    features = RunFeatures(run.summaries, judged.records, words)
+    figures = tuple(data for _spec, data in run_figures([(name, episodes)], family))
+    return RunFigures(figures, judges, features, judged)
 
 
 @dataclass(frozen=True)
@@ -122,7 +166,7 @@ class _Job(QObject):
     on the GUI thread, each naming the job so the panel can tell a stale one."""
 
     progressed = Signal(object, int)  # job, episodes read so far
-    done = Signal(object, object)  # job, {RunKey: tuple[FigureData, ...]}
+    done = Signal(object, object)  # job, {RunKey: RunFigures}
     failed = Signal(object, str)  # job, why
 
     def __init__(
@@ -169,7 +213,7 @@ class FiguresPanel(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._cache: dict[RunKey, tuple[FigureData, ...]] = {}
+        self._cache: dict[RunKey, RunFigures] = {}
         self._runs: list[tuple[RunKey, str, Run]] = []
         self._family: WorldFamily | None = None
         self._job: _Job | None = None
@@ -313,10 +357,7 @@ class FiguresPanel(QWidget):
         shown = self.current()
         if shown is None:
             raise SimlabError("there is no figure to export")
-        folder.mkdir(parents=True, exist_ok=True)
-        csv_path = folder / f"{shown.spec.name}.csv"
-        csv_path.write_text(figure_csv(shown.data), encoding="utf-8")
-        return [csv_path, *draw(shown.spec, shown.data, folder)]
+        return write_figure(shown.spec, shown.data, folder)
 
     # ---- computing ----------------------------------------------------------------------------------------
     def _start(
@@ -336,7 +377,7 @@ class FiguresPanel(QWidget):
         if job is self._job:
             self.progress.setValue(read)
 
-    def _on_done(self, job: _Job, results: dict[RunKey, tuple[FigureData, ...]]) -> None:
+    def _on_done(self, job: _Job, results: dict[RunKey, RunFigures]) -> None:
         if job is not self._job:
             return  # set_runs was called again meanwhile: these runs are not the ones shown
         self._job = None
@@ -357,9 +398,12 @@ class FiguresPanel(QWidget):
         per_run = [(name, self._cache[key]) for key, name, _run in self._runs]
         self._shown = []
         for k, spec in enumerate(self._family.figures):
-            parts = [(name, figures[k]) for name, figures in per_run]
-            runs = tuple(name for name, data in parts for _series in data.series)
-            self._shown.append(ShownFigure(spec, merge_figures(parts), runs))
+            self._add(spec, [(name, figures.family[k]) for name, figures in per_run])
+        for judge_name in dict.fromkeys(j for _name, figures in per_run for j in figures.judges):
+            parts = [(name, figures.judges[judge_name]) for name, figures in per_run if judge_name in figures.judges]
+            data = merge_figures([(name, data) for name, (_judge, data) in parts])
+            self._add(judge_figure_spec(parts[0][1][0], data), [(name, data) for name, (_j, data) in parts])
+        self._add_correlations([figures for _name, figures in per_run])
         self.combo.blockSignals(True)
         self.combo.clear()
         for shown in self._shown:  # the tooltip: a long title is cut in a narrow dock
@@ -370,6 +414,27 @@ class FiguresPanel(QWidget):
         self.combo.blockSignals(False)
         self._draw()
         self.ready.emit()
+
+    def _add(self, spec: FigureSpec, parts: Sequence[tuple[str, FigureData]]) -> None:
+        """List the figure of ``spec`` merged from the runs' ``parts`` (each series remembers its run)."""
+        runs = tuple(name for name, data in parts for _series in data.series)
+        self._shown.append(ShownFigure(spec, merge_figures(parts), runs))
+
+    def _add_correlations(self, per_run: Sequence[RunFigures]) -> None:
+        """CRAFT's table 7 as a figure: every feature against the family's first headline metric, across the
+        lineups of the runs shown; listed only when there are enough lineups to correlate over."""
+        assert self._family is not None
+        features = [figures.features for figures in per_run]
+        if not self._family.headline_metrics or lineup_count(features) < MIN_LINEUPS:
+            return
+        target = self._family.headline_metrics[0]
+        judges = list({j.name: j for figures in per_run for j in figures.judged.judges}.values())
+        try:
+            data = correlation_figure(feature_correlations(features, target, judges))
+        except ValueError:  # no episode has the target metric: nothing to correlate with
+            return
+        title = f"Features against {target} across lineups (CRAFT table 7)"
+        self._shown.append(ShownFigure(FigureSpec(FIGURE_NAME, title, functools.partial(given, data)), data, ("",) * 2))
 
     # ---- drawing ------------------------------------------------------------------------------------------
     def _on_pick(self, index: int) -> None:

@@ -312,3 +312,43 @@ def test_the_same_runs_again_while_they_are_read_do_not_start_over(qtbot, panel,
     with qtbot.waitSignal(panel.ready, timeout=30000):
         release.set()
     assert started == ["boards"] and panel.figure_names() == [s.name for s in get_family("boards").figures]
+
+
+def test_judge_figures_and_the_feature_correlations_appear_with_the_reports_numbers(qtbot, panel, runs, tmp_path):
+    """A run judged by craft-ps gets its judge figure (the numbers of report's judge_craft-ps.csv); four lineups
+    open together add the correlations figure (those of report --correlate)."""
+    from simlab.analysis.judgments import run_judgments
+    from simlab.cli import main
+    from simlab.core.judging import JudgmentRecord, JudgmentWriter
+
+    extra = {}
+    for skill in ("0.1", "0.95"):
+        config = RunConfig("blocks", seed=1, episodes=3, agents=[f"builder=scripted:{skill}"], settings={"turns": 6})
+        extra[skill] = tmp_path / f"run{skill}"
+        run(config, extra[skill])
+    judged = tmp_path / "judged"
+    shutil.copytree(runs["blocks"], judged)
+    writer = JudgmentWriter(judged)
+    for k, summary in enumerate(load_run(judged).summaries):
+        labels = {"PS1": "Yes", "PS2": "No" if k else "Yes", "PS3": "N/A"}
+        values = {"PS1": 1.0, "PS2": 0.0 if k else 1.0, "PS3": None}
+        writer.append(
+            JudgmentRecord("craft-ps", "m", summary["episode_id"], 1, "", 0, "sha", labels, {}, None, "", values)
+        )
+
+    show(qtbot, panel, ("J", judged))
+    assert "judge_craft-ps" in panel.figure_names()
+    assert "feature_correlations" not in panel.figure_names()  # one lineup: nothing to correlate over
+    assert main(["report", str(judged), "--figures", str(tmp_path / "f")]) == 0
+    panel.select("judge_craft-ps")
+    assert plotted(panel) == csv_rows(tmp_path / "f" / "judge_craft-ps.csv")
+    assert run_judgments(judged, "blocks").judges[0].name == "craft-ps"
+
+    named = [("J", judged), ("B", runs["blocks-2"]), ("low", extra["0.1"]), ("high", extra["0.95"])]
+    show(qtbot, panel, *named)
+    assert panel.figure_names()[-1] == "feature_correlations"
+    out = tmp_path / "g"
+    args = ["report", *(str(p) for _n, p in named), "--correlate", "overall_progress", "--figures", str(out)]
+    assert main(args) == 0
+    panel.select("feature_correlations")
+    assert plotted(panel) == csv_rows(out / "feature_correlations.csv")
