@@ -19,7 +19,7 @@ EXAMPLE := examples/hidden_tictactoe
 $(STAMP): pyproject.toml $(EXAMPLE)/pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[gui,cluster,test,dev]"
+	$(PY) -m pip install --quiet -e ".[gui,cluster,test,dev,pettingzoo]"
 	$(PY) -m pip install --quiet -e $(EXAMPLE)
 	@touch $(STAMP)
 

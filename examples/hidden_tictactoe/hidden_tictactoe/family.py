@@ -56,4 +56,5 @@ FAMILY = WorldFamily(
     palette=PALETTE,
     plots=PLOTS,
     headline_metrics=("progress", "win", "mines_hit", "turns_used"),
+    spaces="hidden_tictactoe.spaces:spaces",
 )

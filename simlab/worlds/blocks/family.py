@@ -134,4 +134,5 @@ FAMILY = WorldFamily(
     headline_metrics=("overall_progress", "completion", "iou", "position_accuracy"),
     importers={"craft": Importer("craft", "logs of the CRAFT reference code", _import_craft)},
     judges="simlab.worlds.blocks.judges:JUDGES",
+    spaces="simlab.worlds.blocks.spaces:spaces",
 )

@@ -135,6 +135,7 @@ FAMILY = WorldFamily(
     reply_form=protocol.reply_form,
     views="simlab.worlds.boards.presentation:VIEWS",
     editor="simlab.worlds.boards.editing:EDITOR",
+    spaces="simlab.worlds.boards.spaces:spaces",
     palette=PALETTE,
     plots=(PROGRESS_PLOT, DIFF_PLOT),
     headline_metrics=("success", "abort", "correct_pieces", "clarified", "corrected"),

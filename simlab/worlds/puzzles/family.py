@@ -144,4 +144,5 @@ FAMILY = WorldFamily(
     headline_metrics=("sr", "psr", "mistakes", "acl", "leak"),
     figures=FIGURES,
     judges="simlab.worlds.puzzles.judges:JUDGES",
+    spaces="simlab.worlds.puzzles.spaces:spaces",
 )

@@ -154,4 +154,5 @@ FAMILY = WorldFamily(
     figures=FIGURES,
     editor="simlab.worlds.rooms.editing:EDITOR",
     judges="simlab.worlds.rooms.judges:JUDGES",
+    spaces="simlab.worlds.rooms.spaces:spaces",
 )

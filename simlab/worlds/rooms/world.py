@@ -176,9 +176,11 @@ class RoomsWorld(World):
             if self.question.task == "mapping":
                 parts.append("The question is about the candidate top-down map of the room; you face up in it.")
         parts.append("Conversation so far:\n" + ("\n".join(history) or "(no messages yet)"))
-        if self.phase == "answer":
+        if self.phase == "answer" and role == ANSWERER:
             letters = "/".join(data["letters"])
             parts.append(f"The conversation is over. Reply with only your final answer ({letters}).")
+        elif self.phase == "answer":  # the Helper is never asked now, but may look (PettingZoo observes anyone)
+            parts.append("The conversation is over: the Answerer gives the final answer.")
         elif role == ANSWERER:
             parts.append(
                 f"Message {data['round']} of at most {data['max_rounds']}. Write your next message to the Helper, "
