@@ -1,7 +1,8 @@
-"""Desktop app speed: a step key to every panel redrawn, and filling the browser with a large run.
+"""Desktop app speed: a step key to every panel redrawn, filling the browser with a large run, and opening a
+10-run comparison.
 
 Needs a display (``make bench`` starts Xvfb when there is none). Baselines run in the same process: the
-step against redrawing the 3D view alone, the browser fill against reading the index alone.
+step against redrawing the 3D view alone, the browser fills against reading the indexes alone.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from simlab.runner.batch import RunConfig, run
 from simlab.runner.demo import DEMO_RUN
 
 STEPS = 100
+COMPARED_RUNS, COMPARED_EPISODES = 10, 100
+OPENINGS = 5  # the comparison is opened this many times; the median is printed
 
 
 def rss_mb() -> float:
@@ -132,6 +135,57 @@ def bench_browser(app: QApplication, window: MainWindow, n: int = 1000) -> None:
     print(f"{'':38} memory: process {rss_mb():.0f} MB, +{grew:.1f} MB for the run")
 
 
+def _compared_runs(folder: Path) -> list[Path]:
+    """``COMPARED_RUNS`` run folders of the same ``COMPARED_EPISODES`` blocks tasks: two played (the scripted
+    and the random builder), the others copies of them under their own names (the app reads no more of a copy
+    than of a played run)."""
+    played = []
+    for builder in ("scripted", "random"):
+        out = folder / f"{builder}-0"
+        agents = [f"builder={builder}"]
+        run(RunConfig("blocks", seed=0, episodes=COMPARED_EPISODES, agents=agents, settings={"turns": 8}), out)
+        played.append(out)
+    runs = list(played)
+    for k in range(len(played), COMPARED_RUNS):
+        source = played[k % len(played)]
+        runs.append(shutil.copytree(source, folder / f"{source.name.split('-')[0]}-{k}"))
+    return runs
+
+
+def bench_comparison(app: QApplication, window: MainWindow) -> None:
+    """Open ``COMPARED_RUNS`` runs together until the browser shows every row, then the first episode with the
+    Compare dock showing it against the next run's; against reading the indexes alone (load_run)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        runs = _compared_runs(Path(tmp))
+        rows = COMPARED_RUNS * COMPARED_EPISODES
+        reads, opens, firsts = [], [], []
+        window.docks["Compare"].raise_()
+        for _ in range(OPENINGS):
+            start = time.perf_counter()
+            for folder in runs:
+                load_run(folder)
+            reads.append(time.perf_counter() - start)
+            window.open_path(DEMO_RUN)  # a window that shows something else first, as a person's would
+            app.processEvents()
+            start = time.perf_counter()
+            window.open_runs(runs)
+            while window.browser.proxy.rowCount() < rows:
+                app.processEvents()
+            app.processEvents()  # the filled table paints
+            opens.append(time.perf_counter() - start)
+            key = window.browser.visible_keys()[0]
+            window.open_episode_id(key.episode_id, key.run)
+            app.processEvents()
+            firsts.append(time.perf_counter() - start)
+            assert window.compare.diff is not None and len(window.browser.visible_keys()) == rows
+    read, opened, first = (_median_ms(samples) for samples in (reads, opens, firsts))
+    print(
+        f"{f'open a {COMPARED_RUNS}-run comparison ({rows} rows)':<38} {opened:10.1f} ms   baseline reading the "
+        f"indexes alone {read:10.1f} ms   ratio {opened / read:6.2f}x   (median of {OPENINGS})"
+    )
+    print(f"{'  + its first episode, Compare shown':<38} {first:10.1f} ms   (the bar: under 2000 ms)")
+
+
 def main() -> None:
     app = QApplication.instance() or QApplication([])
     with tempfile.TemporaryDirectory() as tmp:
@@ -150,5 +204,6 @@ def main() -> None:
         bench_step(app, window, "rooms")
         window.open_path(DEMO_RUN)
         bench_browser(app, window)
+        bench_comparison(app, window)
         window.close()
         bench_editor(app, Path(tmp))

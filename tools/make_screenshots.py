@@ -3,8 +3,9 @@
 Run under a display or Xvfb: ``xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python tools/make_screenshots.py``
 It writes, in docs/images/: the demo run at turns 3, 9 and 20, a rooms episode, a boards episode, a person
 playing the blocks builder and one playing the boards robot (their role windows), a Color puzzle, a turn
-sheet, a model-played blocks episode's Raw tab (its calls as chats, against the local test server), and the
-editor on the example room and on a small structure.
+sheet, a model-played blocks episode's Raw tab (its calls as chats, against the local test server), two runs
+compared (the browser's run column and the Compare dock), and the editor on the example room and on a small
+structure.
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication
 
+from simlab.analysis.episode_diff import episode_diff
 from simlab.core.plugins import discover
 from simlab.core.recording import load_run
 from simlab.gui.live import make_session
@@ -34,6 +36,7 @@ EPISODE = "structure_002-r0"  # a complex structure with hidden blocks and engin
 TURNS = (3, 9, 20)
 ROOMS_EPISODE_INDEX = 1  # a counting question: the Helper's report names many objects
 BOARDS_EPISODE_INDEX, BOARDS_TURN = 1, 5
+COMPARE_AFTER, COMPARE_HEIGHT = 1, 420  # shown the turn after the runs first differ, in a taller dock
 
 
 def settle(app: QApplication, rounds: int = 20) -> None:
@@ -135,6 +138,31 @@ def model_calls(app: QApplication, tmp: Path) -> None:
     window.close()
 
 
+def compare(app: QApplication, tmp: Path) -> None:
+    """Two blocks runs of the same tasks open together, the builder mishearing now and then in one of them: the
+    browser's run column and the Compare dock, made taller, on the episode whose runs part latest, a few turns
+    after they do."""
+    runs = []
+    for name, builder in (("scripted", "scripted"), ("slips-0.1", "scripted:0.1")):
+        runs.append(tmp / "compare" / name)
+        run(RunConfig("blocks", seed=0, episodes=6, agents=[f"builder={builder}"]), runs[-1])
+    mine, theirs = load_run(runs[0]), load_run(runs[1])
+    parts = {
+        s["episode_id"]: episode_diff(mine.load_episode(s["episode_id"]), theirs.load_episode(s["episode_id"]))
+        for s in mine.summaries
+    }
+    latest = max(parts, key=lambda episode_id: parts[episode_id].first_difference or 0)
+    window = new_window(tmp)
+    window.open_runs(runs)
+    window.docks["Compare"].raise_()
+    window.resizeDocks([window.docks["Compare"]], [COMPARE_HEIGHT], Qt.Orientation.Vertical)
+    window.open_episode_id(latest, "scripted")
+    window.playback.seek((parts[latest].first_difference or 0) + COMPARE_AFTER)
+    settle(app)
+    save(window.export_png, "app_compare.png")
+    window.close()
+
+
 def editors(app: QApplication) -> None:
     """The editor on the bundled example room (an object selected, its rays drawn) and on a small structure."""
     from simlab.gui.editor import EditorWindow
@@ -183,6 +211,7 @@ def main() -> int:
         human(app, tmp, "boards", "robot", "app_human_robot.png")
         sheet()
         model_calls(app, tmp)
+        compare(app, tmp)
         editors(app)
     return 0
 

@@ -1,7 +1,9 @@
-"""The episode browser: a sortable, filterable table of a run's index lines.
+"""The episode browser: a sortable, filterable table of the index lines of one run or of several.
 
 It reads only the summaries (``Run.summaries``) and the unreadable index lines (``Run.problems``), never an
-episode file, so a run of thousands of episodes opens at once. Choosing an episode emits
+episode file, so runs of thousands of episodes open at once. Episode ids repeat across runs (two runs of the
+same tasks), so a row is known by its :class:`EpisodeKey`, (run, episode id), never by the id alone; with more
+than one run a *Run* column and a run filter appear. Choosing an episode emits
 :attr:`EpisodeBrowser.episodeActivated`; what happens next (loading it into the playback model) is the main
 window's business.
 """
@@ -11,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from PySide6.QtCore import (
     QAbstractTableModel,
@@ -44,9 +46,18 @@ OUTCOMES = ("success", "failure", "abort")
 OUTCOME_COLOURS = {"success": "#1b7f3b", "failure": "#b45f06", "abort": "#c62828"}
 OUTCOME_TINT_ALPHA = 28
 ALL_TASKS = "All tasks"
+ALL_RUNS = "All runs"
 GROUP = "group:"
 """The task menu's data for a whole group of tasks (``group:counting``) rather than one task id."""
 ModelIndex = QModelIndex | QPersistentModelIndex
+
+
+class EpisodeKey(NamedTuple):
+    """One row of the browser: the name the window gave its run (``""`` for a lone run or episode) and the
+    episode id."""
+
+    run: str
+    episode_id: str
 
 
 @dataclass(frozen=True)
@@ -71,20 +82,24 @@ COLUMNS = (  # what decides which episode to open first: outcome and score next 
     Column("World", "world"),
 )
 COLUMN_INDEX = {c.key: i for i, c in enumerate(COLUMNS)}
-"""Where the fixed columns stand when a run adds none (a family's metric columns follow Errors)."""
+"""Where the fixed columns stand when one run adds none (a family's metric columns follow Errors)."""
 METRICS_AFTER = COLUMN_INDEX["errors"]
+RUN_COLUMN = Column("Run", "run")
+"""First when several runs are open: which run played the row (its episode id may repeat in the others)."""
 
 
-def family_columns(summaries: Sequence[Mapping[str, Any]]) -> tuple[Column, ...]:
+def family_columns(summaries: Sequence[Mapping[str, Any]], several_runs: bool = False) -> tuple[Column, ...]:
     """The columns for a run's summaries: the fixed ones, with its family's headline metrics after Errors
-    (blocks: overall progress, completion...; puzzles: sr, psr...). A world SimLab does not know adds none."""
+    (blocks: overall progress, completion...; puzzles: sr, psr...), and the Run column first when they come
+    from several runs. A world SimLab does not know adds no metrics."""
     world = next((str(s["world"]) for s in summaries if s.get("world")), None)
     try:
         headline = get_family(world).headline_metrics if world else ()
     except SimlabError:
         headline = ()
     metrics = tuple(Column(name.replace("_", " "), name, numeric=True, metric=True) for name in headline)
-    return (*COLUMNS[: METRICS_AFTER + 1], *metrics, *COLUMNS[METRICS_AFTER + 1 :])
+    run = (RUN_COLUMN,) if several_runs else ()
+    return (*run, *COLUMNS[: METRICS_AFTER + 1], *metrics, *COLUMNS[METRICS_AFTER + 1 :])
 
 
 # ---- text helpers (pure) ------------------------------------------------------------------------------------
@@ -147,9 +162,9 @@ def _sort_value(column: Column, value: Any) -> float | str:
 
 @dataclass(frozen=True)
 class _Row:
-    """What the table needs of one summary, computed once in :meth:`RunIndexModel.set_summaries`."""
+    """What the table needs of one summary, computed once in :meth:`RunIndexModel.set_runs`."""
 
-    episode_id: str
+    key: EpisodeKey
     task_id: str
     outcome: str
     group: str
@@ -166,15 +181,15 @@ def _value(summary: Mapping[str, Any], column: Column) -> Any:
     return summary.get(column.key)
 
 
-def _make_row(summary: Mapping[str, Any], columns: Sequence[Column] = COLUMNS) -> _Row:
-    values = [_value(summary, c) for c in columns]
+def _make_row(run: str, summary: Mapping[str, Any], columns: Sequence[Column] = COLUMNS) -> _Row:
+    values = [run if c is RUN_COLUMN else _value(summary, c) for c in columns]
     display = tuple(_display(c, v) for c, v in zip(columns, values, strict=True))
     episode_id = str(summary.get("episode_id", ""))
     task_id = str(summary.get("task_id", "") or "")
     outcome = str(summary.get("outcome", "") or "")
     agents = compact_agents(summary.get("agents") if isinstance(summary.get("agents"), Mapping) else {})
     return _Row(
-        episode_id=episode_id,
+        key=EpisodeKey(run, episode_id),
         task_id=task_id,
         outcome=outcome,
         group=str(summary.get("group") or ""),
@@ -201,7 +216,7 @@ def _words(summary: Mapping[str, Any]) -> list[str]:
 
 # ---- the model ---------------------------------------------------------------------------------------------
 class RunIndexModel(QAbstractTableModel):
-    """A read-only table over a run's summary dicts, one row per episode.
+    """A read-only table over the summary dicts of one run or several, one row per episode.
 
     DisplayRole is the text shown, UserRole a sortable value (floats for numbers, a natural-sort key for
     text), ToolTipRole the full agent list on the Agents column, and the Outcome column is coloured.
@@ -211,6 +226,8 @@ class RunIndexModel(QAbstractTableModel):
         super().__init__(parent)
         self._rows: list[_Row] = []
         self._summaries: list[dict[str, Any]] = []
+        self._row_of: dict[EpisodeKey, int] = {}
+        self.runs: tuple[str, ...] = ()  # the runs' names, in the order they were given
         self.columns: tuple[Column, ...] = COLUMNS  # the fixed ones and the run's family metrics
         self._bold = QFont()
         self._bold.setBold(True)
@@ -218,23 +235,37 @@ class RunIndexModel(QAbstractTableModel):
         self._bg = {k: QBrush(_tint(v)) for k, v in OUTCOME_COLOURS.items()}
 
     def set_summaries(self, summaries: Iterable[Mapping[str, Any]]) -> None:
-        """Replace every row (a model reset: views keep no stale rows)."""
+        """Replace every row by one run's (named ``""``)."""
+        self.set_runs([("", summaries)])
+
+    def set_runs(self, runs: Sequence[tuple[str, Iterable[Mapping[str, Any]]]]) -> None:
+        """Replace every row by the summaries of each ``(run name, summaries)``, run after run (a model reset:
+        views keep no stale rows). Names must differ: they tell apart the episodes whose ids repeat."""
         self.beginResetModel()
-        self._summaries = [dict(s) for s in summaries]
-        self.columns = family_columns(self._summaries)
-        self._rows = [_make_row(s, self.columns) for s in self._summaries]
+        self.runs = tuple(name for name, _ in runs)
+        owned = [(name, dict(s)) for name, summaries in runs for s in summaries]
+        self._summaries = [s for _, s in owned]
+        self.columns = family_columns(self._summaries, several_runs=len(self.runs) > 1)
+        self._rows = [_make_row(name, s, self.columns) for name, s in owned]
+        self._row_of = {}
+        for row, r in enumerate(self._rows):
+            self._row_of.setdefault(r.key, row)
         self.endResetModel()
 
     def summary(self, row: int) -> dict[str, Any]:
         """The summary dict behind source row ``row``."""
         return self._summaries[row]
 
-    def episode_id(self, row: int) -> str:
-        return self._rows[row].episode_id
+    def key(self, row: int) -> EpisodeKey:
+        """The (run, episode id) of source row ``row``."""
+        return self._rows[row].key
 
-    def row_of(self, episode_id: str) -> int | None:
-        """The source row of an episode id, or None."""
-        return next((i for i, r in enumerate(self._rows) if r.episode_id == episode_id), None)
+    def episode_id(self, row: int) -> str:
+        return self._rows[row].key.episode_id
+
+    def row_of(self, episode_id: str, run: str = "") -> int | None:
+        """The source row of an episode of run ``run`` (``""``: a lone run), or None."""
+        return self._row_of.get(EpisodeKey(run, episode_id))
 
     def task_ids(self) -> list[str]:
         """Distinct task ids in natural order."""
@@ -250,11 +281,12 @@ class RunIndexModel(QAbstractTableModel):
             out[r.outcome] = out.get(r.outcome, 0) + 1
         return out
 
-    def matches(self, row: int, outcomes: set[str] | None, task: str, text: str) -> bool:
-        """Whether source row ``row`` passes a filter (``text`` already case-folded)."""
+    def matches(self, row: int, outcomes: set[str] | None, task: str, text: str, run: str | None = None) -> bool:
+        """Whether source row ``row`` passes a filter (``text`` already case-folded; ``run`` None: any run)."""
         r = self._rows[row]
         return (
-            (outcomes is None or r.outcome in outcomes)
+            (run is None or r.key.run == run)
+            and (outcomes is None or r.outcome in outcomes)
             and (not task or (r.group == task[len(GROUP) :] if task.startswith(GROUP) else r.task_id == task))
             and (not text or text in r.haystack)
         )
@@ -321,15 +353,21 @@ def _alignment(column: Column) -> int:
 
 # ---- the filter --------------------------------------------------------------------------------------------
 class EpisodeFilterProxy(QSortFilterProxyModel):
-    """Filters a :class:`RunIndexModel` by outcome, task and a case-insensitive text search; sorts by UserRole."""
+    """Filters a :class:`RunIndexModel` by run, outcome, task and a case-insensitive text search; sorts by
+    UserRole."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self._run: str | None = None
         self._outcomes: set[str] | None = None
         self._task = ""
         self._text = ""
         self.setSortRole(Qt.ItemDataRole.UserRole)
         self.setDynamicSortFilter(True)
+
+    def set_run(self, run: str | None) -> None:
+        """Show one run's episodes only; None shows every run's."""
+        self._change_filter(run=run)
 
     def set_outcomes(self, outcomes: Iterable[str] | None) -> None:
         """Show only these outcomes; None shows every outcome (including ones this GUI does not know)."""
@@ -348,6 +386,8 @@ class EpisodeFilterProxy(QSortFilterProxyModel):
         self.beginFilterChange()
         if "outcomes" in changes:
             self._outcomes = changes["outcomes"]
+        if "run" in changes:
+            self._run = changes["run"]
         self._task = changes.get("task", self._task)
         self._text = changes.get("text", self._text)
         self.endFilterChange()
@@ -356,7 +396,7 @@ class EpisodeFilterProxy(QSortFilterProxyModel):
         model = self.sourceModel()
         if not isinstance(model, RunIndexModel):
             return True
-        return model.matches(source_row, self._outcomes, self._task, self._text)
+        return model.matches(source_row, self._outcomes, self._task, self._text, self._run)
 
 
 # ---- the widget --------------------------------------------------------------------------------------------
@@ -374,12 +414,13 @@ class _EpisodeTable(QTableView):
 
 
 class EpisodeBrowser(QWidget):
-    """A run's episodes as a sortable, filterable table with outcome toggles, a task menu and a search box.
+    """The episodes of one run or several as a sortable, filterable table with outcome toggles, a task menu, a
+    search box and, with several runs, a run menu.
 
-    Emits :attr:`episodeActivated` with an episode id on Enter/Return or a double-click.
+    Emits :attr:`episodeActivated` with the run's name and the episode id on Enter/Return or a double-click.
     """
 
-    episodeActivated = Signal(str)
+    episodeActivated = Signal(str, str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -392,6 +433,10 @@ class EpisodeBrowser(QWidget):
         self.task_combo.setToolTip("Show one task only")
         self.task_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.task_combo.addItem(ALL_TASKS, "")
+        self.run_combo = QComboBox(self)
+        self.run_combo.setToolTip("Show one run's episodes only")
+        self.run_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.run_combo.setVisible(False)  # only when several runs are open
         self.search_edit = QLineEdit(self)
         self.search_edit.setPlaceholderText("Search episodes...")
         self.search_edit.setClearButtonEnabled(True)
@@ -459,6 +504,7 @@ class EpisodeBrowser(QWidget):
         toggles.addWidget(self.count_label)
         filters = QHBoxLayout()
         filters.setContentsMargins(0, 0, 0, 0)
+        filters.addWidget(self.run_combo)
         filters.addWidget(self.task_combo)
         filters.addWidget(self.search_edit, 1)
         self.search_edit.setMinimumWidth(160)
@@ -473,6 +519,7 @@ class EpisodeBrowser(QWidget):
         for button in self.outcome_buttons.values():
             button.toggled.connect(self._outcomes_changed)
         self.task_combo.currentIndexChanged.connect(self._task_changed)
+        self.run_combo.currentIndexChanged.connect(self._run_changed)
         self.search_edit.textChanged.connect(self._text_changed)
         self.table.rowActivated.connect(self._activate)
         self.table.doubleClicked.connect(self._activate)
@@ -483,8 +530,14 @@ class EpisodeBrowser(QWidget):
 
     # ---- public API ------------------------------------------------------------------------------------
     def set_run(self, summaries: Iterable[Mapping[str, Any]], problems: Sequence[str] = ()) -> None:
-        """Show a run's summaries and any unreadable index lines; filters stay as the user left them."""
-        self.model.set_summaries(summaries)
+        """Show one run's summaries (its rows' run is ``""``) and any unreadable index lines."""
+        self.set_runs([("", summaries)], problems)
+
+    def set_runs(self, runs: Sequence[tuple[str, Iterable[Mapping[str, Any]]]], problems: Sequence[str] = ()) -> None:
+        """Show the summaries of each ``(run name, summaries)`` and any unreadable index lines; filters stay as
+        the user left them (a run filter on a run no longer open shows every run again)."""
+        self.model.set_runs(runs)
+        self._fill_runs()
         self._fill_tasks()
         self._fill_outcome_counts()
         self.set_problems(problems)
@@ -504,9 +557,10 @@ class EpisodeBrowser(QWidget):
         self.problems_label.setToolTip("\n".join(problems))
         self.problems_label.show()
 
-    def select_episode(self, episode_id: str) -> bool:
-        """Select an episode's row and scroll to it; False when it is not in the run or filtered out."""
-        row = self.model.row_of(episode_id)
+    def select_episode(self, episode_id: str, run: str = "") -> bool:
+        """Select the row of episode ``episode_id`` of run ``run`` and scroll to it; False when it is not there
+        or filtered out."""
+        row = self.model.row_of(episode_id, run)
         if row is None:
             return False
         index = self.proxy.mapFromSource(self.model.index(row, 0))
@@ -517,9 +571,15 @@ class EpisodeBrowser(QWidget):
         self.table.scrollTo(index, QAbstractItemView.ScrollHint.EnsureVisible)
         return True
 
+    def visible_keys(self) -> list[EpisodeKey]:
+        """(run, episode id) of each row in the order the table shows them, after filtering and sorting."""
+        return [
+            self.model.key(self.proxy.mapToSource(self.proxy.index(r, 0)).row()) for r in range(self.proxy.rowCount())
+        ]
+
     def visible_episode_ids(self) -> list[str]:
-        """Episode ids in the order the table shows them, after filtering and sorting."""
-        return [self.proxy.index(r, 0).data(Qt.ItemDataRole.DisplayRole) for r in range(self.proxy.rowCount())]
+        """Episode ids in the order the table shows them (with several runs an id may come more than once)."""
+        return [key.episode_id for key in self.visible_keys()]
 
     def count_text(self) -> str:
         return self.count_label.text()
@@ -528,6 +588,11 @@ class EpisodeBrowser(QWidget):
     def _outcomes_changed(self) -> None:
         allowed = {name for name, b in self.outcome_buttons.items() if b.isChecked()}
         self.proxy.set_outcomes(None if allowed == set(OUTCOMES) else allowed)
+        self._update_count()
+
+    def _run_changed(self) -> None:
+        run = self.run_combo.currentData()
+        self.proxy.set_run(run if isinstance(run, str) else None)
         self._update_count()
 
     def _task_changed(self) -> None:
@@ -541,10 +606,25 @@ class EpisodeBrowser(QWidget):
     def _activate(self, index: QModelIndex) -> None:
         if index.isValid():
             source = self.proxy.mapToSource(index)
-            self.episodeActivated.emit(self.model.episode_id(source.row()))
+            self.episodeActivated.emit(*self.model.key(source.row()))
 
     def _update_count(self) -> None:
-        self.count_label.setText(f"{self.proxy.rowCount()} of {self.model.rowCount()} episodes")
+        runs = f" in {len(self.model.runs)} runs" if len(self.model.runs) > 1 else ""
+        self.count_label.setText(f"{self.proxy.rowCount()} of {self.model.rowCount()} episodes{runs}")
+
+    def _fill_runs(self) -> None:
+        """The run menu: every run when there are several (hidden otherwise), keeping the one chosen."""
+        current = self.run_combo.currentData()
+        self.run_combo.blockSignals(True)
+        self.run_combo.clear()
+        self.run_combo.addItem(ALL_RUNS, None)
+        for name in self.model.runs:
+            self.run_combo.addItem(name, name)
+        found = self.run_combo.findData(current) if isinstance(current, str) else -1
+        self.run_combo.setCurrentIndex(max(0, found))
+        self.run_combo.blockSignals(False)
+        self.run_combo.setVisible(len(self.model.runs) > 1)
+        self._run_changed()
 
     def _fill_tasks(self) -> None:
         current = self.task_combo.currentData() or ""

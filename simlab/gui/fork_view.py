@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from PySide6.QtCore import QObject, QRect, QUrl
 from PySide6.QtWidgets import QCheckBox, QTextBrowser, QVBoxLayout, QWidget
 
-from simlab.analysis.fork_diff import ForkDiff, TurnDiff, fork_diff
+from simlab.analysis.episode_diff import EpisodeDiff, TurnDiff
+from simlab.analysis.fork_diff import fork_diff
 from simlab.core.episode import Episode
 from simlab.core.family import hex_colour
 from simlab.gui.playback import PlaybackModel
@@ -57,7 +58,7 @@ class ForkDiffView(QWidget):
     def __init__(self, original: Episode, fork_playback: PlaybackModel, from_turn: int, link: PlaybackLink) -> None:
         super().__init__()
         self.original, self.playback, self.from_turn, self.link = original, fork_playback, from_turn, link
-        self.diff: ForkDiff | None = None
+        self.diff: EpisodeDiff | None = None
         self.linked = QCheckBox("Linked playback")
         self.linked.setToolTip("Stepping one window steps the original and its forks too")
         self.linked.setChecked(True)
@@ -92,7 +93,7 @@ class ForkDiffView(QWidget):
         self.link.enabled = on
 
 
-def diff_html(diff: ForkDiff, original_id: str) -> str:
+def diff_html(diff: EpisodeDiff, original_id: str) -> str:
     """The diff as rich text: headline, the summaries table (differences tinted), then every turn."""
     rows = "".join(
         f"<tr style='background:{DIFFERENT if a != b else 'white'}'><td>{esc(name)}</td>"
@@ -108,9 +109,9 @@ def diff_html(diff: ForkDiff, original_id: str) -> str:
 def _turn_html(turn: TurnDiff) -> str:
     link = f"<a href='{TURN_SCHEME}:{turn.turn}'><b>Turn {turn.turn}</b></a>"
     if turn.same:
-        return f"<p style='margin-top:8px'>{link} (the same)</p>{_lines_html(turn.original, MUTED)}"
+        return f"<p style='margin-top:8px'>{link} (the same)</p>{_lines_html(turn.a, MUTED)}"
     heading = f"<p style='background:{DIFFERENT};margin-top:8px'>{link}</p>"
-    original, fork = _lines_html(turn.original, "black"), _lines_html(turn.fork, "black")
+    original, fork = _lines_html(turn.a, "black"), _lines_html(turn.b, "black")
     return f"{heading}<p><i>original</i></p>{original}<p><i>fork</i></p>{fork}"
 
 
@@ -159,7 +160,7 @@ def _value(value: object) -> str:
     return f"{value:.3g}" if isinstance(value, float) else str(value)
 
 
-def _headline(diff: ForkDiff) -> str:
+def _headline(diff: EpisodeDiff) -> str:
     first = diff.first_difference
     if first is None:
         return f"Forked at turn {diff.from_turn}: the continuations are the same so far."

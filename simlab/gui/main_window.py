@@ -1,17 +1,21 @@
-"""The SimLab window: an episode browser, the 3D world, agent panels, dialogue, plots and the timeline.
+"""The SimLab window: an episode browser, the 3D world, agent panels, dialogue, plots, the timeline, a
+comparison with other runs and the runs' analysis figures.
 
 Every panel is a dock that follows one :class:`PlaybackModel`; the window owns opening runs and episodes,
-menus, shortcuts, exports, recent files, drag and drop and the saved layout. Bad files never raise out of
+menus, shortcuts, exports, recent files, drag and drop and the saved layout. Several runs of one world family
+can be open at once (File > Add Run..., or several folders on the command line): the browser lists them all,
+each row known by (run, episode id), the *Compare* dock lines the open episode up with the same task in
+another run, and the *Figures* dock draws the family's figures across the runs. Bad files never raise out of
 here: the problem is shown in a message box and the status bar, and whatever did load stays open.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QRect, QSettings, Qt, QTimer, QUrl
+from PySide6.QtCore import QByteArray, QRect, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -21,6 +25,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMessageBox,
     QStyle,
+    QTabBar,
     QWidget,
 )
 
@@ -28,8 +33,10 @@ from simlab.core.episode import Episode
 from simlab.core.errors import SimlabError
 from simlab.core.recording import Run, load_episode, load_run
 from simlab.gui.agent_panels import AgentPanels
-from simlab.gui.browser import EpisodeBrowser
+from simlab.gui.browser import EpisodeBrowser, EpisodeKey
+from simlab.gui.compare_view import CompareView
 from simlab.gui.dialogue import DialoguePane
+from simlab.gui.figures_view import FiguresPanel
 from simlab.gui.fork_view import ForkDiffView, PlaybackLink, tile
 from simlab.gui.playback import PlaybackModel
 from simlab.gui.plots import MetricPlots
@@ -40,10 +47,14 @@ if TYPE_CHECKING:
     from simlab.gui.live import LiveController, LiveSession
 
 MAX_RECENT = 8
-LAYOUT_VERSION = 1  # bump when the docks change, so an old saved layout is ignored rather than misapplied
+LAYOUT_VERSION = 2  # bump when the docks change, so an old saved layout is ignored rather than misapplied
+TABBED_BEHIND = {"Compare": "Dialogue", "Figures": "Plots"}
+"""Docks that start as a tab behind another one (title -> the dock in front); a new tabbed panel goes here."""
 _SP = QStyle.StandardPixmap
+DIRECT = Qt.FindChildOption.FindDirectChildrenOnly
 TOOLBAR_ICONS: dict[str, QStyle.StandardPixmap] = {
     "open_run": _SP.SP_DirOpenIcon,
+    "add_run": _SP.SP_FileDialogNewFolder,
     "open_episode": _SP.SP_FileIcon,
     "first": _SP.SP_MediaSkipBackward,
     "back": _SP.SP_MediaSeekBackward,
@@ -62,7 +73,8 @@ SHORTCUTS: tuple[tuple[str, str], ...] = (
     ("Ctrl+F", "Search the dialogue (Enter: next hit, Shift+Enter: previous)"),
     ("Ctrl+Shift+F", "Fork the episode from this turn with other agents (beside the original)"),
     ("Ctrl+N", "New live episode (agents or you in any role)"),
-    ("Ctrl+O", "Open a run folder"),
+    ("Ctrl+O", "Open a run folder (in place of those open)"),
+    ("Ctrl+Alt+O", "Add a run folder beside those open (compare runs)"),
     ("Ctrl+Shift+O", "Open an episode file"),
     ("Ctrl+S", "Export the window as PNG"),
     ("Ctrl+H", "Export the episode as an HTML transcript"),
@@ -82,7 +94,11 @@ class MainWindow(QMainWindow):
         self.settings = settings or QSettings("SimLab", "SimLab")
         self.playback = PlaybackModel(self)
         self.playback.notice.connect(lambda text: self.statusBar().showMessage(text, 5000))
-        self.run: Run | None = None
+        self.runs: dict[str, Run] = {}  # the open runs by the name the browser shows, in the order opened
+        self.current: EpisodeKey | None = None  # the open episode's run and id, when it is from an open run
+        self._opened: Episode | None = None  # the episode ``current`` names (a live one replaces it)
+        self._figures_stale = False  # the runs changed while the Figures dock was hidden
+        self._figures_shown_now = False  # a dock tabbed behind another still says isVisible(): track the signal
         self.forks: list[MainWindow] = []  # windows showing forks of this window's episodes
         self.remembers_layout = True  # closing saves the geometry and docks for the next start
         self.forks_fit = True  # whether this window and its forks last fitted side by side
@@ -95,14 +111,18 @@ class MainWindow(QMainWindow):
         self.dialogue = DialoguePane(self.playback)
         self.plots = MetricPlots(self.playback)
         self.agents = AgentPanels(self.playback)
+        self.compare = CompareView(self.playback)
+        self.figures = FiguresPanel()
         self.status_label = QLabel()
         self.statusBar().addPermanentWidget(self.status_label)
         self.docks = self._make_docks()
         self._default_state = self.saveState()
         self._make_actions()
-        self.browser.episodeActivated.connect(self.open_episode_id)
-        self.playback.turnChanged.connect(lambda _t: self._update_status())
-        self.playback.episodeChanged.connect(lambda _e: self._update_status())
+        self.browser.episodeActivated.connect(lambda run, episode_id: self.open_episode_id(episode_id, run))
+        self.compare.openRequested.connect(self._open_compared)
+        self.docks["Figures"].visibilityChanged.connect(self._figures_shown)
+        self.playback.turnChanged.connect(lambda _t: self._turn_changed())
+        self.playback.episodeChanged.connect(self._episode_changed)
         self._restore_layout()
         self._update_status()
 
@@ -119,6 +139,12 @@ class MainWindow(QMainWindow):
         self.addDockWidget(bottom, docks["Timeline"])
         self.splitDockWidget(docks["Timeline"], docks["Dialogue"], Qt.Orientation.Vertical)
         self.splitDockWidget(docks["Dialogue"], docks["Plots"], Qt.Orientation.Horizontal)
+        for title, front in TABBED_BEHIND.items():  # before the sizes: tabifying lays the docks out again
+            self.tabifyDockWidget(docks[front], docks[title])
+            docks[front].raise_()
+            # laid out now: a second tab group made before the first was laid out got two tab bars in Qt 6.11,
+            # the stray one drawn over the timeline
+            self.layout().activate()
         self.resizeDocks([docks["Episodes"], docks["Agents"]], [390, 520], Qt.Orientation.Horizontal)
         self.resizeDocks([docks["Timeline"], docks["Dialogue"]], [60, 320], Qt.Orientation.Vertical)
         self.resizeDocks([docks["Dialogue"], docks["Plots"]], [700, 500], Qt.Orientation.Horizontal)
@@ -131,6 +157,8 @@ class MainWindow(QMainWindow):
             "Timeline": self.timeline,
             "Dialogue": self.dialogue,
             "Plots": self.plots,
+            "Compare": self.compare,
+            "Figures": self.figures,
         }
 
     def _dock(self, title: str, widget: QWidget) -> QDockWidget:
@@ -146,8 +174,20 @@ class MainWindow(QMainWindow):
         else:
             self.resize(1600, 1000)
         if state is not None:
-            self.restoreState(state, LAYOUT_VERSION)
+            self.restore_state(state, LAYOUT_VERSION)
         self.fit_to_screen()
+
+    def restore_state(self, state: QByteArray, version: int = 0) -> bool:
+        """``restoreState``, leaving shown only the dock tab bars the restored layout uses: Qt 6.11 keeps the
+        ones of the layout it replaces shown too, drawn over the timeline and the 3D view."""
+        shown = [bar for bar in self.findChildren(QTabBar, options=DIRECT) if not bar.isHidden()]
+        for bar in shown:
+            bar.hide()  # the restored layout shows the bars it uses
+        if not self.restoreState(state, version):  # refused (another layout version): nothing changed
+            for bar in shown:
+                bar.show()
+            return False
+        return True
 
     def fit_to_screen(self, available: QRect | None = None) -> None:
         """Keep the whole window on the screen it opens on (a 1600x1000 default, or a geometry saved on a bigger
@@ -166,7 +206,7 @@ class MainWindow(QMainWindow):
 
     def reset_layout(self) -> None:
         """Put every dock back where it starts."""
-        self.restoreState(self._default_state)
+        self.restore_state(self._default_state)
         for dock in self.docks.values():
             dock.show()
 
@@ -193,6 +233,10 @@ class MainWindow(QMainWindow):
         pb = self.playback
         self.actions_by_name = {
             "open_run": self._action("Open &Run...", self._ask_open_run, "Ctrl+O"),
+            "add_run": self._action(
+                "&Add Run...", self._ask_add_run, "Ctrl+Alt+O", "Open another run beside those open, to compare"
+            ),
+            "close_run": self._action("&Close Run...", self._ask_close_run, tip="Close one of the open runs"),
             "open_episode": self._action("Open &Episode...", self._ask_open_episode, "Ctrl+Shift+O"),
             "export_png": self._action("Export Window as &PNG...", self._ask_export_png, "Ctrl+S"),
             "export_html": self._action("Export &HTML Transcript...", self._ask_export_html, "Ctrl+H"),
@@ -218,7 +262,7 @@ class MainWindow(QMainWindow):
     def _make_menus(self) -> None:
         a = self.actions_by_name
         file_menu = self.menuBar().addMenu("&File")
-        for name in ("open_run", "open_episode"):
+        for name in ("open_run", "add_run", "open_episode"):
             file_menu.addAction(a[name])
         self.recent_menu = file_menu.addMenu("Open &Recent")
         self._refresh_recent()
@@ -242,6 +286,9 @@ class MainWindow(QMainWindow):
         run_menu = self.menuBar().addMenu("&Run")
         run_menu.addAction(a["new_episode"])
         run_menu.addAction(a["fork"])
+        run_menu.addSeparator()
+        run_menu.addAction(a["close_run"])
+        a["close_run"].setEnabled(False)
         help_menu = self.menuBar().addMenu("&Help")
         help_menu.addAction(a["help"])
         help_menu.addAction(a["about"])
@@ -255,7 +302,18 @@ class MainWindow(QMainWindow):
             keys = a[name].shortcut().toString()
             a[name].setToolTip(a[name].text().replace("&", "") + (f" ({keys})" if keys else ""))
         self.playback.playingChanged.connect(self._on_playing)
-        for name in ("open_run", "open_episode", None, "first", "back", "play", "forward", "last", "next_error"):
+        for name in (
+            "open_run",
+            "add_run",
+            "open_episode",
+            None,
+            "first",
+            "back",
+            "play",
+            "forward",
+            "last",
+            "next_error",
+        ):
             bar.addSeparator() if name is None else bar.addAction(a[name])
         bar.addSeparator()
         bar.addAction(a["export_png"])
@@ -267,50 +325,177 @@ class MainWindow(QMainWindow):
 
     # ---- opening -----------------------------------------------------------------------------------------
     def open_path(self, path: str | Path) -> bool:
-        """Open a run folder or an episode file; False (and a message) when it cannot be read."""
+        """Open a run folder or an episode file in place of whatever is open; False (and a message) when it
+        cannot be read."""
         path = Path(path)
         return self.open_run(path) if path.is_dir() else self.open_episode_file(path)
 
-    def open_run(self, path: Path) -> bool:
+    @property
+    def run(self) -> Run | None:
+        """The run of the open episode, else the first open run; None when no run is open."""
+        if self.current is not None and self.current.run in self.runs:
+            return self.runs[self.current.run]
+        return next(iter(self.runs.values()), None)
+
+    def open_run(self, path: str | Path) -> bool:
+        """Open one run folder in place of whatever is open."""
+        return self.open_runs([path])
+
+    def open_runs(self, paths: Sequence[str | Path]) -> bool:
+        """Open run folders together in place of whatever is open (the browser is filled once). A folder that
+        cannot be read, or is of another world family than the first, is said and left out; when none opens,
+        what was open stays. True when every folder opened."""
+        runs = self._read_runs(paths, {})
+        if not runs:
+            return False
+        self._end_live()
+        self.runs = runs
+        self.playback.set_episode(None)
+        self._runs_changed()
+        return len(runs) == len(paths)
+
+    def add_run(self, path: str | Path) -> bool:
+        """Open a run folder beside the runs already open (it must be of their world family)."""
+        runs = self._read_runs([path], self.runs)
+        if not runs:
+            return False
+        before = len(self.runs)
+        self.runs = {**self.runs, **runs}
+        self._runs_changed()
+        if before == 1:  # a second run: what there is to see now is the comparison
+            self.docks["Compare"].raise_()
+        return True
+
+    def close_run(self, name: str) -> bool:
+        """Close the open run ``name`` (its episode too, if one of its episodes is open); False when no run of
+        that name is open."""
+        if name not in self.runs:
+            return False
+        self.runs = {k: run for k, run in self.runs.items() if k != name}
+        if self.current is not None and self.current.run == name:
+            self.playback.set_episode(None)
+        self._runs_changed()
+        self.statusBar().showMessage(f"Closed run {name}", 5000)
+        return True
+
+    def _read_runs(self, paths: Sequence[str | Path], open_runs: dict[str, Run]) -> dict[str, Run]:
+        """The runs in ``paths`` that can be read and go with ``open_runs``, by their new names; what cannot is
+        said in one message."""
+        runs: dict[str, Run] = {}
+        problems = []
+        for path in map(Path, paths):
+            try:
+                run = self._read_run(path, [*open_runs.values(), *runs.values()])
+            except SimlabError as exc:
+                problems.append(str(exc))
+                continue
+            runs[run_name(run.path, [*open_runs, *runs])] = run
+            self._remember(path)
+        self._say_opened(runs)
+        if problems:
+            self.show_error("\n\n".join(problems))
+        return runs
+
+    @staticmethod
+    def _read_run(path: Path, open_runs: Sequence[Run]) -> Run:
+        """The run in folder ``path``; SimlabError saying why when it is not a readable run, is open already or
+        is of another world family than ``open_runs`` (runs are compared only within a family)."""
+        if not path.is_dir():
+            raise SimlabError(f"{path}: expected a run folder; an episode file opens on its own (Open Episode)")
+        if any(run.path.resolve() == path.resolve() for run in open_runs):
+            raise SimlabError(f"{path}: this run is open already")
         try:
             run = load_run(path)
         except SimlabError as exc:
-            return self.show_error(f"Could not open the run:\n{exc}")
-        self.run = run
-        self._end_live()
-        self.browser.set_run(run.summaries, run.problems)
-        self._remember(path)
-        self.playback.set_episode(None)
-        self.statusBar().showMessage(f"Opened {path} ({len(run.summaries)} episodes)", 5000)
-        if run.problems:
-            self.statusBar().showMessage(f"{len(run.problems)} index line(s) could not be read; see the browser")
-        return True
+            raise SimlabError(f"Could not open the run:\n{exc}") from None
+        family, others = run_family(run), sorted({run_family(r) for r in open_runs})
+        if others and others != [family]:
+            raise SimlabError(
+                f"Could not add {path}: it is a {family} run and the open runs are {', '.join(others)} runs. "
+                "Runs of different world families are not compared: open it on its own (File > Open Run)."
+            )
+        return run
 
-    def open_episode_id(self, episode_id: str) -> bool:
-        """Load one episode of the open run (only now is its file read)."""
-        if self.run is None:
+    def _say_opened(self, runs: dict[str, Run]) -> None:
+        episodes = sum(len(run.summaries) for run in runs.values())
+        problems = sum(len(run.problems) for run in runs.values())
+        if problems:
+            self.statusBar().showMessage(f"{problems} index line(s) could not be read; see the browser")
+        elif len(runs) == 1:
+            run = next(iter(runs.values()))
+            self.statusBar().showMessage(f"Opened {run.path} ({episodes} episodes)", 5000)
+        elif runs:
+            self.statusBar().showMessage(f"Opened {len(runs)} runs ({episodes} episodes)", 5000)
+
+    def _runs_changed(self) -> None:
+        """Every view of the open runs shows them as they are now."""
+        self.browser.set_runs(
+            [(name, run.summaries) for name, run in self.runs.items()],
+            [problem for run in self.runs.values() for problem in run.problems],
+        )
+        self.compare.set_runs(self.runs)
+        self._figures_stale = True
+        if self._figures_shown_now:
+            self._sync_figures()
+        self.actions_by_name["close_run"].setEnabled(bool(self.runs))
+        self.setWindowTitle(f"SimLab - {self.runs_text()}" if self.runs else "SimLab")
+        self._update_status()
+
+    def _figures_shown(self, shown: bool) -> None:
+        self._figures_shown_now = shown
+        if shown:
+            self._sync_figures()
+
+    def _sync_figures(self) -> None:
+        """Give the Figures dock the open runs (when they changed) and the open episode's place; only while it
+        is shown, since it reads every episode of the runs."""
+        if self._figures_stale:
+            self._figures_stale = False
+            self.figures.set_runs(list(self.runs.items()))
+        key = self.current
+        self.figures.set_cursor(key.run if key else None, key.episode_id if key else None, self.playback.turn)
+
+    def open_episode_id(self, episode_id: str, run: str | None = None) -> bool:
+        """Load episode ``episode_id`` of the open run named ``run`` (None: the first open run); only now is its
+        file read."""
+        name = run if run is not None else next(iter(self.runs), None)
+        if name not in self.runs:
             return False
         try:
-            episode = self.run.load_episode(episode_id)
+            episode = self.runs[name].load_episode(episode_id)
         except (SimlabError, KeyError) as exc:
             return self.show_error(f"Could not open episode {episode_id}:\n{exc}")
-        return self._show_episode(episode)
+        return self._show_episode(episode, EpisodeKey(name, episode_id))
 
     def open_episode_file(self, path: Path) -> bool:
         try:
             episode = load_episode(path)
         except SimlabError as exc:
             return self.show_error(f"Could not open the episode:\n{exc}")
-        self.run = None
         self._end_live()
+        self.runs = {}
+        self._runs_changed()
         self.browser.set_run([episode.summary | {"episode_id": episode.episode_id, "file": path.name}], [])
         self._remember(path)
-        return self._show_episode(episode)
+        return self._show_episode(episode, None)
 
-    def _show_episode(self, episode: Episode) -> bool:
+    def _show_episode(self, episode: Episode, key: EpisodeKey | None) -> bool:
+        self.current, self._opened = key, episode
         self.playback.set_episode(episode)
-        self.browser.select_episode(episode.episode_id)
+        self.browser.select_episode(episode.episode_id, key.run if key is not None else "")
         return True
+
+    def _episode_changed(self, episode: Episode | None) -> None:
+        """The playback shows another episode: one opened from a run (``current``), or a live one or none."""
+        if episode is None or episode is not self._opened:
+            self.current, self._opened = None, None
+        self.compare.show_episode(self.current.run if self.current is not None else None, episode)
+        self._turn_changed()
+
+    def _turn_changed(self) -> None:
+        self._update_status()
+        if self._figures_shown_now:
+            self._sync_figures()
 
     def _end_live(self) -> None:
         """Another run or episode is opened: a live session shown here stops, and its state goes with it."""
@@ -364,9 +549,12 @@ class MainWindow(QMainWindow):
             event.acceptProposedAction()
 
     def dropEvent(self, event: QDropEvent) -> None:
-        urls: list[QUrl] = event.mimeData().urls()
-        if urls and urls[0].isLocalFile():
-            self.open_path(urls[0].toLocalFile())
+        paths = [url.toLocalFile() for url in event.mimeData().urls() if url.isLocalFile()]
+        if len(paths) > 1:  # several run folders dropped together open side by side
+            self.open_runs(paths)
+        elif paths:
+            self.open_path(paths[0])
+        if paths:
             event.acceptProposedAction()
 
     # ---- exports ---------------------------------------------------------------------------------------
@@ -424,6 +612,22 @@ class MainWindow(QMainWindow):
         if path:
             self.open_path(path)
 
+    def _ask_add_run(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, "Add a run folder (to compare)")
+        if path:
+            self.add_run(path)
+
+    def _ask_close_run(self) -> None:
+        names = list(self.runs)
+        if len(names) > 1:
+            here = names.index(self.current.run) if self.current is not None else 0
+            name, ok = QInputDialog.getItem(self, "Close Run", "Run to close:", names, here, False)
+            if not ok:
+                return
+            names = [name]
+        if names:
+            self.close_run(names[0])
+
     def _ask_open_episode(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Open episode", "", "Episodes (*.json)")
         if path:
@@ -466,17 +670,49 @@ class MainWindow(QMainWindow):
             self.show_error(f"Could not fork:\n{exc}")
             return None
         original, turn = self.playback.episode, self.playback.turn
-        twin = MainWindow(self.settings)
-        twin.remembers_layout = False  # its narrow, browser-less layout is not the one to open with next time
+        twin = self._twin()
         twin.setWindowTitle(f"SimLab - fork of {original.episode_id} at turn {turn}")
-        twin.show()
         twin.start_live(session)
         link = PlaybackLink(self.playback, twin.playback, twin)
         twin.show_fork_diff(ForkDiffView(original, twin.playback, turn, link))
+        self._beside(twin)
+        return twin
+
+    def open_beside(self, run: str, episode_id: str) -> MainWindow | None:
+        """Open episode ``episode_id`` of the open run ``run`` in a second window beside this one (the same runs
+        open there), at this window's turn, the two playbacks linked (step one, both step)."""
+        twin = self._twin()
+        twin.runs = dict(self.runs)  # the runs as they are open here: no index is read again
+        twin._runs_changed()
+        if not twin.open_episode_id(episode_id, run):
+            twin.close()
+            return None
+        twin.playback.seek(self.playback.turn)
+        PlaybackLink(self.playback, twin.playback, twin)
+        self._beside(twin)
+        return twin
+
+    def _open_compared(self, run: str, episode_id: str, new_window: bool) -> None:
+        """The Compare dock asked for the other run's episode: here (at the same turn) or beside this window."""
+        if new_window:
+            self.open_beside(run, episode_id)
+            return
+        turn = self.playback.turn
+        if self.open_episode_id(episode_id, run):
+            self.playback.seek(turn)
+
+    def _twin(self) -> MainWindow:
+        """A second window for a fork or a compared episode, shown."""
+        twin = MainWindow(self.settings)
+        twin.remembers_layout = False  # its narrow layout is not the one to open with next time
+        twin.show()
+        return twin
+
+    def _beside(self, twin: MainWindow) -> None:
+        """Tile ``twin`` beside this window and the other windows it opened."""
         self.forks = [w for w in self.forks if w.isVisible()] + [twin]
         self.tile_forks()
         QTimer.singleShot(0, self.tile_forks)  # again once the new window's docks have their real minimum sizes
-        return twin
 
     def tile_forks(self) -> bool:
         """This window and its open forks side by side on its screen; False (and a status message) when they
@@ -519,12 +755,39 @@ class MainWindow(QMainWindow):
 
         QMessageBox.about(self, "About SimLab", f"SimLab {__version__}: replay and inspect multi-agent episodes.")
 
+    def runs_text(self) -> str:
+        """The open run's name, or how many runs are open."""
+        return next(iter(self.runs)) if len(self.runs) == 1 else f"{len(self.runs)} runs"
+
     def status_text(self) -> str:
-        run = self.run.path.name if self.run is not None else "-"
+        several = len(self.runs) > 1
+        if self.current is not None:
+            where = f"run {self.current.run}" + (f" ({len(self.runs)} runs open)" if several else "")
+        else:
+            where = f"{len(self.runs)} runs open" if several else f"run {next(iter(self.runs), '-')}"
         episode = self.playback.episode
         if episode is None:
-            return f"run {run} | no episode open"
-        return f"run {run} | episode {episode.episode_id} | turn {self.playback.turn} of {self.playback.last_turn}"
+            return f"{where} | no episode open"
+        return f"{where} | episode {episode.episode_id} | turn {self.playback.turn} of {self.playback.last_turn}"
 
     def _update_status(self) -> None:
         self.status_label.setText(self.status_text())
+
+
+def run_family(run: Run) -> str:
+    """The world family that played ``run``."""
+    return str(run.config["world"])
+
+
+def run_name(path: Path, taken: Collection[str]) -> str:
+    """A name for the run in folder ``path`` that differs from ``taken``: the folder's name, else with as many
+    parent folders as it takes (``a/run`` beside ``b/run``), else numbered."""
+    parts = path.resolve().parts
+    for k in range(1, len(parts) + 1):
+        name = "/".join(parts[-k:]).lstrip("/")
+        if name not in taken:
+            return name
+    k = 2
+    while f"{path.name} ({k})" in taken:
+        k += 1
+    return f"{path.name} ({k})"

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from simlab.analysis.fork_diff import fork_diff, turn_lines
+from simlab.analysis.episode_diff import turn_lines
+from simlab.analysis.fork_diff import fork_diff
 from simlab.core import events as ev
 from simlab.core.episode import Episode
 from simlab.core.events import Event
@@ -22,7 +23,7 @@ def test_the_turns_before_the_first_difference_are_the_same_and_reasoning_is_not
     assert [t.turn for t in diff.turns] == [1, 2, 3]
     assert diff.turns[0].same  # the reasoning differs, but it is private: not part of the comparison
     assert diff.first_difference == 2 and diff.differing == 2
-    assert diff.turns[2].fork == () and diff.turns[2].original == ("D1: done",)
+    assert diff.turns[2].b == () and diff.turns[2].a == ("D1: done",)
     rows = {name: (a, b) for name, a, b in diff.outcome}
     assert rows["outcome"] == ("success", "failure") and rows["score"] == (None, 0.5)
     assert rows["iou"] == (1.0, None) and rows["x"] == (None, 2.0)

@@ -12,6 +12,7 @@ from simlab.core.recording import INDEX_FILE, Run, load_run
 from simlab.gui.browser import (
     COLUMN_INDEX,
     EpisodeBrowser,
+    EpisodeKey,
     RunIndexModel,
     compact_agents,
     natural_key,
@@ -165,7 +166,7 @@ def test_enter_on_the_selected_row_activates_it(qtbot, browser: EpisodeBrowser) 
     browser.table.setFocus()
     with qtbot.waitSignal(browser.episodeActivated, timeout=1000) as blocker:
         qtbot.keyClick(browser.table, Qt.Key.Key_Return)
-    assert blocker.args == ["structure_003-r1"]
+    assert blocker.args == ["", "structure_003-r1"]  # (run, episode id); a lone run is named ""
 
 
 def test_arrow_keys_move_and_enter_activates_the_new_row(qtbot, browser: EpisodeBrowser) -> None:
@@ -174,7 +175,7 @@ def test_arrow_keys_move_and_enter_activates_the_new_row(qtbot, browser: Episode
     qtbot.keyClick(browser.table, Qt.Key.Key_Down)
     with qtbot.waitSignal(browser.episodeActivated, timeout=1000) as blocker:
         qtbot.keyClick(browser.table, Qt.Key.Key_Enter)
-    assert blocker.args == [browser.visible_episode_ids()[1]]
+    assert blocker.args == ["", browser.visible_episode_ids()[1]]
 
 
 def test_double_click_activates_the_row(qtbot, browser: EpisodeBrowser) -> None:
@@ -183,12 +184,12 @@ def test_double_click_activates_the_row(qtbot, browser: EpisodeBrowser) -> None:
     episode_id = index.data()
     pos = browser.table.visualRect(index).center()
     emitted: list[str] = []
-    browser.episodeActivated.connect(emitted.append)
+    browser.episodeActivated.connect(lambda _run, episode: emitted.append(episode))
     qtbot.mouseClick(browser.table.viewport(), Qt.MouseButton.LeftButton, pos=pos)  # a real double-click starts
     assert emitted == []  # with a press and release; a single click only selects
     with qtbot.waitSignal(browser.episodeActivated, timeout=1000) as blocker:
         qtbot.mouseDClick(browser.table.viewport(), Qt.MouseButton.LeftButton, pos=pos)
-    assert blocker.args == [episode_id]
+    assert blocker.args == ["", episode_id]
     assert emitted == [episode_id]  # once, not once per signal path
 
 
@@ -289,3 +290,24 @@ def test_the_search_box_is_usable_at_the_docks_default_width(qtbot, scripted_run
     qtbot.waitExposed(widget)
     assert widget.search_edit.width() >= 160  # room to type, not a squeezed "S..."
     assert widget.count_label.isVisible() and widget.count_label.geometry().right() <= widget.width()
+
+
+def test_rows_of_several_runs_are_known_by_run_and_id(qtbot, scripted_run: Run) -> None:
+    widget = EpisodeBrowser()
+    qtbot.addWidget(widget)
+    widget.set_runs([("a", scripted_run.summaries[:3]), ("b", scripted_run.summaries[:2])])
+    ids = [s["episode_id"] for s in scripted_run.summaries[:3]]
+    assert widget.visible_keys() == [*(EpisodeKey("a", e) for e in ids), *(EpisodeKey("b", e) for e in ids[:2])]
+    assert widget.model.headerData(0, Qt.Orientation.Horizontal) == "Run"
+    assert widget.select_episode(ids[1], "b") and not widget.select_episode(ids[2], "b")
+    assert not widget.select_episode(ids[1])  # the id alone names no row when runs are named
+    selected = widget.table.selectionModel().selectedRows()
+    assert [widget.model.key(widget.proxy.mapToSource(i).row()) for i in selected] == [EpisodeKey("b", ids[1])]
+    widget.table.setFocus()
+    with qtbot.waitSignal(widget.episodeActivated, timeout=1000) as blocker:
+        qtbot.keyClick(widget.table, Qt.Key.Key_Return)
+    assert blocker.args == ["b", ids[1]]
+    widget.run_combo.setCurrentIndex(widget.run_combo.findData("a"))
+    widget.set_runs([("b", scripted_run.summaries[:2])])  # run "a" closed: its filter goes with it
+    assert widget.run_combo.currentText() == "All runs" and not widget.run_combo.isVisibleTo(widget)
+    assert widget.visible_keys() == [EpisodeKey("b", e) for e in ids[:2]] and widget.count_text() == "2 of 2 episodes"

@@ -99,12 +99,13 @@ def test_next_error_and_failed_move_ghost(window):
 
 
 def test_browser_opens_the_episode_on_enter(window, qtbot):
-    ids = window.browser.visible_episode_ids()
-    window.browser.select_episode(ids[2])
+    key = window.browser.visible_keys()[2]
+    assert key.run == "demo_run"  # the window names its runs by their folders
+    assert window.browser.select_episode(key.episode_id, key.run)
     window.browser.table.setFocus()
     with qtbot.waitSignal(window.playback.episodeChanged, timeout=3000):
         qtbot.keyClick(window.browser.table, Qt.Key.Key_Return)
-    assert window.playback.episode.episode_id == ids[2]
+    assert window.playback.episode.episode_id == key.episode_id
     assert window.agents.roles() == ["D1", "D2", "D3", "builder"]
 
 
@@ -210,7 +211,7 @@ def test_monkey_300_random_actions(window, qtbot, tmp_path):
         lambda: window.dialogue.set_show_reasoning(r.random() < 0.5),
         lambda: window.dialogue.search(r.choice(["block", "layer", "zzz", ""])),
         lambda: window.dialogue.next_hit(),
-        lambda: window.browser.select_episode(r.choice(ids)),
+        lambda: window.browser.select_episode(r.choice(ids), "demo_run"),
         lambda: window.docks[r.choice(list(window.docks))].setVisible(r.random() < 0.8),
         lambda: window.world.set_layer_visible(r.choice(window.world.layer_names()), r.random() < 0.6),
         lambda: window.world.select(r.choice([item.key for item in window.world.items] + ["", "block:9,9:0"])),
