@@ -60,6 +60,7 @@ class MetricPlots(QWidget):
         super().__init__(parent)
         self._playback = playback
         self.plots: list[pg.PlotWidget] = []
+        self._specs: tuple[PlotSpec, ...] = ()  # what self.plots draw
         self.cursors: list[pg.InfiniteLine] = []
         self._series: dict[str, list[float | None]] = {}
         self.hidden_for_players = False
@@ -103,23 +104,17 @@ class MetricPlots(QWidget):
 
     # ---- model -> view ------------------------------------------------------------------------------------
     def _on_episode(self, episode: Episode | None) -> None:
-        for plot in self.plots:
-            self._layout.removeWidget(plot)
-            plot.hide()
-            plot.deleteLater()
-        self.plots, self.cursors, self._series = [], [], {}
-        specs = family_plots(episode)
+        specs = tuple(family_plots(episode))
+        if specs != self._specs:  # another family: other plots (one family's keep their widgets, see _fill)
+            self._make_plots(specs)
+        self.cursors, self._series = [], {}
         self.note.setVisible(not specs)
         self.note.setText("No episode loaded" if episode is None else f"{episode.world} declares no per-turn plots")
         if episode is None:
             return
         last = max(1, episode.last_turn)
-        for k, spec in enumerate(specs):
-            plot = self._plot(spec, episode)
-            if k:
-                plot.setXLink(self.plots[0])
-            self.plots.append(plot)
-            self._layout.addWidget(plot, 3 if k == 0 else 2)
+        for k, (spec, plot) in enumerate(zip(specs, self.plots, strict=True)):
+            self._fill(plot, spec, episode)
             self.cursors.append(self._cursor(plot, labelled=k == 0))
         if self.plots:
             self.plots[0].setXRange(0, last, padding=0.02)
@@ -132,7 +127,23 @@ class MetricPlots(QWidget):
             self.hide_for_players(True)
         self._on_turn(self._playback.turn)
 
-    def _plot(self, spec: PlotSpec, episode: Episode) -> pg.PlotWidget:
+    def _make_plots(self, specs: tuple[PlotSpec, ...]) -> None:
+        """One empty plot per spec, replacing the plots of the family shown before. Plots are kept while the
+        episodes shown are of one family: building a pyqtgraph plot costs ~10 ms and, built and deleted at every
+        episode, churned enough Qt objects for PySide to hand back a stale wrapper now and then."""
+        for plot in self.plots:
+            self._layout.removeWidget(plot)
+            plot.hide()
+            plot.deleteLater()
+        self._specs, self.plots = specs, []
+        for k, spec in enumerate(specs):
+            plot = self._plot(spec)
+            if k:
+                plot.setXLink(self.plots[0])
+            self.plots.append(plot)
+            self._layout.addWidget(plot, 3 if k == 0 else 2)
+
+    def _plot(self, spec: PlotSpec) -> pg.PlotWidget:
         plot = pg.PlotWidget(self, background="w")
         item = plot.getPlotItem()
         item.setTitle(spec.title, **TITLE_STYLE)
@@ -143,6 +154,11 @@ class MetricPlots(QWidget):
         legend = item.addLegend(offset=(8, 4), labelTextColor="#20242a", brush=pg.mkBrush(255, 255, 255, 200))
         legend.setColumnCount(min(4, len(spec.series)))
         plot.setMinimumHeight(140)
+        return plot
+
+    def _fill(self, plot: pg.PlotWidget, spec: PlotSpec, episode: Episode) -> None:
+        """Draw ``episode``'s series of ``spec`` in ``plot``, in place of whatever it showed."""
+        plot.getPlotItem().clear()  # curves, their legend entries and the cursor line
         top = 1.0
         for series in spec.series:
             values = series.values(episode)
@@ -152,7 +168,6 @@ class MetricPlots(QWidget):
         low, high = spec.y_range if spec.y_range is not None else (0.0, top)
         span = high - low
         plot.setYRange(low, high + span * (LEGEND_HEADROOM if spec.y_range else 2 * LEGEND_HEADROOM), padding=0.02)
-        return plot
 
     @staticmethod
     def _draw(plot: pg.PlotWidget, label: str, colour: str, values: list[float | None], steps: bool) -> None:
