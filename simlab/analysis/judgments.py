@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from simlab.analysis.report import format_table, natural_key, num_cell
 from simlab.analysis.stats import Summary, finite_or_none, mean_sem_ci
 from simlab.core.family import FigureData, FigurePoint, FigureSeries, lineup_of
-from simlab.core.judging import Judge, JudgmentRecord, load_run_judgments
+from simlab.core.judging import Judge, JudgmentRecord, judgments_path, load_run_judgments, read_judgments
 
 if TYPE_CHECKING:
     from simlab.core.plugins import Registry
@@ -241,7 +241,15 @@ class RunJudgments:
 
 def run_judgments(run_dir: Path, world: str) -> RunJudgments:
     """The judgments stored in ``run_dir`` (a run of ``world``), with the judges that made them."""
-    records, problems = load_run_judgments(run_dir)
+    return _with_judges(*load_run_judgments(run_dir), run_dir, world)
+
+
+def episode_judgments(run_dir: Path, world: str, episode_id: str) -> RunJudgments:
+    """The judgments about one episode of ``run_dir`` (only its file is read), with the judges that made them."""
+    return _with_judges(*read_judgments(judgments_path(run_dir, episode_id)), run_dir, world)
+
+
+def _with_judges(records: list[JudgmentRecord], problems: list[str], run_dir: Path, world: str) -> RunJudgments:
     known = known_judges(world) if records else {}
     names = list(dict.fromkeys(r.judge for r in records))
     for name in names:

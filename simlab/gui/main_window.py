@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from simlab.analysis.judgments import episode_judgments
 from simlab.core.episode import Episode
 from simlab.core.errors import SimlabError
 from simlab.core.recording import Run, load_episode, load_run
@@ -482,8 +483,22 @@ class MainWindow(QMainWindow):
     def _show_episode(self, episode: Episode, key: EpisodeKey | None) -> bool:
         self.current, self._opened = key, episode
         self.playback.set_episode(episode)
+        self._show_judgments(episode, key)
         self.browser.select_episode(episode.episode_id, key.run if key is not None else "")
         return True
+
+    def _show_judgments(self, episode: Episode, key: EpisodeKey | None) -> None:
+        """Hand the dialogue pane what LLM judges said about the episode (its run's judgments file)."""
+        run = self.runs.get(key.run) if key is not None else None
+        if run is None:
+            self.dialogue.set_judgments([], [])
+            return
+        try:
+            judged = episode_judgments(run.path, episode.world, episode.episode_id)
+        except (SimlabError, OSError, ValueError) as exc:  # a damaged file must not stop the episode opening
+            self.statusBar().showMessage(f"Judgments of {episode.episode_id} could not be read: {exc}", 10000)
+            judged = None
+        self.dialogue.set_judgments(judged.judges if judged else [], judged.records if judged else [])
 
     def _episode_changed(self, episode: Episode | None) -> None:
         """The playback shows another episode: one opened from a run (``current``), or a live one or none."""
