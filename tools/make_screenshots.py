@@ -4,13 +4,16 @@ Run under a display or Xvfb: ``xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin
 It writes, in docs/images/: the demo run at turns 3, 9 and 20, a rooms episode, a boards episode, a person
 playing the blocks builder and one playing the boards robot (their role windows), a Color puzzle, a turn
 sheet, a model-played blocks episode's Raw tab (its calls as chats, against the local test server), two runs
-compared (the browser's run column and the Compare dock), and the editor on the example room and on a small
+compared (the browser's run column and the Compare dock), a judged run (the Judges tab, the Figures tab on a
+judge's figure), and the editor on the example room and on a small
 structure.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+import random
 import sys
 import tempfile
 from collections.abc import Callable
@@ -19,15 +22,18 @@ from pathlib import Path
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication
 
+from simlab.agents.openai_agent import AgentSettings
 from simlab.analysis.episode_diff import episode_diff
 from simlab.core.plugins import discover
 from simlab.core.recording import load_run
+from simlab.gui.dialogue import JUDGES_TAB
 from simlab.gui.live import make_session
 from simlab.gui.main_window import MainWindow
 from simlab.render.turn_sheet import turn_sheet
 from simlab.runner.batch import RunConfig, run
 from simlab.runner.demo import DEMO_RUN
-from simlab.testing.openai_server import FakeOpenAIServer, scripted_replies
+from simlab.runner.judging import find_judges, judge_run
+from simlab.testing.openai_server import FakeOpenAIServer, last_user_text, scripted_replies
 from simlab.testing.scripts import BLOCKS_SCRIPT
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,6 +43,7 @@ TURNS = (3, 9, 20)
 ROOMS_EPISODE_INDEX = 1  # a counting question: the Helper's report names many objects
 BOARDS_EPISODE_INDEX, BOARDS_TURN = 1, 5
 COMPARE_AFTER, COMPARE_HEIGHT = 1, 420  # shown the turn after the runs first differ, in a taller dock
+JUDGED_TURN = 3
 
 
 def settle(app: QApplication, rounds: int = 20) -> None:
@@ -163,6 +170,60 @@ def compare(app: QApplication, tmp: Path) -> None:
     window.close()
 
 
+def judge_reply(body: dict) -> str:
+    """A stand-in judge for the screenshot (no model here): answers every question of the prompt, varied but
+    the same for the same prompt and run seed, each with a reason, in the asked form."""
+    text = last_user_text(body)
+    pick = random.Random(hashlib.sha256(f"{text}{body.get('seed')}".encode()).hexdigest())
+    reasons = {
+        "Yes": "the message names the cell, the layer and the block",
+        "No": "it repeats what another director said",
+        "Unclear": "the layer is implied, never said",
+        "N/A": "the previous move succeeded",
+    }
+    out = []
+    for line in text.splitlines():
+        code = line.split(":", 1)[0]
+        if code[:2] in ("SG", "MM", "PS") and code[2:].isdigit():
+            answer = "N/A" if code == "PS6" else pick.choices(["Yes", "No", "Unclear"], weights=(6, 2, 1))[0]
+            out.append(f"{code}: {answer} | {reasons[answer]}")
+    return "\n".join(out)
+
+
+def judges(app: QApplication, tmp: Path) -> None:
+    """A blocks run judged by craft-ps and craft-mm against the local test server (a stand-in judge): the
+    Judges tab at a turn, and the Figures tab on the judge's figure."""
+    folder = tmp / "judged"
+    run(RunConfig("blocks", seed=0, episodes=3, agents=["builder=scripted:0.3"], settings={"turns": 8}), folder)
+    with FakeOpenAIServer(judge_reply) as server:
+        os.environ["SIMLAB_SCREENSHOT_KEY"] = "sk-local"
+        settings = AgentSettings(model="local-judge", base_url=server.base_url, api_key_env="SIMLAB_SCREENSHOT_KEY")
+        judge_run(load_run(folder), find_judges("blocks", ["craft-ps", "craft-mm"]), settings)
+    window = new_window(tmp)
+    window.open_path(folder)
+    window.open_episode_id(load_run(folder).summaries[0]["episode_id"])
+    window.playback.seek(JUDGED_TURN)
+    window.dialogue.tabs.setCurrentIndex(JUDGES_TAB)
+    window.docks["Dialogue"].setFloating(True)
+    window.docks["Dialogue"].resize(900, 760)
+    settle(app)
+    save(lambda path: window.export_png(path, window.dialogue), "app_judges.png")
+    window.docks["Dialogue"].setFloating(False)
+    window.docks["Figures"].raise_()
+    settle(app)
+    window.figures.select("judge_craft-ps")
+    window.docks["Figures"].setFloating(True)
+    window.docks["Figures"].resize(760, 560)
+    for _ in range(200):  # the panel reads the run in a thread
+        settle(app)
+        if not window.figures.busy():
+            break
+    window.figures.select("judge_craft-ps")
+    settle(app)
+    save(lambda path: window.export_png(path, window.figures), "app_figures.png")
+    window.close()
+
+
 def editors(app: QApplication) -> None:
     """The editor on the bundled example room (an object selected, its rays drawn) and on a small structure."""
     from simlab.gui.editor import EditorWindow
@@ -212,6 +273,7 @@ def main() -> int:
         sheet()
         model_calls(app, tmp)
         compare(app, tmp)
+        judges(app, tmp)
         editors(app)
     return 0
 
