@@ -516,7 +516,9 @@ class AgentPanels(QWidget):
 
     # ---- model -> view ------------------------------------------------------------------------------------
     def _on_episode(self, episode: Episode | None) -> None:
-        for panel in self._panels.values():
+        for panel in self._panels.values():  # hidden at once: deleteLater waits for the event loop, and a
+            self._grid.removeWidget(panel)  # panel still drawn meanwhile showed under the new one's header
+            panel.hide()
             panel.deleteLater()
         self._panels = {}
         self._cache.clear()

@@ -226,3 +226,15 @@ def test_the_export_holds_every_panel(panels, qtbot):
     picture = widget.grab_whole()
     assert picture.height() >= last.geometry().bottom() > widget.scroll.viewport().height()
     assert picture.width() >= last.geometry().right()
+
+
+def test_the_panels_of_the_episode_before_are_gone_at_once_when_another_opens(panels, record):
+    """Panels wait for the event loop to be deleted: until then they must neither show nor sit in the grid
+    (they were drawn under the new panels' headers when episodes were opened in a row)."""
+    widget, playback = panels
+    old = [widget.panel(role) for role in widget.roles()]
+    playback.set_episode(load_run(record("builder=random", turns=8, episodes=2)).episodes()[1])
+    assert not any(panel.isVisible() for panel in old)
+    grid = widget._grid
+    assert all(grid.indexOf(panel) == -1 for panel in old)
+    assert all(grid.indexOf(widget.panel(role)) != -1 for role in widget.roles())
