@@ -165,9 +165,15 @@ class SceneCanvas(QObject):
             QToolTip.hideText()
 
     def close(self) -> None:
-        """Release the render window before Qt deletes the widget (pyvistaqt needs this order)."""
+        """Release the render window before Qt deletes the widget (pyvistaqt needs this order), and the GL
+        context and surface pyvistaqt keeps: its Python wrapper of the widget's QSurface (not a QObject, so
+        PySide never learns that Qt deleted it) otherwise stays registered at a freed address, and PySide later
+        handed it out for a new object living there (pyqtgraph, building a plot, met a "QSurface" child)."""
         self._hover.stop()
         self.plotter.close()
+        forget = getattr(self.plotter, "_forget_context", None)  # pyvistaqt >= 0.13; older ones keep no surface
+        if forget is not None:
+            forget()
 
 
 def _outside(planes: np.ndarray, bounds: tuple[float, ...]) -> bool:

@@ -14,6 +14,7 @@ from PySide6.QtGui import QImage
 
 from simlab.gui.live import make_session
 from simlab.gui.main_window import MainWindow
+from tests.gui.conftest import wait_shown
 
 pytestmark = pytest.mark.usefixtures("installed")
 WAIT_MS = 20_000
@@ -32,7 +33,7 @@ def window(qtbot, tmp_path: Path, ttt_run: Path) -> Iterator[MainWindow]:
     win = MainWindow(QSettings(str(tmp_path / "simlab.ini"), QSettings.Format.IniFormat))
     qtbot.addWidget(win)
     win.show()
-    qtbot.waitExposed(win)
+    wait_shown(qtbot, win)
     assert win.open_path(ttt_run)
     yield win
     win.close()

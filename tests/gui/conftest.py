@@ -18,3 +18,10 @@ def _isolated_settings(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
+
+
+def wait_shown(qtbot, widget, timeout: int = 5000) -> None:
+    """Wait until ``widget`` is shown and has a visible region (drawn on the screen).
+
+    ``qtbot.waitExposed`` is a context manager: called bare, as these tests did, it waited for nothing."""
+    qtbot.waitUntil(lambda: widget.isVisible() and not widget.visibleRegion().isEmpty(), timeout=timeout)

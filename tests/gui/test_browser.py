@@ -18,6 +18,7 @@ from simlab.gui.browser import (
     natural_key,
 )
 from simlab.runner.batch import RunConfig, run
+from tests.gui.conftest import wait_shown
 
 USER = Qt.ItemDataRole.UserRole
 
@@ -45,7 +46,7 @@ def browser(qtbot, scripted_run: Run) -> EpisodeBrowser:
     widget.resize(1000, 500)
     widget.set_run(scripted_run.summaries, scripted_run.problems)
     widget.show()
-    qtbot.waitExposed(widget)
+    wait_shown(qtbot, widget)
     return widget
 
 
@@ -287,7 +288,7 @@ def test_the_search_box_is_usable_at_the_docks_default_width(qtbot, scripted_run
     widget.resize(400, 500)
     widget.set_run(scripted_run.summaries, scripted_run.problems)
     widget.show()
-    qtbot.waitExposed(widget)
+    wait_shown(qtbot, widget)
     assert widget.search_edit.width() >= 160  # room to type, not a squeezed "S..."
     assert widget.count_label.isVisible() and widget.count_label.geometry().right() <= widget.width()
 

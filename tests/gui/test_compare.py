@@ -16,6 +16,7 @@ from simlab.gui.browser import ALL_RUNS, EpisodeKey
 from simlab.gui.compare_view import FIRST_MARK, ONE_RUN
 from simlab.gui.main_window import MainWindow
 from simlab.runner.batch import RunConfig, run
+from tests.gui.conftest import wait_shown
 from tests.gui.test_main_window import make_window
 
 SHOWN = ("message", "action", "result", "protocol_error")  # what a transcript words (reasoning is private)
@@ -233,7 +234,7 @@ def test_each_dock_tab_group_shows_one_tab_bar_at_start_after_a_restart_and_a_re
         window = MainWindow(settings)
         qtbot.addWidget(window)
         window.show()
-        qtbot.waitExposed(window)
+        wait_shown(qtbot, window)
         assert _tab_groups(window) == expected  # no stale tab bar drawn over the timeline
         if restart:
             window.reset_layout()

@@ -15,6 +15,7 @@ from simlab.core.recording import load_run
 from simlab.gui.dialogue import DialoguePane
 from simlab.gui.playback import PlaybackModel
 from simlab.runner.batch import RunConfig, run
+from tests.gui.conftest import wait_shown
 from tests.gui.model_run import HOSTILE, record_model_run
 
 
@@ -30,7 +31,7 @@ def pane(qtbot, episode):
     qtbot.addWidget(widget)
     widget.resize(600, 400)
     widget.show()
-    qtbot.waitExposed(widget)
+    wait_shown(qtbot, widget)
     playback.set_episode(episode)
     return widget, playback
 

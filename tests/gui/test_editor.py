@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QMessageBox
 from simlab.gui.editor import EditorWindow, offer_autosave
 from simlab.worlds import open_document
 from simlab.worlds.blocks.scene import CAMERAS, cell_centre
+from tests.gui.conftest import wait_shown
 from tests.gui.editing import click_world
 
 
@@ -19,7 +20,7 @@ from tests.gui.editing import click_world
 def editor(qtbot):
     window = EditorWindow(open_document("blocks"))
     window.show()
-    qtbot.waitExposed(window)
+    wait_shown(qtbot, window)
     window.canvas.set_camera(CAMERAS["builder"])  # straight down: a cell is where it is drawn
     window.canvas.plotter.render()
     yield window

@@ -14,6 +14,7 @@ from simlab.cli import main
 from simlab.gui.editor import EditorWindow
 from simlab.worlds.rooms.editing import EDITOR
 from simlab.worlds.rooms.scene import ROLE_RGB, SHARED_RGB
+from tests.gui.conftest import wait_shown
 from tests.gui.editing import click_world, drag_world
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "scenes" / "rooms" / "example_room_000.json"
@@ -23,7 +24,7 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "scenes" / "rooms" / "example_ro
 def window(qtbot):
     win = EditorWindow(EDITOR.new({"room_type": "living room", "width": 6.0, "depth": 5.0}))
     win.show()
-    qtbot.waitExposed(win)
+    wait_shown(qtbot, win)
     yield win
     win.undo_stack.setClean()
     win.close()

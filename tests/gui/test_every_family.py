@@ -12,6 +12,7 @@ from simlab.core.recording import save_episode
 from simlab.gui.main_window import MainWindow
 from simlab.testing import play
 from simlab.worlds import family_names, get_family
+from tests.gui.conftest import wait_shown
 
 
 @pytest.mark.parametrize("name", family_names())
@@ -36,7 +37,7 @@ def open_and_step(name: str, qtbot, tmp_path: Path, monkeypatch) -> MainWindow:
     errors: list[str] = []
     monkeypatch.setattr(window, "show_error", lambda text: errors.append(text) or False)
     window.show()
-    qtbot.waitExposed(window)
+    wait_shown(qtbot, window)
     assert window.open_path(path)
     views = family.load_views()
     assert window.agents.roles() == [r for r in family.roles if r in episode.agents]

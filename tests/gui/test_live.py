@@ -18,6 +18,7 @@ from simlab.gui.main_window import MainWindow
 from simlab.runner.demo import DEMO_RUN
 from simlab.worlds.blocks.world import ARCHETYPES
 from simlab.worlds.boards.language import read_steps
+from tests.gui.conftest import wait_shown
 
 WAIT_MS = 20_000
 
@@ -27,7 +28,7 @@ def window(qtbot, tmp_path: Path):
     win = MainWindow(QSettings(str(tmp_path / "simlab.ini"), QSettings.Format.IniFormat))
     qtbot.addWidget(win)
     win.show()
-    qtbot.waitExposed(win)
+    wait_shown(qtbot, win)
     yield win
     win.close()
 

@@ -23,6 +23,7 @@ from simlab.gui.main_window import MainWindow
 from simlab.runner.batch import RunConfig, run
 from simlab.runner.demo import DEMO_RUN
 from simlab.worlds.blocks.model import Board
+from tests.gui.conftest import wait_shown
 
 
 def make_window(qtbot, tmp_path: Path) -> MainWindow:
@@ -30,7 +31,7 @@ def make_window(qtbot, tmp_path: Path) -> MainWindow:
     window = MainWindow(settings)
     qtbot.addWidget(window)
     window.show()
-    qtbot.waitExposed(window)
+    wait_shown(qtbot, window)
     return window
 
 

@@ -9,6 +9,7 @@ from simlab.core.recording import load_run
 from simlab.gui.main_window import MainWindow
 from simlab.runner.batch import RunConfig, run
 from simlab.worlds.rooms.scene import mentioned_at, scene_and_views
+from tests.gui.conftest import wait_shown
 
 
 @pytest.fixture(scope="module")
@@ -23,7 +24,7 @@ def window(qtbot, tmp_path, rooms_run):
     win = MainWindow(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
     qtbot.addWidget(win)
     win.show()
-    qtbot.waitExposed(win)
+    wait_shown(qtbot, win)
     assert win.open_path(rooms_run)
     yield win
     win.close()

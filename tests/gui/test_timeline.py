@@ -15,6 +15,7 @@ from simlab.core.recording import load_run
 from simlab.gui.playback import PlaybackModel
 from simlab.gui.timeline import TimelineScrubber, TimelineWidget
 from simlab.runner.batch import RunConfig, run
+from tests.gui.conftest import wait_shown
 
 LEFT = Qt.MouseButton.LeftButton
 
@@ -56,7 +57,7 @@ def timeline(qtbot, model: PlaybackModel, random_episode: Episode) -> TimelineWi
     widget.resize(1000, 60)
     model.set_episode(random_episode)
     widget.show()
-    qtbot.waitExposed(widget)
+    wait_shown(qtbot, widget)
     return widget
 
 

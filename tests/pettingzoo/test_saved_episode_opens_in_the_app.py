@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from simlab.gui.app import open_window
 from simlab.pettingzoo import env
+from tests.gui.conftest import wait_shown
 
 
 def test_the_app_opens_an_episode_saved_by_the_adapter(qtbot, tmp_path, monkeypatch):
@@ -21,7 +22,7 @@ def test_the_app_opens_an_episode_saved_by_the_adapter(qtbot, tmp_path, monkeypa
     episode = game.save(path)
     window = open_window(path, turn=episode.last_turn)
     qtbot.addWidget(window)
-    qtbot.waitExposed(window)
+    wait_shown(qtbot, window)
     assert window.playback.episode is not None and window.playback.episode.to_json() == episode.to_json()
     assert window.agents.roles() == ["D1", "D2", "D3", "builder"]
     assert window.timeline.label_text().startswith(f"turn {episode.last_turn} of {episode.last_turn}")
