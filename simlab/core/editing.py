@@ -91,6 +91,20 @@ def change(document: EditorDocument, entity: str, after: State | None) -> Change
 T = TypeVar("T")
 
 
+def crossed(points: Sequence[Point], cell_at: Callable[[Point], T]) -> list[T]:
+    """The cells a drag passes over, each once, in the order it reaches them: ``cell_at`` names the cell under a
+    point and raises EditError off the board (those points are skipped)."""
+    out: list[T] = []
+    for point in points:
+        try:
+            cell = cell_at(point)
+        except EditError:
+            continue
+        if cell not in out:
+            out.append(cell)
+    return out
+
+
 class EntityStore(dict[str, T]):
     """Entities kept as values under their ids, turned to JSON and back by ``to_state`` and ``from_state``: the
     ``state`` and ``put`` of a document whose entities are pieces (``noun`` names one in messages)."""

@@ -41,6 +41,7 @@ __all__ = [
     "api_test",
     "check_world",
     "cross_process_test",
+    "document_snapshot",
     "editor_test",
     "entity_states",
     "episode_digest",
@@ -330,3 +331,11 @@ def editor_test(fam: WorldFamily) -> None:
 def entity_states(document: Any) -> list[tuple[str, Any]]:
     """Every entity of an editor document with its JSON, in list order: what "the same document" compares."""
     return [(entity.id, document.state(entity.id)) for entity in document.entities()]
+
+
+def document_snapshot(document: Any) -> tuple[list[tuple[str, Any]], dict[str, bytes]]:
+    """An editor document's entities (:func:`entity_states`) and the pixels of its agents' pictures: equal
+    snapshots before and after a refused edit show that nothing changed, neither the document nor what it
+    draws."""
+    pictures = {name: image.tobytes() for name, image in document.pictures().items()}
+    return entity_states(document), pictures

@@ -44,6 +44,7 @@ from simlab.core.editing import (
     Point,
     State,
     change,
+    crossed,
 )
 from simlab.core.errors import FormatError
 from simlab.core.family import FormField
@@ -156,19 +157,6 @@ def cell_at(point: Point) -> Cell:
     return 2 - min(max(math.floor(y + 0.5), 0), 2), min(max(math.floor(x + 0.5), 0), 2)
 
 
-def cells_crossed(points: Sequence[Point]) -> list[Cell]:
-    """The board cells a drag passes over, each once, in the order it reaches them (off-board points skipped)."""
-    out: list[Cell] = []
-    for point in points:
-        try:
-            cell = cell_at(point)
-        except EditError:
-            continue
-        if cell not in out:
-            out.append(cell)
-    return out
-
-
 def replay(pieces: Sequence[Piece]) -> tuple[Board, str]:
     """The board the pieces make when the engine places them layer by layer, and the first refusal's message
     ("" when every placement is legal: the structure can be built under the rules)."""
@@ -274,7 +262,7 @@ class StructureDocument(EditorDocument):
         on the first cell."""
         if tool is None or not points:
             return None
-        code, cells = code_of(tool), cells_crossed(points)
+        code, cells = code_of(tool), crossed(points, cell_at)
         if not cells:
             cell_at(points[0])  # says why: the drag never touched the board
         span = cells[1] if is_large(code) and len(cells) > 1 else None

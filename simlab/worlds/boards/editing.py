@@ -46,6 +46,7 @@ from simlab.core.editing import (
     Point,
     State,
     change,
+    crossed,
 )
 from simlab.core.errors import FormatError
 from simlab.core.family import FormField
@@ -239,7 +240,7 @@ class TargetDocument(EditorDocument):
         if tool is None or not points:
             return None
         shape, colour = parse_tool(tool)
-        cells = self._cells_crossed(points)
+        cells = crossed(points, self.cell_at) or [self.cell_at(points[0])]  # never on the board: say why
         if shape not in (BRIDGE, *BRIDGES) or len(cells) < 2:
             return self.place(shape, colour, cells[0])
         first, second = sorted(cells[:2])
@@ -249,18 +250,6 @@ class TargetDocument(EditorDocument):
             return self.place("bridge-v", colour, first)
         where = " and ".join(f"row {x}, col {y}" for x, y in (first, second))
         raise EditError(f"a bridge covers two cells side by side, and {where} are not")
-
-    def _cells_crossed(self, points: Sequence[Point]) -> list[Cell]:
-        """The board cells a drag passes over, each once, in order; EditError when it never touches the board."""
-        out: list[Cell] = []
-        for point in points:
-            try:
-                cell = self.cell_at(point)
-            except EditError:
-                continue
-            if cell not in out:
-                out.append(cell)
-        return out or [self.cell_at(points[0])]
 
     def remove(self, entity: str) -> Edit:
         """Take a piece off, as the robot's ``remove``: only a top piece (a bridge with both halves on top)."""
