@@ -570,13 +570,13 @@ def _print_correlations(target: str | None, runs: Sequence[tuple[Run, RunJudgmen
         FIGURE_NAME,
         RunFeatures,
         correlation_figure,
+        correlation_spec,
         correlations_csv,
         correlations_table,
         feature_correlations,
         lineup_count,
     )
     from simlab.analysis.figures import write_figure
-    from simlab.core.family import FigureSpec
 
     features = [RunFeatures(run.summaries, judged.records, _message_words(run)) for run, judged in runs]
     judges = list({j.name: j for _, judged in runs for j in judged.judges}.values())
@@ -587,7 +587,7 @@ def _print_correlations(target: str | None, runs: Sequence[tuple[Run, RunJudgmen
     print(correlations_table(correlations, target, lineup_count(features)))
     if figures is not None:
         data = correlation_figure(correlations)
-        spec = FigureSpec(FIGURE_NAME, f"Features against {target} across lineups (CRAFT table 7)", lambda _e: data)
+        spec = correlation_spec(target, data)
         table = figures / f"{FIGURE_NAME}_table.csv"
         written = write_figure(spec, data, figures)
         table.write_text(correlations_csv(correlations), encoding="utf-8")

@@ -16,6 +16,7 @@ Features are ordered by the absolute Pearson r, largest first, as the paper orde
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import math
 import warnings
@@ -23,10 +24,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from simlab.analysis.figures import given
 from simlab.analysis.judgments import item_scores
 from simlab.analysis.report import format_table, num_cell
 from simlab.core.episode import Episode
-from simlab.core.family import FigureData, FigurePoint, FigureSeries, lineup_of
+from simlab.core.family import FigureData, FigurePoint, FigureSeries, FigureSpec, lineup_of
 from simlab.core.judging import Judge, JudgmentRecord
 
 FeatureKind = Literal["behavioural", "judge", "surface"]
@@ -210,3 +212,9 @@ def correlations_csv(correlations: Sequence[Correlation]) -> str:
             ["" if row[k] is None else (repr(row[k]) if isinstance(row[k], float) else row[k]) for k in CSV_COLUMNS]
         )
     return out.getvalue()
+
+
+def correlation_spec(target: str, data: FigureData) -> FigureSpec:
+    """The correlations figure as ``report --correlate TARGET --figures`` names and titles it (and the app)."""
+    title = f"Features against {target} across lineups (CRAFT table 7)"
+    return FigureSpec(FIGURE_NAME, title, functools.partial(given, data))

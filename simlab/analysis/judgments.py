@@ -13,6 +13,8 @@ digests; only the last written digest counts (files are appended, so it is the n
 
 from __future__ import annotations
 
+import contextlib
+import functools
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -205,21 +207,32 @@ def judges_table(summaries: Sequence[JudgeSummary]) -> str:
 
 def known_judges(world: str, registry: Registry | None = None) -> dict[str, Judge]:
     """Every judge of ``world`` by name: the family's own in declared order, then plugins' judging it, from
-    ``registry`` (default: every plugin discovered). A plugin that fails to load is left out; ``python main.py
-    plugins`` says why."""
-    from simlab.core.errors import ConfigError
-    from simlab.core.plugins import discover
+    ``registry`` (default: the plugins discovered once per process, as the app asks at every episode it opens).
+    A plugin that fails to load is left out; ``python main.py plugins`` says why."""
     from simlab.worlds import get_family
 
     out = {judge.name: judge for judge in get_family(world).load_judges()}
-    registry = registry or discover()
-    for name in sorted(registry.judge_names()):
-        try:
-            judge = registry.load_judge(name)
-        except ConfigError:
-            continue
+    for name, judge in (_plugin_judges(registry) if registry is not None else _discovered_judges()).items():
         if judge.world == world:
             out.setdefault(name, judge)
+    return out
+
+
+@functools.cache
+def _discovered_judges() -> dict[str, Judge]:
+    from simlab.core.plugins import discover
+
+    return _plugin_judges(discover())
+
+
+def _plugin_judges(registry: Registry) -> dict[str, Judge]:
+    """Every judge the plugins of ``registry`` offer that loads, by name."""
+    from simlab.core.errors import ConfigError
+
+    out = {}
+    for name in sorted(registry.judge_names()):
+        with contextlib.suppress(ConfigError):  # recorded in registry.problems
+            out[name] = registry.load_judge(name)
     return out
 
 

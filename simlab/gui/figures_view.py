@@ -24,7 +24,6 @@ at the current turn (:attr:`FigureData.x_is_turn`), and the points computed from
 from __future__ import annotations
 
 import csv
-import functools
 import io
 import threading
 from collections.abc import Callable, Sequence
@@ -51,10 +50,10 @@ from PySide6.QtWidgets import (
 )
 
 from simlab.analysis.correlations import (
-    FIGURE_NAME,
     MIN_LINEUPS,
     RunFeatures,
     correlation_figure,
+    correlation_spec,
     feature_correlations,
     lineup_count,
     message_words,
@@ -63,7 +62,6 @@ from simlab.analysis.figures import (
     BAR_GROUP_WIDTH,
     bar_categories,
     figure_csv,
-    given,
     judge_figure_spec,
     merge_figures,
     run_figures,
@@ -433,8 +431,7 @@ class FiguresPanel(QWidget):
             data = correlation_figure(feature_correlations(features, target, judges))
         except ValueError:  # no episode has the target metric: nothing to correlate with
             return
-        title = f"Features against {target} across lineups (CRAFT table 7)"
-        self._shown.append(ShownFigure(FigureSpec(FIGURE_NAME, title, functools.partial(given, data)), data, ("",) * 2))
+        self._shown.append(ShownFigure(correlation_spec(target, data), data, ("",) * len(data.series)))
 
     # ---- drawing ------------------------------------------------------------------------------------------
     def _on_pick(self, index: int) -> None:
