@@ -122,7 +122,8 @@ def given(data: FigureData, _episodes: Sequence[Episode]) -> FigureData:
 
 def judge_figure_spec(judge: Judge, data: FigureData) -> FigureSpec:
     """The figure of ``judge`` as ``report --figures`` names and titles it (``judge_NAME``)."""
-    return FigureSpec(f"judge_{judge.name}", f"{judge.title}, per question", functools.partial(given, data))
+    title = judge.title if judge.figure is not None else f"{judge.title}, per question"
+    return FigureSpec(f"judge_{judge.name}", title, functools.partial(given, data))
 
 
 def write_figure(spec: FigureSpec, data: FigureData, out_dir: Path) -> list[Path]:

@@ -205,6 +205,14 @@ def judges_table(summaries: Sequence[JudgeSummary]) -> str:
     return "\n".join(blocks)
 
 
+def figure_table(title: str, data: FigureData) -> str:
+    """A figure's numbers as fixed-width text: a row per x value, a column per series."""
+    xs = list(dict.fromkeys(str(p.x) for s in data.series for p in s.points))
+    values = {(s.label, str(p.x)): p.y for s in data.series for p in s.points}
+    rows = [[x, *(num_cell(values.get((s.label, x))) for s in data.series)] for x in xs]
+    return f"{title}\n" + format_table([data.x_label, *(s.label for s in data.series)], rows, left_columns=1)
+
+
 def known_judges(world: str, registry: Registry | None = None) -> dict[str, Judge]:
     """Every judge of ``world`` by name: the family's own in declared order, then plugins' judging it, from
     ``registry`` (default: the plugins discovered once per process, as the app asks at every episode it opens).
@@ -275,7 +283,9 @@ def _with_judges(records: list[JudgmentRecord], problems: list[str], run_dir: Pa
 def judge_figure(judge: Judge, records: Sequence[JudgmentRecord], summaries: Sequence[Mapping[str, Any]]) -> FigureData:
     """CRAFT's figures 4 and 15 for any judge: per question (and overall) the mean over items with SEM error
     bars, a series per agent lineup (and judging model, when several judged); a categorical question gives
-    its labels' shares instead."""
+    its labels' shares instead. A judge that declares its own ``figure`` gets that one."""
+    if judge.figure is not None:
+        return judge.figure(judge, records, summaries)
     lineups = {str(s.get("episode_id")): lineup_of(s.get("agents") or {}) for s in summaries}
     items, _ = item_scores(judge, records)
     models = sorted({i.model for i in items})

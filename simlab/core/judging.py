@@ -32,11 +32,14 @@ import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from simlab.core.episode import Episode
 from simlab.core.errors import FormatError
 from simlab.core.recording import EPISODES_DIR, MAX_INDEX_LINE, SAFE_ID, dumps
+
+if TYPE_CHECKING:
+    from simlab.core.family import FigureData
 
 JUDGMENT_FORMAT = "simlab.judgment"
 JUDGMENT_VERSION = 1
@@ -115,6 +118,9 @@ class Judge:
     combine: Combine = "mean"
     rate: Callable[[Sequence[Mapping[str, str]]], float | None] | None = None
     rate_label: str = ""
+    figure: Callable[[Judge, Sequence[JudgmentRecord], Sequence[Mapping[str, Any]]], FigureData] | None = None
+    """The judge's own figure in place of the per-question one, from its records and the run's index
+    summaries (Cosmic figure 7: shares of error categories per task); ``report`` also prints its numbers."""
     reference: str = ""  # where in which paper the judge comes from
 
     def question(self, code: str) -> Question | None:

@@ -18,7 +18,7 @@ from simlab.worlds import get_family
 from simlab.worlds.rooms.judges import CONVERSATION_TURNS, JUDGES, repair_items, repair_rate
 from simlab.worlds.rooms.observations import map_in_words, view_in_words
 
-(REPAIR,) = JUDGES
+REPAIR = next(j for j in JUDGES if j.name == "cosmic-repair")
 
 
 @pytest.fixture(scope="module")
@@ -40,10 +40,10 @@ def first_seen(episode: Episode, role: str) -> dict:
 
 
 def test_the_family_declares_the_repair_judge_and_it_passes_the_contract_check(episodes, mapping):
-    assert [j.name for j in get_family("rooms").load_judges()] == ["cosmic-repair"]
+    assert [j.name for j in get_family("rooms").load_judges()] == ["cosmic-repair", "cosmic-failures"]
     assert (REPAIR.runs, REPAIR.combine, REPAIR.rate_label) == (2, "agree", "repair rate")
     assert dict(REPAIR.questions[0].scale.labels) == {"-1": -1.0, "0": 0.0, "1": 1.0}
-    assert judge_test("rooms", [*episodes, mapping]) == {"cosmic-repair": len(episodes) + 1}
+    assert judge_test("rooms", [*episodes, mapping]) == {"cosmic-repair": len(episodes) + 1, "cosmic-failures": 0}
 
 
 def test_one_item_per_conversation_with_the_task_the_answer_both_views_and_the_transcript(episodes):
