@@ -4,4 +4,5 @@ import sys
 
 from simlab.cli import main
 
-sys.exit(main())
+if __name__ == "__main__":  # a spawned worker process imports this module again: it must not run the CLI
+    sys.exit(main())

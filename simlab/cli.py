@@ -220,6 +220,7 @@ def _parser() -> argparse.ArgumentParser:
     plug = sub.add_parser("plugins", help="list installed plugins and any that failed to load")
     plug.set_defaults(func=_cmd_plugins)
     _add_judge(sub)
+    _add_validity(sub)
     return parser
 
 
@@ -245,6 +246,35 @@ def _add_judge(sub: argparse._SubParsersAction) -> None:
     judge.add_argument("--episode", action="append", metavar="ID", help="judge only this episode (repeatable)")
     judge.add_argument("--retry-unreadable", action="store_true", help="ask again where a reply could not be read")
     judge.set_defaults(func=_cmd_judge)
+
+
+def _add_validity(sub: argparse._SubParsersAction) -> None:
+    val = sub.add_parser(
+        "validity",
+        help="does a benchmark measure what it claims? chance, priors without the world, single views, both "
+        "views and the oracle, per group with bootstrap CIs",
+        description="Reads a benchmark folder or task file (what `run --tasks` plays) and prints what the world "
+        "family's baselines score on it: a table, or JSON with --format json.",
+    )
+    val.add_argument("tasks", type=Path, metavar="BENCH", help="a benchmark folder or task file")
+    val.add_argument("--world", help="its world family (default: the only family with a validity report)")
+    val.add_argument("--format", choices=("table", "json"), default="table")
+    val.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and of the solvers' tie-breaks")
+    val.set_defaults(func=_cmd_validity)
+
+
+def _cmd_validity(args: argparse.Namespace) -> int:
+    from simlab.analysis.validity import compute_validity
+    from simlab.core.errors import ConfigError
+    from simlab.worlds import family_names, get_family
+
+    names = [args.world] if args.world else [n for n in family_names() if get_family(n).validity]
+    if len(names) != 1:
+        offered = ", ".join(names) or "none"
+        raise ConfigError(f"name the benchmark's world with --world (worlds with a validity report: {offered})")
+    report = compute_validity(get_family(names[0]), args.tasks, args.seed)
+    print(json.dumps(report.to_json(), indent=2, allow_nan=False) if args.format == "json" else report.to_table())
+    return 0
 
 
 def _cmd_default(args: argparse.Namespace) -> int:
@@ -357,6 +387,11 @@ def _raise(exc: SimlabError) -> int:
     raise exc
 
 
+def _not_resumable(folder: Path, resumable: Sequence[str]) -> bool:
+    """Whether ``folder`` holds anything but what an interrupted ``generate`` of the family left to resume."""
+    return any(entry.name not in resumable or not entry.is_dir() for entry in folder.iterdir())
+
+
 def _cmd_generate(args: argparse.Namespace) -> int:
     from simlab.options import model_values
     from simlab.runner.progress import progress_bar
@@ -365,7 +400,7 @@ def _cmd_generate(args: argparse.Namespace) -> int:
     family = get_family(args.family)
     options = family.generate_options(model_values(args, family.tasks.options))
     groups = family.check_groups(getattr(args, "groups", []))
-    if args.out.exists() and (not args.out.is_dir() or any(args.out.iterdir())):
+    if args.out.exists() and (not args.out.is_dir() or _not_resumable(args.out, family.tasks.resumable)):
         raise SimlabError(f"{args.out}: not an empty folder; generate writes only into a new or empty one")
     with progress_bar(f"generate {family.name}") as report:
         summary = family.tasks.write(args.out, args.n, args.seed, options, groups, report.step)
@@ -518,7 +553,7 @@ def _stop_on_first_sigint(stop: threading.Event) -> Iterator[None]:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from simlab.analysis.judgments import judges_table
+    from simlab.analysis.judgments import figure_table, judge_figure, judges_table
     from simlab.analysis.report import build_report, paper_table
     from simlab.worlds import get_family
 
@@ -542,6 +577,9 @@ def _cmd_report(args: argparse.Namespace) -> int:
         print(report.to_table(headline=headline))
         if judged.records:
             print(judges_table(judged.summaries(seed)))
+            for judge in (j for j in judged.judges if j.figure is not None):
+                data = judge_figure(judge, judged.records, run.summaries)
+                print(figure_table(f"judge {judge.name}: {judge.title}", data))
     _print_correlations(args.correlate, [(run, judged)], args.figures)
     if args.figures is not None:
         _write_figures([(run.path.name, run)], args.figures, [judged])

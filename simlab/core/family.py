@@ -119,6 +119,10 @@ class TaskSource:
     group_of: Callable[[Mapping[str, Any]], str | None] = _no_group
     group_label: str = "group"
     n_help: str = "how many tasks"
+    resumable: tuple[str, ...] = ()
+    """Entries ``write`` records as it goes (the rooms model filter's runs, ``necessity``): a folder that holds
+    only these is what an interrupted ``generate`` left, and the same command writes into it again, resuming
+    them, where any other folder that is not empty is refused."""
 
 
 @dataclass(frozen=True)
@@ -421,6 +425,10 @@ class WorldFamily:
     """``"module:attribute"`` of ``(task, settings) -> simlab.pettingzoo.WorldSpaces``: each role's Gymnasium
     observation and action spaces and the reward, for the PettingZoo adapter (docs/PETTINGZOO.md); imported
     only by the adapter. None: the family is not offered as a PettingZoo environment."""
+    validity: str | None = None
+    """``"module:attribute"`` of ``(tasks, source, seed) -> simlab.analysis.validity.ValidityReport``: what
+    baselines (chance, priors without the world, single views...) score on a set of this family's tasks, so
+    ``python main.py validity BENCH`` shows whether they measure what they claim. None: no such report."""
 
     # ---- roles ----------------------------------------------------------------------------------------
     def expand_role(self, role: str) -> tuple[str, ...]:
@@ -478,6 +486,17 @@ class WorldFamily:
             if not isinstance(judge, Judge):
                 raise TypeError(f"{self.judges} holds a {type(judge).__name__}, expected simlab.core.judging.Judge")
         return judges
+
+    def load_validity(self) -> Callable[..., Any]:
+        """The family's validity report function (imported now); ConfigError when it declares none."""
+        if self.validity is None:
+            raise ConfigError(f"world {self.name!r} has no validity report")
+        from simlab.core.plugins import load_target
+
+        report = load_target(self.validity)
+        if not callable(report):
+            raise TypeError(f"{self.validity} is a {type(report).__name__}, expected a function")
+        return report  # type: ignore[no-any-return]
 
     def load_views(self) -> FamilyViews:
         """The family's :class:`FamilyViews` (its rendering code is imported now, once)."""

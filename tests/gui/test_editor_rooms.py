@@ -98,7 +98,7 @@ def test_questions_made_for_a_room_are_kept_saved_and_run_from_the_command_line(
     dialog = window.run_action("Make questions for this room")
     assert dialog is not None and dialog.isVisible()
     ids = [item_id for item_id, _text in dialog.proposal.items]
-    kept = [next(i for i in ids if f"-{task}-" in i) for task in ("anchor", "counting")]
+    kept = [next(i for i in ids if f"-{task}-" in i) for task in ("direction", "counting")]
     dialog.set_kept(kept)
     folder = window.save_proposal(dialog, tmp_path / "mine")
     assert folder is not None and f"Wrote 2 to {folder}" in window.statusBar().currentMessage()

@@ -168,7 +168,7 @@ def test_the_new_episode_dialog_prefills_defaults_and_refuses_bad_specs(qtbot):
     assert session.episode.settings["turns"] == 7 and session.episode.settings["interior"] == "reference"
     dialog.world.setCurrentText("rooms")
     assert set(dialog.role_edits) == {"answerer", "helper"} and dialog.group.isEnabled()
-    assert set(dialog.settings_form.editors) == {"max_rounds", "image_width", "image_height"}
+    assert set(dialog.settings_form.editors) == {"max_rounds", "image_width", "image_height", "condition"}
     dialog.group.setCurrentText("counting")
     assert dialog.make_session().episode.task["task"] == "counting"
     with pytest.raises(ConfigError):

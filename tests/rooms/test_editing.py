@@ -240,9 +240,10 @@ def test_questions_kept_and_saved_run_as_a_benchmark_from_the_command_line(tmp_p
     doc = EDITOR.open(EXAMPLE)
     proposal = doc.run("Make questions for this room")
     ids = [item_id for item_id, _ in proposal.items]
-    assert {i.split("-")[1] for i in ids} == {"anchor", "counting", "distance", "direction", "mapping"}
+    # the example's Answerer sees only two objects of its own: too few for three anchor distractors
+    assert {i.split("-")[1] for i in ids} == {"counting", "distance", "direction", "mapping"}
     assert all(" - answer " in text for _, text in proposal.items)
-    kept = [next(i for i in ids if f"-{task}-" in i) for task in ("anchor", "counting", "mapping")]
+    kept = [next(i for i in ids if f"-{task}-" in i) for task in ("direction", "counting", "mapping")]
     with pytest.raises(EditError, match="no proposed question"):
         proposal.save(["nope"], tmp_path / "x")
     folder = proposal.save(kept, tmp_path / "mine")

@@ -1,4 +1,4 @@
-"""The five tasks: answers, distractor rules, seeded option order, margins, map swaps, the necessity filter."""
+"""The five tasks: answers, distractor rules (no option one view alone rules out), lettering, margins, map swaps."""
 
 from __future__ import annotations
 
@@ -7,24 +7,19 @@ from dataclasses import replace
 
 import pytest
 
-from simlab.worlds.rooms.agents import solve_single_view
 from simlab.worlds.rooms.model import Camera
 from simlab.worlds.rooms.tasks import (
     DIRECTIONS,
     TASKS,
     Question,
+    against_wall,
     bearing,
     bin_edge_distance,
+    candidates,
     corner_distance,
     direction_of,
-    make_anchor,
-    make_counting,
-    make_direction,
-    make_distance,
-    make_mapping,
     make_question,
     map_layout,
-    passes_necessity,
 )
 from tests.rooms.handmade import ANSWERER_CAMERA, HELPER_CAMERA, FakeViews, box, living_room, room
 
@@ -50,59 +45,54 @@ def test_unknown_task_is_refused():
         make_question("painting", scene, views, 0)
 
 
-def test_options_are_shuffled_by_the_seed():
+def test_a_candidate_is_lettered_where_asked_and_shuffled_by_the_seed():
     scene, views = living_room()
-    orders = {make_counting(scene, views, seed).options for seed in SEEDS}
-    assert len(orders) > 1
-    answers = {make_counting(scene, views, seed).answer for seed in SEEDS}
-    assert len(answers) > 1
+    candidate = candidates("counting", scene, views, 0)[0]
+    for letter in range(4):
+        q = candidate.question(5, letter)
+        assert q.answer == "ABCD"[letter] and answer_value(q) == candidate.values[0]
+        assert sorted(q.options) == sorted(candidate.labels)
+    assert len({candidate.question(seed, 0).options for seed in SEEDS}) > 1
+    assert len({candidate.question(seed).answer for seed in SEEDS}) > 1
 
 
-def test_anchor_answer_is_shared_and_distractors_follow_the_rules():
+def of(task, scene, views, **settings):
+    return [c.question(0, 0) for c in candidates(task, scene, views, 0, settings or None)]
+
+
+def test_anchor_answer_is_shared_and_every_distractor_is_in_the_answerers_view_only():
     scene, views = living_room()
-    for seed in SEEDS:
-        q = make_anchor(scene, views, seed)
-        kinds = q.details["kinds"]
-        assert len(q.options) == 4 and len(set(q.options)) == 4
-        assert answer_value(q) in views.shared and kinds[answer_value(q)] == "shared"
-        by_kind = {k: i for i, k in kinds.items()}
-        assert by_kind["answerer_only"] in views.answerer_only
-        assert by_kind["helper_only"] in views.helper_only
-        assert by_kind["third"] not in views.shared
-        if answer_value(q) == "chair_1":  # other chairs exist: the third option is a chair of another colour
-            assert scene.object(by_kind["third"]).category == "chair"
+    questions = of("anchor", scene, views)
+    assert {answer_value(q) for q in questions} == {"sofa_0", "table_0", "chair_1"}
+    for q in questions:
+        others = [v for k, v in q.option_objects.items() if k != q.answer]
+        assert len(set(q.options)) == 4 and all(v in views.answerer_only for v in others)
+        if answer_value(q) == "chair_1":  # the red chair is the Answerer's look-alike of the blue one
+            assert "chair_0" in others and q.details["kinds"]["chair_0"] == "look_alike"
 
 
-def test_anchor_needs_both_exclusive_views():
+def test_anchor_needs_three_objects_only_the_answerer_sees():
     scene, views = living_room()
-    assert make_anchor(scene, replace(views, helper_visible=["sofa_0", "table_0", "chair_1"]), 0) is None
+    assert of("anchor", scene, replace(views, answerer_visible=["sofa_0", "table_0", "chair_1", "lamp_0"])) == []
 
 
-def test_counting_counts_a_shared_instance_once():
+def test_counting_counts_a_shared_instance_once_with_windows_no_lower_than_the_answerers_count():
     scene, views = living_room()  # chairs: red (Answerer), blue (both), green (Helper)
-    for seed in SEEDS:
-        q = make_counting(scene, views, seed)
-        assert q.text == "What is the total number of chairs in the room?"
+    chairs = [q for q in of("counting", scene, views) if q.details["category"] == "chair"]
+    assert chairs and all(q.text == "What is the total number of chairs in the room?" for q in chairs)
+    windows = set()
+    for q in chairs:
         values = sorted(q.option_objects.values())
-        assert answer_value(q) == 3
-        assert {2, 3, 4} <= set(values) and len(set(values)) == 4 and min(values) >= 1
-        assert q.details["naive_sum"] == 4
+        assert answer_value(q) == 3 and values == list(range(values[0], values[0] + 4))
+        assert values[0] >= 2 and q.details["naive_sum"] == 4  # the Answerer sees two chairs
+        windows.add(values[0])
+    assert windows == {2, 3}  # the answer takes every place the Answerer's count leaves it
 
 
-def test_counting_without_a_shared_instance_has_no_naive_distractor_duplicate():
-    scene = room(
-        box("chair_0", "red", (2, 1, 0.45)), box("chair_1", "green", (6, 1, 0.45)), box("sofa_0", "gray", (4, 4, 0.4))
-    )
-    views = FakeViews(ANSWERER_CAMERA, HELPER_CAMERA, ["chair_0", "sofa_0"], ["chair_1", "sofa_0"])
-    q = make_counting(scene, views, 0)
-    assert answer_value(q) == 2 and 1 in q.option_objects.values()
-    assert len(set(q.option_objects.values())) == 4
-
-
-def test_counting_needs_a_category_the_helper_alone_sees():
+def test_counting_skips_a_kind_with_an_instance_nobody_sees():
     scene, views = living_room()
-    views = replace(views, helper_visible=["sofa_0", "table_0", "chair_1", "door_0"])
-    assert make_counting(scene, views, 0) is None
+    views = replace(views, helper_visible=[i for i in views.helper_visible if i != "chair_2"])
+    assert "chair" not in {q.details["category"] for q in of("counting", scene, views)}
 
 
 def test_corner_distance_is_the_nearest_corner_pair():
@@ -112,15 +102,17 @@ def test_corner_distance_is_the_nearest_corner_pair():
     assert corner_distance(a, a) == 0.0
 
 
-def test_distance_answer_beats_the_runner_up_by_the_margin():
+def test_distance_target_is_held_by_one_agent_who_sees_one_candidate_and_the_answer_is_clear():
     scene, views = living_room()
-    for seed in SEEDS:
-        q = make_distance(scene, views, seed)
-        assert q is not None
+    questions = of("distance", scene, views)
+    assert {q.details["holder"] for q in questions} == {"answerer", "helper"}
+    for q in questions:
+        holder = set(views.answerer_visible if q.details["holder"] == "answerer" else views.helper_visible)
+        partner_only = set(views.helper_only if q.details["holder"] == "answerer" else views.answerer_only)
         picked = list(q.option_objects.values())
-        assert q.target not in picked and q.target in views.shared
-        assert len([i for i in picked if i in views.answerer_only]) == 2
-        assert len([i for i in picked if i in views.helper_only]) == 2
+        assert q.target in holder and q.target not in views.shared
+        assert len([i for i in picked if i in holder]) == 1
+        assert len([i for i in picked if i in partner_only]) == 3
         target = scene.object(q.target).bbox
         dist = {i: corner_distance(target, scene.object(i).bbox) for i in picked}
         ordered = sorted(dist.values(), reverse=q.details["mode"] == "farthest")
@@ -132,12 +124,13 @@ def test_distance_answer_beats_the_runner_up_by_the_margin():
 def test_distance_without_a_clear_winner_is_skipped():
     ring = [(4 + 2 * math.cos(k * math.pi / 2), 3 + 2 * math.sin(k * math.pi / 2), 0.45) for k in range(4)]
     scene = room(
-        box("table_0", "brown", (4, 3, 0.45)),
+        box("lamp_4", "black", (4, 3, 0.45)),
         *(box(f"lamp_{k}", c, p) for k, (c, p) in enumerate(zip(("red", "blue", "green", "white"), ring, strict=True))),
     )
-    views = FakeViews(ANSWERER_CAMERA, HELPER_CAMERA, ["table_0", "lamp_0", "lamp_1"], ["table_0", "lamp_2", "lamp_3"])
-    assert make_distance(scene, views, 0) is None
-    assert make_distance(scene, views, 0, {"distance_margin": 0.0}) is not None
+    answerer = ["lamp_4", "lamp_0"]  # the target in the middle of a ring of lamps, all as far from it
+    views = FakeViews(ANSWERER_CAMERA, HELPER_CAMERA, answerer, ["lamp_0", "lamp_1", "lamp_2", "lamp_3"])
+    assert of("distance", scene, views) == []
+    assert of("distance", scene, views, distance_margin=0.0) != []
 
 
 @pytest.mark.parametrize(
@@ -165,30 +158,33 @@ def test_bin_edges():
     assert direction_of(22.0) == "front" and direction_of(23.0) == "front-right"
 
 
-def test_direction_targets_helper_only_objects_away_from_bin_edges():
+def test_direction_targets_helper_only_objects_away_from_bin_edges_with_a_symmetric_option_set():
     scene, views = living_room()
-    seen = set()
-    for seed in SEEDS:
-        q = make_direction(scene, views, seed)
+    questions = of("direction", scene, views)
+    for q in questions:
         assert q.target in views.helper_only
         assert bin_edge_distance(q.details["bearing"]) >= 5.0
         truth = direction_of(bearing(views.answerer, scene.object(q.target).center))
         assert answer_value(q) == truth
-        k = DIRECTIONS.index(truth)
-        values = set(q.option_objects.values())
-        assert DIRECTIONS[(k + 4) % 8] in values
-        assert values & {DIRECTIONS[(k + 1) % 8], DIRECTIONS[(k - 1) % 8]}
-        assert len(values) == 4
-        seen.add(q.target)
+        steps = sorted(DIRECTIONS.index(v) for v in q.option_objects.values())
+        base = next(b for b in range(8) if {(b + d) % 8 for d in (0, 1, 4, 5)} == set(steps))
+        assert DIRECTIONS.index(truth) in ((base) % 8, (base + 1) % 8, (base + 4) % 8, (base + 5) % 8)
     # the chair (bearing 21.8) and the plant (-24.4) sit within 5 degrees of a bin edge
-    assert seen <= {"cabinet_0", "bookshelf_0", "door_0"} and "cabinet_0" in seen
-    assert make_direction(scene, views, 0, {"direction_edge": 23.0}) is None
+    assert {q.target for q in questions} <= {"cabinet_0", "bookshelf_0", "door_0"}
+    # the answer is the first of its neighbouring pair in one candidate and the second in the other
+    for target in {q.target for q in questions}:
+        firsts = set()
+        for q in (q for q in questions if q.target == target):
+            k = DIRECTIONS.index(answer_value(q))
+            firsts.add(DIRECTIONS[(k + 1) % 8] in q.option_objects.values())
+        assert firsts == {True, False}
+    assert of("direction", scene, views, direction_edge=23.0) == []
 
 
-def test_mapping_shows_correct_and_swapped_maps():
+def test_mapping_offers_the_true_map_and_plausible_swaps():
     scene, views = living_room()
-    questions = [make_mapping(scene, views, seed) for seed in range(30)]
-    assert {q.answer for q in questions} == {"yes", "no"}
+    questions = of("mapping", scene, views)
+    assert [q.answer for q in questions].count("yes") == 1 and len(questions) >= 2
     for q in questions:
         assert q.options == ("yes", "no")
         if q.answer == "yes":
@@ -197,6 +193,7 @@ def test_mapping_shows_correct_and_swapped_maps():
         ((a, b),) = q.map_swap
         assert a in views.helper_only and b in views.helper_only
         assert scene.object(a).category != scene.object(b).category
+        assert against_wall(scene, a) == against_wall(scene, b)
         true = map_layout(scene, [a, b], views.answerer)
         shown = map_layout(scene, [a, b], views.answerer, q.map_swap)
         assert shown[a] == true[b] and shown[b] == true[a]
@@ -210,37 +207,9 @@ def test_map_layout_faces_plus_y():
     assert layout["door_0"][0] > 0  # the door is to the Answerer's right
 
 
-def test_mapping_needs_a_visible_swap():
+def test_mapping_needs_a_plausible_swap():
     scene = room(
         box("chair_0", "red", (2, 1, 0.45)), box("chair_1", "blue", (6, 1, 0.45)), box("lamp_0", "red", (6.5, 1, 0.45))
     )
     views = FakeViews(ANSWERER_CAMERA, HELPER_CAMERA, ["chair_0"], ["chair_1", "lamp_0"])
-    assert make_mapping(scene, views, 0) is None  # the only different-category pair is 0.5 m apart
-
-
-def test_necessity_filter():
-    scene, views = living_room()
-    q = make_anchor(scene, views, 0)
-    assert not passes_necessity(q, scene, views, lambda q_, *_: q_.answer)
-    assert passes_necessity(q, scene, views, lambda *_: "nothing")
-    seeds = []
-    passes_necessity(q, scene, views, lambda *a: seeds.append(a[3]) or q.answer, tries=3, seed=5)
-    assert len(set(seeds)) == 3
-
-
-def test_necessity_filter_drops_what_one_view_answers():
-    scene, views = living_room()
-    # only the answer is visible to the Answerer: the single-view solver always picks it
-    q = Question(
-        "q",
-        "anchor",
-        scene.id,
-        "Which...?",
-        ("door", "sofa", "cabinet", "bookshelf"),
-        "B",
-        {"A": "door_0", "B": "sofa_0", "C": "cabinet_0", "D": "bookshelf_0"},
-    )
-    assert not passes_necessity(q, scene, views, solve_single_view)
-    # counting always needs the Helper: the solver picks the Answerer's own (under)count
-    counting = make_counting(scene, views, 0)
-    assert passes_necessity(counting, scene, views, solve_single_view)
+    assert of("mapping", scene, views) == []  # the only different-category pair is 0.5 m apart

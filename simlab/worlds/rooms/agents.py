@@ -14,7 +14,7 @@ Agents:
   ``HELPER_VIEW <json>`` (attributes and rounded world boxes, never ids); the Answerer asks for it, ends the
   chat once it has it and answers by combining both views exactly (the ceiling).
 * :class:`SingleViewAnswerer` (``single-view``): answers from its own view alone, guessing where it must
-  (:func:`single_view_answer`, the same logic the necessity filter uses through :func:`solve_single_view`).
+  (:func:`single_view_answer`; the necessity filter's rules are :mod:`simlab.worlds.rooms.necessity`).
 * :class:`RandomAnswerer` (``random``): a seeded random option. :class:`SilentHelper` (``silent``): says nothing
   useful.
 
@@ -30,11 +30,12 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from simlab.core.errors import ConfigError
 from simlab.core.seeding import rng
 from simlab.core.world import Agent, Observation, Reply, ScriptedAgent
 from simlab.worlds.rooms.describe import plural
 from simlab.worlds.rooms.model import Camera, Scene, Vec3
-from simlab.worlds.rooms.observations import ANSWERER, HELPER, answerer_data
+from simlab.worlds.rooms.observations import ANSWERER, ANSWERER_ALONE, HELPER, HELPER_VIEW, answerer_data
 from simlab.worlds.rooms.tasks import (
     YES_NO,
     Question,
@@ -46,20 +47,14 @@ from simlab.worlds.rooms.tasks import (
 )
 
 VIEW_PREFIX = "HELPER_VIEW "
+NO_HELPER_VIEW = (
+    f"agent answerer=oracle combines the Answerer's view with the Helper's, and the setting "
+    f"condition={ANSWERER_ALONE} gives it no Helper view; play answerer=single-view there"
+)
 SAME_OBJECT = 0.2  # metres: two reported centres closer than this are one object
 MAP_TOLERANCE = 0.15  # metres: a map object this close to where it belongs is drawn right
 ASK = "Please list everything you can see: each object's category, colour, size and position."
 END = "Thank you, that is all I need."
-DIRECTION_PRIOR = {  # what an unseen object's direction is likely to be: mostly out of the field of view
-    "behind": 4.0,
-    "behind-left": 3.0,
-    "behind-right": 3.0,
-    "left": 2.0,
-    "right": 2.0,
-    "front-left": 1.0,
-    "front-right": 1.0,
-    "front": 0.5,
-}
 DISTANCE_RE = re.compile(r"is (closest|farthest) (?:to|from) the (.+?)\?*$")
 DIRECTION_RE = re.compile(r"direction is the (.+?)\?*$")
 COUNTING_RE = re.compile(r"number of (.+?) in the room")
@@ -128,10 +123,11 @@ def _single_anchor(data: Mapping[str, Any], r: random.Random) -> str:
 
 
 def _single_counting(data: Mapping[str, Any], r: random.Random) -> str:
+    """A count no lower than its own (the total cannot be less than what it sees), else any."""
     category = _counted(data["question"], data["view"])
     own = sum(1 for e in data["view"] if e["category"] == category)
     options = _numeric_options(data)
-    return next((letter for n, letter in options if n >= own), options[-1][1])
+    return r.choice([letter for n, letter in options if n >= own] or [letter for _, letter in options])
 
 
 def _single_distance(data: Mapping[str, Any], r: random.Random) -> str:
@@ -150,8 +146,8 @@ def _single_distance(data: Mapping[str, Any], r: random.Random) -> str:
 
 
 def _single_direction(data: Mapping[str, Any], r: random.Random) -> str:
-    weights = [DIRECTION_PRIOR.get(str(o), 1.0) for o in data["options"]]
-    return r.choices(list(data["letters"]), weights=weights)[0]
+    """A guess: the target is one it does not see, and generated benchmarks balance the right directions."""
+    return r.choice(list(data["letters"]))
 
 
 def _single_mapping(data: Mapping[str, Any], r: random.Random) -> str:
@@ -176,13 +172,15 @@ SINGLE_VIEW: dict[str, Callable[[Mapping[str, Any], random.Random], str]] = {
 
 def single_view_answer(data: Mapping[str, Any], r: random.Random) -> str:
     """The answer (a letter or yes/no) of a solver that has only the Answerer's own view (``data`` as above;
-    ``camera`` is not read): options it can see are preferred, counts start from its own count, an unseen
-    direction follows :data:`DIRECTION_PRIOR`, and it guesses where it cannot tell."""
+    ``camera`` is not read): it drops what its view proves wrong (anchor options it does not see, counts
+    below its own, candidates it sees beaten by another it sees, a map misplacing its own objects) and
+    guesses among the rest (the validity report's solvers add the benchmark's priors,
+    :mod:`simlab.worlds.rooms.validity`)."""
     return SINGLE_VIEW[str(data["task"])](data, r)
 
 
 def solve_single_view(question: Question, scene: Scene, views: Views, seed: int) -> str:
-    """:func:`single_view_answer` on the data the world would give the Answerer (the necessity filter's solver)."""
+    """:func:`single_view_answer` on the data the world would give the Answerer."""
     return single_view_answer(answerer_data(question, scene, views), rng(seed, question.id, "single-view"))
 
 
@@ -299,11 +297,18 @@ class OracleHelper(ScriptedAgent):
 
 
 class OracleAnswerer(ScriptedAgent):
-    """Asks for the Helper's view, ends the chat once it has it, and answers from both views."""
+    """Asks for the Helper's view, ends the chat once it has it, and answers from both views.
+
+    With no dialogue (the ``condition`` setting) it answers at once: in ``both-views`` from its own view and
+    the Helper's it was given (``data["helper_view"]``); ``answerer-alone`` gives it no second view to
+    combine, so it refuses to play there (ConfigError naming the setting): ``single-view`` is that baseline."""
 
     def act(self, observation: Observation) -> Reply:
         data = observation.data
-        helper = parse_helper_report(data.get("history") or [])
+        if data.get("condition") == ANSWERER_ALONE:
+            raise ConfigError(NO_HELPER_VIEW)
+        given = data.get(HELPER_VIEW)
+        helper = list(given) if given is not None else parse_helper_report(data.get("history") or [])
         if data.get("phase") != "answer":
             return Reply(message=END, action={"action": "end"}) if helper is not None else Reply(message=ASK)
         answer = oracle_answer(data, helper or [])
@@ -350,6 +355,8 @@ def _check(name: str, role: str, arg: str | None, plays: tuple[str, ...]) -> Non
 def make_oracle(role: str, arg: str | None = None, settings: Mapping[str, Any] | None = None) -> Agent:
     """``oracle``: the :class:`OracleAnswerer` or the :class:`OracleHelper`."""
     _check("oracle", role, arg, (ANSWERER, HELPER))
+    if role == ANSWERER and (settings or {}).get("condition") == ANSWERER_ALONE:
+        raise ValueError(NO_HELPER_VIEW)  # said before a run starts, not at its first turn
     return OracleAnswerer(role) if role == ANSWERER else OracleHelper(role)
 
 

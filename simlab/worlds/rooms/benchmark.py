@@ -7,24 +7,39 @@ staying where it was. ``generate rooms`` also writes the rendered views and maps
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+import multiprocessing
+import os
+import sys
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
 from simlab.core.family import Progress
 from simlab.core.recording import write_json_atomic
-from simlab.worlds.rooms.agents import solve_single_view
+from simlab.core.seeding import rng
+from simlab.worlds.rooms.balance import Ledger, Offer, Picked, select
 from simlab.worlds.rooms.cameras import sample_views
 from simlab.worlds.rooms.describe import describe_objects
 from simlab.worlds.rooms.generator import generate_scene
 from simlab.worlds.rooms.model import Scene
+from simlab.worlds.rooms.model_filter import NECESSITY_DIR, FilterModel, answered_alone
+from simlab.worlds.rooms.necessity import all_features, needs_both_views
 from simlab.worlds.rooms.paraphrase import paraphrase_question
-from simlab.worlds.rooms.tasks import TASKS, Question, make_question, passes_necessity
+from simlab.worlds.rooms.tasks import ANSWER_SPACES, TASKS, Candidate, Question, candidates
 from simlab.worlds.rooms.visibility import ViewPair
 
 BENCHMARK_FORMAT = "simlab.rooms.benchmark"
 BENCHMARK_VERSION = 1
 VIEW_SETTINGS: dict[str, Any] = {}  # sample_views defaults (eye height 1.6 m, pitch -10 degrees, coverage)
+EXTRA_ROOMS = 8  # rooms tried beyond one per question when a run makes its questions on the fly
+MAX_GROWTH = 8  # ... and at most this many times that, when tasks lack candidates
+MAX_WORKERS = 8  # processes sampling views
+FILTER_ROUNDS = 4  # rounds of the model filter: replacements are asked about too, up to this many times
+PARALLEL_FROM = 24  # rooms: fewer are sampled in this process (starting workers costs about a second each)
 
 
 def scene_views(seed: int, index: int) -> tuple[Scene, ViewPair] | None:
@@ -34,25 +49,202 @@ def scene_views(seed: int, index: int) -> tuple[Scene, ViewPair] | None:
     return (scene, views) if views is not None else None
 
 
-def instance(
-    scene: Scene,
-    views: ViewPair,
-    task: str,
+@dataclass(frozen=True)
+class RoomOffers:
+    """One room of the pool: its scene and views (None when no camera pair worked), its candidates per task
+    that passed the necessity filter, and how many each task made before the filter."""
+
+    index: int
+    scene: Scene | None
+    views: ViewPair | None
+    offers: dict[str, list[Offer]]
+    made: dict[str, int]
+
+
+def room_offers(seed: int, index: int, tasks: Sequence[str]) -> RoomOffers:
+    """Room ``index``'s candidates of ``tasks``, each with its options' features, the ones that one view alone
+    could narrow down dropped (:func:`~simlab.worlds.rooms.necessity.needs_both_views`)."""
+    made = scene_views(seed, index)
+    if made is None:
+        return RoomOffers(index, None, None, {}, {})
+    scene, views = made
+    offers: dict[str, list[Offer]] = {}
+    counts: dict[str, int] = {}
+    for task in tasks:
+        found = candidates(task, scene, views, seed)
+        counts[task] = len(found)
+        offers[task] = [offer for c in found if (offer := _offer(index, c, scene, views, seed)) is not None]
+    return RoomOffers(index, scene, views, offers, counts)
+
+
+def _offer(index: int, candidate: Candidate, scene: Scene, views: ViewPair, seed: int) -> Offer | None:
+    """The candidate with its options' features, answer first; None when it fails the necessity filter."""
+    question = candidate.question(seed, letter=0)
+    if not needs_both_views(question, scene, views):
+        return None
+    feats = all_features(question, scene, views)
+    order = [question.answer, *(k for k in question.option_objects if k != question.answer)]
+    spread = str(candidate.values[0]) if candidate.task in ANSWER_SPACES else ""
+    return Offer(index, candidate, tuple(feats[k] for k in order), spread)
+
+
+def room_pool(
+    seed: int, rooms: range, tasks: Sequence[str], progress: Progress | None = None, workers: int | None = None
+) -> list[RoomOffers]:
+    """:func:`room_offers` of every room in ``rooms``, in order; in worker processes when there are many
+    (view sampling renders id images: most of the time of a build)."""
+    workers = min(os.cpu_count() or 1, MAX_WORKERS) if workers is None else workers
+    if workers <= 1 or len(rooms) < PARALLEL_FROM:
+        out = []
+        for index in rooms:
+            out.append(room_offers(seed, index, tasks))
+            _tick(progress, len(out), len(rooms))
+        return out
+    with ProcessPoolExecutor(workers, mp_context=_start_method()) as pool:
+        out = []
+        for item in pool.map(room_offers, repeat(seed), rooms, repeat(tuple(tasks)), chunksize=4):
+            out.append(item)
+            _tick(progress, len(out), len(rooms))
+        return out
+
+
+def _start_method() -> multiprocessing.context.BaseContext:
+    """Fork (fast, and a script needs no ``__main__`` guard) unless this process already rendered: a fork
+    would share its VTK/OpenGL context (the app, the tests), so then spawn."""
+    return multiprocessing.get_context("spawn" if "vtkmodules.vtkRenderingCore" in sys.modules else "fork")
+
+
+def _tick(progress: Progress | None, done: int, total: int) -> None:
+    if progress is not None:
+        progress(done, total, f"rooms {done} of {total}")
+
+
+@dataclass(frozen=True)
+class Selection:
+    """A benchmark's questions, their pool and what choosing them cost."""
+
+    items: list[dict[str, Any]]
+    pool: list[RoomOffers]
+    ledgers: dict[str, Ledger]
+    filter_rounds: list[dict[str, int]] = field(default_factory=list)
+
+    def stats(self, tasks: Sequence[str]) -> dict[str, Any]:
+        """Rooms tried, rooms with views, distinct rooms used, candidates per task before and after the
+        necessity filter, each task's room types and its most uneven feature (right-rate over chance)."""
+        rooms = {item["scene"]["id"] for item in self.items}
+        usable = [room for room in self.pool if room.scene is not None]
+        per_task: dict[str, Any] = {}
+        for task in tasks:
+            kept = [item for item in self.items if item["task"] == task]
+            types = Counter(str(item["scene"]["room_type"]) for item in kept)
+            feature, ratio = self.ledgers[task].worst() if task in self.ledgers else ("", 1.0)
+            per_task[task] = {
+                "questions": len(kept),
+                "candidates": sum(room.made.get(task, 0) for room in usable),
+                "needing_both_views": sum(len(room.offers.get(task, [])) for room in usable),
+                "room_types": {k: round(v / max(1, len(kept)), 3) for k, v in sorted(types.items())},
+                "most_uneven_feature": {"feature": feature, "right_over_chance": round(ratio, 3)},
+            }
+        counts = {"rooms_tried": len(self.pool), "rooms_with_views": len(usable), "distinct_rooms": len(rooms)}
+        model = {"model_filter": self.filter_rounds} if self.filter_rounds else {}
+        return {**counts, "tasks": per_task, **model}
+
+
+def select_questions(
+    per_task: int,
     seed: int,
-    filter_tries: int = 3,
+    tasks: Sequence[str] = TASKS,
+    n_rooms: int | None = None,
     paraphrase: Mapping[str, Any] | None = None,
-) -> dict[str, Any] | None:
-    """One question instance, or None when the task has no fair question here or the single-view solver
-    answers it right in every try (the paper's cross-view necessity filter). With ``paraphrase`` (a model's
-    settings, as for the OpenAI-compatible agent) the kept question is reworded, the template kept beside it."""
-    question = make_question(task, scene, views, seed)
-    if question is None:
-        return None
-    if filter_tries and not passes_necessity(question, scene, views, solve_single_view, tries=filter_tries, seed=seed):
-        return None
-    if paraphrase:
-        question = paraphrase_question(question, paraphrase)
-    return question_instance(scene, views, question)
+    progress: Progress | None = None,
+    filter_model: FilterModel | None = None,
+    filter_dir: Path | None = None,
+) -> Selection:
+    """Up to ``per_task`` question instances of each task from rooms ``0 .. n_rooms-1`` (by default as many
+    rooms as questions, grown until every task is full or 8 times that many were tried), chosen by
+    :func:`~simlab.worlds.rooms.balance.select`. With ``filter_model`` the chosen questions also go through
+    Cosmic's model filter (:mod:`simlab.worlds.rooms.model_filter`, its runs in ``filter_dir``): those the
+    model answers from the Answerer's view alone in every try are replaced, round after round. With
+    ``paraphrase`` (a model's settings, as for the OpenAI-compatible agent) each kept question is reworded,
+    the template kept beside it."""
+    wanted = n_rooms if n_rooms is not None else max(per_task * len(tasks), 2 * per_task) + EXTRA_ROOMS
+    pool = room_pool(seed, range(wanted), tasks, progress)
+    while n_rooms is None and len(pool) < MAX_GROWTH * wanted and not _enough(pool, tasks, per_task):
+        pool += room_pool(seed, range(len(pool), 2 * len(pool)), tasks, progress)
+    offers = {t: [o for room in pool for o in room.offers.get(t, [])] for t in tasks}
+    picked, ledgers = select(offers, per_task, rng(seed, "rooms", "balance"))
+    rounds: list[dict[str, int]] = []
+    if filter_model is not None:
+        if filter_dir is None:
+            raise ValueError("the model filter records its runs: give filter_dir")
+        picked, ledgers, rounds = _model_filtered(pool, offers, picked, per_task, seed, filter_model, filter_dir)
+    items = []
+    for task in tasks:
+        for pick in sorted(picked[task], key=lambda p: p.offer.room):
+            question = _question(pick, seed)
+            if paraphrase:
+                question = paraphrase_question(question, paraphrase)
+            items.append(_instance(pool, pick, question))
+    return Selection(items, pool, ledgers, rounds)
+
+
+def _question(pick: Picked, seed: int) -> Question:
+    return pick.offer.candidate.question(seed, pick.letter)
+
+
+def _instance(pool: Sequence[RoomOffers], pick: Picked, question: Question) -> dict[str, Any]:
+    room = pool[pick.offer.room]
+    assert room.scene is not None and room.views is not None  # rooms without views offer nothing
+    return question_instance(room.scene, room.views, question)
+
+
+def _model_filtered(
+    pool: Sequence[RoomOffers],
+    offers: dict[str, list[Offer]],
+    picked: dict[str, list[Picked]],
+    per_task: int,
+    seed: int,
+    model: FilterModel,
+    out_dir: Path,
+) -> tuple[dict[str, list[Picked]], dict[str, Ledger], list[dict[str, int]]]:
+    """Ask the model about every chosen question it has not seen and replace those it answers alone; again for
+    the replacements, up to :data:`FILTER_ROUNDS` rounds, the last of which drops without replacing (so every
+    kept question was asked about). Each round's run is ``out_dir/round-K``."""
+    asked: set[int] = set()
+    rounds: list[dict[str, int]] = []
+    ledgers: dict[str, Ledger] = {}
+    for k in range(1, FILTER_ROUNDS + 1):
+        new = [p for found in picked.values() for p in found if id(p.offer) not in asked]
+        if not new:
+            break
+        instances = [_instance(pool, p, _question(p, seed)) for p in new]
+        alone = answered_alone(instances, seed, model, out_dir / f"round-{k}")
+        asked |= {id(p.offer) for p in new}
+        dropped = {id(p.offer) for p, item in zip(new, instances, strict=True) if item["id"] in alone}
+        last = k == FILTER_ROUNDS
+        rounds.append({"round": k, "asked": len(new), "answered_alone": len(dropped), "replaced": int(not last)})
+        if not dropped:
+            break
+        offers = {t: [o for o in found if id(o) not in dropped] for t, found in offers.items()}
+        keep = {t: [p for p in found if id(p.offer) not in dropped] for t, found in picked.items()}
+        if last:
+            picked, ledgers = keep, _ledgers(keep)
+        else:
+            picked, ledgers = select(offers, per_task, rng(seed, "rooms", "balance", k), keep)
+    return picked, ledgers or _ledgers(picked), rounds
+
+
+def _ledgers(picked: Mapping[str, Sequence[Picked]]) -> dict[str, Ledger]:
+    out = {}
+    for task, found in picked.items():
+        out[task] = Ledger(space=ANSWER_SPACES.get(task, ()))
+        for pick in found:
+            out[task].add(pick.offer)
+    return out
+
+
+def _enough(pool: Sequence[RoomOffers], tasks: Sequence[str], per_task: int) -> bool:
+    return all(sum(1 for room in pool if room.offers.get(t)) >= per_task for t in tasks)
 
 
 def question_instance(scene: Scene, views: ViewPair, question: Question) -> dict[str, Any]:
@@ -69,38 +261,13 @@ def question_instance(scene: Scene, views: ViewPair, question: Question) -> dict
     }
 
 
-def questions(
-    per_task: int,
-    seed: int,
-    tasks: Sequence[str] = TASKS,
-    max_scenes: int | None = None,
-    paraphrase: Mapping[str, Any] | None = None,
-) -> Iterator[dict[str, Any]]:
-    """Question instances, ``per_task`` of each task, each task's questions from distinct rooms; rooms are
-    shared across tasks, visited in order until every task is full (or ``max_scenes`` rooms were tried)."""
-    wanted = {t: per_task for t in tasks}
-    index = 0
-    while any(wanted.values()) and (max_scenes is None or index < max_scenes):
-        made = scene_views(seed, index)
-        index += 1
-        if made is None:
-            continue
-        for task in (t for t in tasks if wanted[t]):
-            item = instance(*made, task, seed, paraphrase=paraphrase)
-            if item is not None:
-                wanted[task] -= 1
-                yield item
-
-
 def generate_tasks(
     n: int, seed: int, tasks: Sequence[str] = TASKS, paraphrase: Mapping[str, Any] | None = None
 ) -> list[dict[str, Any]]:
     """``n`` question instances for ``run``, cycling through ``tasks``."""
     chosen = tuple(tasks) or TASKS
     per_task = -(-n // len(chosen))
-    items = sorted(
-        questions(per_task, seed, chosen, paraphrase=paraphrase), key=lambda q: (chosen.index(q["task"]), q["id"])
-    )
+    items = select_questions(per_task, seed, chosen, paraphrase=paraphrase).items
     by_task = {t: [q for q in items if q["task"] == t] for t in chosen}
     return [by_task[t][k] for k in range(per_task) for t in chosen if k < len(by_task[t])][:n]
 
@@ -114,27 +281,68 @@ def build_benchmark(
     progress: Progress | None = None,
     paraphrase: Mapping[str, Any] | None = None,
     tasks: Sequence[str] = TASKS,
+    filter_model: FilterModel | None = None,
 ) -> dict[str, Any]:
-    """Write the benchmark: ``questions/ID.json`` (instances), ``views/`` and ``maps/`` PNGs, ``benchmark.json``."""
+    """Write the benchmark from rooms ``0 .. n_scenes-1``: ``questions/ID.json`` (instances), ``views/`` and
+    ``maps/`` PNGs, ``benchmark.json`` (with the selection's statistics under ``stats``); with
+    ``filter_model``, the model filter's runs under ``necessity/``."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    ids: list[str] = []
-    counts = dict.fromkeys(tasks, 0)
-    for item in questions(per_task, seed, tasks, max_scenes=n_scenes, paraphrase=paraphrase):
+    selection = select_questions(
+        per_task, seed, tasks, n_scenes, paraphrase, progress, filter_model, out_dir / NECESSITY_DIR
+    )
+    for item in selection.items:
         write_json_atomic(out_dir / "questions" / f"{item['id']}.json", item, 1)
-        ids.append(item["id"])
-        counts[item["task"]] += 1
         if images:
             _write_images(out_dir, item)
-        if progress is not None:
-            progress(len(ids), per_task * len(tasks), ", ".join(f"{t} {counts[t]}" for t in tasks))
-    return write_index(out_dir, seed, ids, counts)
+    counts = Counter(item["task"] for item in selection.items)
+    ids = [item["id"] for item in selection.items]
+    return write_index(out_dir, seed, ids, {t: counts[t] for t in tasks}, selection.stats(tasks))
 
 
-def write_index(out_dir: Path, seed: int, ids: Sequence[str], counts: Mapping[str, int]) -> dict[str, Any]:
+def summary_text(index: Mapping[str, Any], out_dir: Path) -> str:
+    """What ``generate rooms`` prints: the questions written, the rooms they come from and, per task, how many
+    candidates were made, how many need both views, how many were kept, the room types' shares and the
+    feature whose right-rate is farthest from chance after balancing."""
+    counts = ", ".join(f"{k} {v}" for k, v in index["counts"].items())
+    lines = [f"wrote {len(index['questions'])} questions ({counts}) to {out_dir}"]
+    stats = index.get("stats")
+    if not stats:
+        return lines[0]
+    lines.append(
+        f"rooms: {stats['rooms_tried']} tried, {stats['rooms_with_views']} with a pair of views, "
+        f"{stats['distinct_rooms']} used"
+    )
+    for task, row in stats["tasks"].items():
+        types = ", ".join(f"{k} {v:.0%}" for k, v in row["room_types"].items())
+        uneven = row["most_uneven_feature"]
+        worst = (
+            f"; most uneven: {uneven['feature']} right {uneven['right_over_chance']:.2f}x chance"
+            if uneven["feature"]
+            else ""
+        )
+        lines.append(
+            f"  {task}: {row['candidates']} candidates, {row['needing_both_views']} need both views, "
+            f"{row['questions']} kept ({types}){worst}"
+        )
+    for row in stats.get("model_filter", []):
+        lines.append(
+            f"  model filter, round {row['round']}: asked {row['asked']}, {row['answered_alone']} answered from the "
+            f"Answerer's view alone in every try ({'replaced' if row['replaced'] else 'dropped'})"
+        )
+    lines.append(f"check it: python main.py validity {out_dir}")
+    return "\n".join(lines)
+
+
+def write_index(
+    out_dir: Path, seed: int, ids: Sequence[str], counts: Mapping[str, int], stats: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
     """Write ``benchmark.json``, what :func:`load_questions` (``run --tasks DIR``) reads: the question ids
-    whose files are in ``questions/``, in order, and how many there are of each task."""
+    whose files are in ``questions/``, in order, how many there are of each task and, for a generated
+    benchmark, how its questions were chosen (``stats``)."""
     index = {"format": BENCHMARK_FORMAT, "version": BENCHMARK_VERSION, "seed": seed, "questions": list(ids)}
     index["counts"] = dict(counts)
+    if stats is not None:
+        index["stats"] = dict(stats)
     write_json_atomic(out_dir / "benchmark.json", index, 1)
     return index
 

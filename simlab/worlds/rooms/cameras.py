@@ -68,7 +68,7 @@ def sample_views_counted(
             continue
         if cfg["pixel_filter"]:
             seen = [
-                _pixel_filtered(scene, cam, ids, tuple(cfg["id_size"])) for cam, ids in zip(cameras, seen, strict=True)
+                _pixel_filtered(geom, cam, ids, tuple(cfg["id_size"])) for cam, ids in zip(cameras, seen, strict=True)
             ]
             if not _acceptable(seen, pool, cfg):
                 continue
@@ -89,10 +89,10 @@ def _acceptable(seen: Sequence[Sequence[str]], pool: set[str], cfg: Mapping[str,
     return len((a | b) & pool) >= cfg["coverage"] * len(pool)
 
 
-def _pixel_filtered(scene: Scene, camera: Camera, ids: Sequence[str], size: tuple[int, int]) -> list[str]:
+def _pixel_filtered(geom: SceneGeometry, camera: Camera, ids: Sequence[str], size: tuple[int, int]) -> list[str]:
     from simlab.worlds.rooms.render import min_pixels, pixel_counts  # VTK only with the pixel filter on
 
-    counts = pixel_counts(scene, camera, size)
+    counts = pixel_counts(geom.scene, camera, size, geom)
     threshold = min_pixels(size)
     return [i for i in ids if counts[i] >= threshold]
 

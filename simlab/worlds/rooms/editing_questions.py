@@ -5,7 +5,8 @@ FOLDER`` plays (``benchmark.json`` and ``questions/ID.json``, what
 
 The views are the editor's: the cameras as placed and the visible sets by the corner rule, so a question
 asks about what the person sees in the editor. The cross-view necessity filter does not drop a question
-here (the person decides); an item says when the Answerer could answer it alone.
+here (the person decides); an item says when one view alone could narrow it down
+(:func:`~simlab.worlds.rooms.necessity.needs_both_views`).
 """
 
 from __future__ import annotations
@@ -16,32 +17,20 @@ from typing import Any
 
 from simlab.core.editing import EditError, Proposal
 from simlab.core.recording import write_json_atomic
-from simlab.worlds.rooms.agents import solve_single_view
 from simlab.worlds.rooms.benchmark import question_instance, write_index
 from simlab.worlds.rooms.model import Scene
-from simlab.worlds.rooms.tasks import TASKS, Question, make_question, passes_necessity
+from simlab.worlds.rooms.necessity import needs_both_views
+from simlab.worlds.rooms.tasks import TASKS, Question, candidates
 from simlab.worlds.rooms.visibility import ViewPair
 
-QUESTION_SEEDS = (0, 1, 2)
-"""Each task is asked with these seeds; the same question from two seeds (its options shuffled) is proposed
-once."""
-ALONE = " [the Answerer could answer this alone]"
+PER_TASK = 6
+"""Questions proposed per task at most: the first candidates each task makes, each lettered by its own seed."""
+ALONE = " [one view alone narrows this down]"
 
 
 def room_questions(scene: Scene, views: ViewPair) -> list[Question]:
-    """Every distinct question the task generators make for this room, task by task, seed by seed."""
-    found: list[Question] = []
-    seen: set[tuple[Any, ...]] = set()
-    for task in TASKS:
-        for seed in QUESTION_SEEDS:
-            question = make_question(task, scene, views, seed)
-            if question is None:
-                continue
-            key = (question.text, _answer(question), tuple(sorted(question.options)), str(question.map_swap))
-            if key not in seen:
-                seen.add(key)
-                found.append(question)
-    return found
+    """The questions the task generators make for this room, task by task (ids ``ROOM-TASK-sK``)."""
+    return [c.question(k) for task in TASKS for k, c in enumerate(candidates(task, scene, views, 0)[:PER_TASK])]
 
 
 def item_text(question: Question, scene: Scene, views: ViewPair) -> str:
@@ -52,8 +41,7 @@ def item_text(question: Question, scene: Scene, views: ViewPair) -> str:
     else:
         options = " ".join(f"({k}) {o}" for k, o in zip(question.option_objects, question.options, strict=True))
         text = f"{question.task}: {question.text} {options} - answer {question.answer}: {_answer(question)}"
-    needed = passes_necessity(question, scene, views, solve_single_view, seed=0)
-    return text if needed else text + ALONE
+    return text if needs_both_views(question, scene, views) else text + ALONE
 
 
 def _answer(question: Question) -> str:

@@ -15,6 +15,7 @@ from simlab.core.family import PlotSpec, Progress, SeriesSpec, TaskSource, World
 from simlab.worlds.rooms import protocol
 from simlab.worlds.rooms.agents import AGENTS
 from simlab.worlds.rooms.figures import FIGURES
+from simlab.worlds.rooms.model_filter import NECESSITY_DIR, FilterModel
 from simlab.worlds.rooms.observations import ANSWERER, HELPER, PALETTE
 from simlab.worlds.rooms.tasks import TASKS
 from simlab.worlds.rooms.world import RoomsSettings, RoomsWorld
@@ -32,6 +33,18 @@ class GenerateOptions(BaseModel):
         None, description="its OpenAI-compatible URL (default: $OPENAI_BASE_URL, else OpenAI's)"
     )
     paraphrase_key_env: str = Field("OPENAI_API_KEY", description="the variable holding its API key")
+    filter_model: str | None = Field(
+        None,
+        description="also drop the questions this model answers right in every try from the Answerer's view alone "
+        "(Cosmic's filter; its runs go to BENCH/necessity/, resumable)",
+    )
+    filter_base_url: str | None = Field(
+        None, description="its OpenAI-compatible URL (default: $OPENAI_BASE_URL, else OpenAI's)"
+    )
+    filter_key_env: str = Field("OPENAI_API_KEY", description="the variable holding its API key")
+    filter_tries: int = Field(3, ge=1, le=20, description="tries per question (the paper's 3)")
+    filter_concurrency: int = Field(4, ge=1, le=256, description="questions asked at once")
+    filter_text_only: bool = Field(False, description="give the filter model the view in words, not the picture")
 
     def paraphrase(self) -> dict[str, Any] | None:
         """The paraphrasing model's settings, or None when questions keep their template wording."""
@@ -39,6 +52,19 @@ class GenerateOptions(BaseModel):
             return None
         out = {"model": self.paraphrase_model, "api_key_env": self.paraphrase_key_env}
         return out | ({"base_url": self.paraphrase_base_url} if self.paraphrase_base_url else {})
+
+    def filter(self) -> FilterModel | None:
+        """The filtering model, or None when only the rule-based necessity filter runs."""
+        if not self.filter_model:
+            return None
+        return FilterModel(
+            self.filter_model,
+            self.filter_base_url,
+            self.filter_key_env,
+            self.filter_tries,
+            self.filter_concurrency,
+            self.filter_text_only,
+        )
 
 
 def _options(options: BaseModel | None) -> GenerateOptions:
@@ -62,15 +88,17 @@ def write(
     groups: Sequence[str] = (),
     progress: Progress | None = None,
 ) -> str:
-    """``generate rooms``: try ``n`` rooms, keep ``questions_per_task`` questions of each task, write them
-    with the rendered views and maps (docs in scenes/rooms/README.md)."""
-    from simlab.worlds.rooms.benchmark import build_benchmark
+    """``generate rooms``: try ``n`` rooms, keep ``questions_per_task`` balanced questions of each task, write
+    them with the rendered views and maps (docs in scenes/rooms/README.md); the summary says what the
+    choice cost (candidates made, kept by the necessity filter, chosen) and each task's room types."""
+    from simlab.worlds.rooms.benchmark import build_benchmark, summary_text
 
     opts = _options(options)
     tasks = tuple(groups) or TASKS
-    index = build_benchmark(out_dir, n, opts.questions_per_task, seed, opts.images, progress, opts.paraphrase(), tasks)
-    counts = ", ".join(f"{k} {v}" for k, v in index["counts"].items())
-    return f"wrote {len(index['questions'])} questions ({counts}) to {out_dir}"
+    index = build_benchmark(
+        out_dir, n, opts.questions_per_task, seed, opts.images, progress, opts.paraphrase(), tasks, opts.filter()
+    )
+    return summary_text(index, out_dir)
 
 
 def _load(path: Path) -> list[dict[str, Any]]:
@@ -134,6 +162,7 @@ FAMILY = WorldFamily(
         group_of=lambda task: task.get("task"),
         group_label="task",
         n_help="rooms to try when writing a benchmark; questions when a run generates its tasks",
+        resumable=(NECESSITY_DIR,),
     ),
     settings=RoomsSettings,
     agents=AGENTS,
@@ -155,4 +184,5 @@ FAMILY = WorldFamily(
     editor="simlab.worlds.rooms.editing:EDITOR",
     judges="simlab.worlds.rooms.judges:JUDGES",
     spaces="simlab.worlds.rooms.spaces:spaces",
+    validity="simlab.worlds.rooms.validity:validity_report",
 )

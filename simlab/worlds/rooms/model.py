@@ -182,6 +182,10 @@ class Scene:
     wall_rgb: tuple[int, int, int] = (232, 228, 218)
     ceiling: bool = False
 
+    def has(self, object_id: str) -> bool:
+        """Whether the room holds an object with this id."""
+        return any(obj.id == object_id for obj in self.objects)
+
     def object(self, object_id: str) -> RoomObject:
         for obj in self.objects:
             if obj.id == object_id:

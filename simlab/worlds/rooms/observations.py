@@ -2,12 +2,18 @@
 
 One module builds these for the game master (:mod:`simlab.worlds.rooms.world`) and for the necessity filter's
 single-view solver, so the filter judges questions on exactly what an Answerer would see.
+
+The ``condition`` setting says what the Answerer is given (Cosmic section 5.1, fig. 6 right): the
+``dialogue`` with the Helper (the benchmark), ``both-views`` (one agent given both egocentric views at once,
+answering with no dialogue: the paper's single-agent condition) or ``answerer-alone`` (its own view only, no
+dialogue: the single-view baseline played by any agent).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal, get_args
 
 from simlab.worlds.rooms.describe import describe_objects
 from simlab.worlds.rooms.model import Camera, Scene
@@ -16,6 +22,13 @@ from simlab.worlds.rooms.tasks import LETTERS, YES_NO, Question, Views, map_layo
 ANSWERER, HELPER = "answerer", "helper"
 PALETTE: dict[str, tuple[int, int, int]] = {ANSWERER: (41, 97, 217), HELPER: (237, 125, 26)}
 """The one colour of each role: frustums and tints in 3D, agent panels, dialogue, exports."""
+
+Condition = Literal["dialogue", "both-views", "answerer-alone"]
+"""The values of the ``condition`` setting (see the module docstring)."""
+CONDITIONS: tuple[Condition, ...] = get_args(Condition)
+DIALOGUE, BOTH_VIEWS, ANSWERER_ALONE = CONDITIONS
+HELPER_VIEW = "helper_view"
+"""The name of the Helper's picture and of its objects' entries in a ``both-views`` Answerer's observation."""
 
 
 def view_entries(
@@ -57,29 +70,58 @@ def answerer_data(question: Question, scene: Scene, views: Views) -> dict[str, A
     return data
 
 
+def helper_view_entries(scene: Scene, views: Views) -> list[dict[str, Any]]:
+    """The Helper's visible objects as a ``both-views`` Answerer is given them (``data["helper_view"]``): the
+    entries of :func:`view_entries` in the Helper's camera frame, described as in :func:`answerer_data`, without
+    ids. An id would say which objects the two views share, which is for the agent to work out (the dialogue's
+    oracle Helper never sends ids either)."""
+    ids = sorted({*views.answerer_visible, *views.helper_visible})
+    entries = view_entries(scene, views.helper_visible, views.helper, describe_objects(scene, ids))
+    return [{k: v for k, v in entry.items() if k != "id"} for entry in entries]
+
+
 # ---- the pictures in words, for models that read text only -------------------------------------------------
 
 
-def _where(right: float, ahead: float, up: float | None = None) -> str:
-    """``about 2.3 m ahead and 0.8 m to your left`` (a position in the agent's own frame, in words)."""
-    parts = [f"about {abs(ahead):.1f} m {'ahead' if ahead >= 0 else 'behind you'}"]
+@dataclass(frozen=True)
+class Frame:
+    """Whose position a view in words is told from: the heading, then ``behind {you}``, ``to {your} left``
+    and ``above {your} eyes`` for each object."""
+
+    heading: str
+    you: str
+    your: str
+
+
+OWN_FRAME = Frame("You see:", "you", "your")
+"""An agent's own view: ``about 2.3 m ahead, 0.8 m to your left``."""
+HELPER_FRAME = Frame(
+    "From the Helper's position, facing the way the Helper looks, one sees:", "the Helper", "the Helper's"
+)
+"""The Helper's view given to a ``both-views`` Answerer: ``about 2.3 m ahead, 0.8 m to the Helper's left``."""
+
+
+def _where(right: float, ahead: float, up: float | None = None, frame: Frame = OWN_FRAME) -> str:
+    """``about 2.3 m ahead and 0.8 m to your left`` (a position in the frame of ``frame``, in words)."""
+    parts = [f"about {abs(ahead):.1f} m {'ahead' if ahead >= 0 else f'behind {frame.you}'}"]
     if abs(right) >= 0.1:
-        parts.append(f"{abs(right):.1f} m to your {'right' if right > 0 else 'left'}")
+        parts.append(f"{abs(right):.1f} m to {frame.your} {'right' if right > 0 else 'left'}")
     if up is not None and abs(up) >= 0.4:
-        parts.append(f"{abs(up):.1f} m {'above' if up > 0 else 'below'} your eyes")
+        parts.append(f"{abs(up):.1f} m {'above' if up > 0 else 'below'} {frame.your} eyes")
     return ", ".join(parts)
 
 
-def view_in_words(view: Iterable[Mapping[str, Any]]) -> str:
-    """What an agent's view shows, object by object, in its own frame (as the paper's descriptions put it):
-    ``a small red chair: about 2.3 m ahead, 0.8 m to your left``. Nearest first."""
+def view_in_words(view: Iterable[Mapping[str, Any]], frame: Frame = OWN_FRAME) -> str:
+    """What a view shows, object by object, in the frame of the agent who sees it (as the paper's descriptions
+    put it): ``a small red chair: about 2.3 m ahead, 0.8 m to your left``. Nearest first. ``frame`` says whose
+    view it is (:data:`HELPER_FRAME`: the Helper's, given to another agent)."""
     items = sorted(view, key=lambda v: -v["camera_xyz"][2])
     lines = []
     for item in items:
         right, up, back = item["camera_xyz"]
         name = item.get("description") or f"{item['size_class']} {item['color']} {item['category']}"
-        lines.append(f"- {name}: {_where(right, -back, up)}")
-    return "You see:\n" + ("\n".join(lines) if lines else "(nothing you can name)")
+        lines.append(f"- {name}: {_where(right, -back, up, frame)}")
+    return f"{frame.heading}\n" + ("\n".join(lines) if lines else "(nothing you can name)")
 
 
 def map_in_words(map_objects: Iterable[Mapping[str, Any]]) -> str:

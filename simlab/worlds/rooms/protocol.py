@@ -3,7 +3,8 @@
 In the dialogue the Answerer writes a message and ends the chat with a line ``END`` (or ``[END]``); the Helper
 writes a message; after the dialogue the Answerer replies with one option letter (yes/no for cognitive
 mapping). The system prompts are ``prompts/answerer.txt``, ``prompts/helper.txt`` and
-``prompts/final_answer.txt``.
+``prompts/final_answer.txt``; without a dialogue (the ``condition`` setting) the Answerer answers at once
+under ``prompts/both_views.txt`` (it is given both views) or ``prompts/answerer_alone.txt`` (its own only).
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ from typing import Any
 
 from simlab.core.family import FormField, ReplyError, ReplyForm, ReplyProtocol, prompt_text
 from simlab.core.world import Observation, Reply
-from simlab.worlds.rooms.observations import ANSWERER, HELPER
+from simlab.worlds.rooms.observations import ANSWERER, ANSWERER_ALONE, BOTH_VIEWS, DIALOGUE, HELPER
 from simlab.worlds.rooms.world import TASK_INSTRUCTIONS, parse_answer
 
+ANSWER_PROMPTS: dict[str, str] = {DIALOGUE: "final_answer", BOTH_VIEWS: "both_views", ANSWERER_ALONE: "answerer_alone"}
+"""The answer phase's system prompt (a file of ``prompts/``) per ``condition``."""
 _END_LINE = re.compile(r"^\s*\[?\s*END\s*\]?\s*[.!]?\s*$", re.IGNORECASE)
 _END_TAG = re.compile(r"\[\s*END\s*\]", re.IGNORECASE)
 
@@ -68,7 +71,9 @@ def protocol(role: str, observation: Observation, settings: Mapping[str, Any]) -
     }
     again = "Your reply could not be read ({reason}). "
     if data.get("phase") == "answer":
-        system = prompt_text(__package__, "final_answer").format(**fields)
+        # the observation says which condition the role is in; the settings, for one made without it
+        condition = str(data.get("condition") or settings.get("condition") or DIALOGUE)
+        system = prompt_text(__package__, ANSWER_PROMPTS[condition]).format(**fields)
         reask = again + f"Reply with only your final answer: one of {fields['letters']}."
         return ReplyProtocol(system, _final_answer, reask, _as_message)
     parse = _answerer if role == ANSWERER else _helper

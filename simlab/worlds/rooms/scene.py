@@ -22,7 +22,7 @@ from simlab.render.images import text_font
 from simlab.render.scene import CameraPose, SceneItem, text_label
 from simlab.worlds.rooms.mentions import message_mentions
 from simlab.worlds.rooms.model import Camera, RoomObject, Scene
-from simlab.worlds.rooms.observations import ANSWERER, HELPER, PALETTE
+from simlab.worlds.rooms.observations import ANSWERER, HELPER, HELPER_VIEW, PALETTE
 from simlab.worlds.rooms.render import camera_pose, project, render_view, room_scene_items, topdown_map
 from simlab.worlds.rooms.visibility import SceneGeometry, ViewPair, corner_rays
 
@@ -192,9 +192,16 @@ def answerer_map(episode: Episode) -> Image.Image | None:
 
 def observation_pictures(observation: Mapping[str, Any], episode: Episode, turn: int) -> dict[str, Image.Image]:
     """A role's camera picture with this turn's named objects outlined, and for the Answerer the question
-    card and, in cognitive mapping, the map it was shown."""
-    role = (observation.get("data") or {}).get("role", "")
+    card and, in cognitive mapping, the map it was shown. An Answerer given both views (``both-views``) has
+    the Helper's picture after its own, each captioned with whose it is (the panel names no picture)."""
+    data = observation.get("data") or {}
+    role = data.get("role", "")
     out = {"view": agent_view(episode, role, turn)}
+    if HELPER_VIEW in data:
+        out["view"] = captioned(out["view"], "Answerer's own view", PALETTE[ANSWERER])
+        out[HELPER_VIEW] = captioned(
+            agent_view(episode, HELPER, turn), "Helper's view, given to the Answerer", PALETTE[HELPER]
+        )
     if role == ANSWERER:
         found = answerer_map(episode)
         if found is not None:
@@ -216,6 +223,16 @@ def episode_pictures(episode: Episode) -> dict[str, Image.Image]:
     """For exports, once: the map the Answerer was shown (cognitive mapping only)."""
     found = answerer_map(episode)
     return {"the Answerer's map": found} if found is not None else {}
+
+
+def captioned(image: Image.Image, caption: str, rgb: tuple[int, int, int]) -> Image.Image:
+    """``image`` under a band of ``caption`` in the colour ``rgb`` (whose picture it is)."""
+    size = max(12, image.width // 18)  # still legible where a panel shows the picture a third as wide
+    band = size * 3 // 2
+    out = Image.new("RGB", (image.width, image.height + band), "white")
+    out.paste(image, (0, band))
+    ImageDraw.Draw(out).text((size // 2, size // 4), caption, fill=rgb, font=text_font(size))
+    return out
 
 
 def _outline_in_view(image: Image.Image, scene: Scene, camera: Camera, ids: Sequence[str]) -> None:

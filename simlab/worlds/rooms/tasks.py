@@ -1,10 +1,12 @@
-"""The five Cosmic tasks (paper 7.3): question templates, answers and distractors, and the necessity filter.
+"""The five Cosmic tasks (paper 7.3): question templates, answers and distractors.
 
-Every ``make_<task>(scene, views, seed, settings=None)`` returns a :class:`Question` or None when the room
-and its two views hold no fair question of that kind. ``views`` is anything shaped like
-:class:`~simlab.worlds.rooms.visibility.ViewPair` (see :class:`Views`). All choices come from
-:func:`~simlab.core.seeding.rng` over sorted lists, so a (scene, views, seed) always gives the same question;
-options are shuffled by ``rng(seed, question id, "options")`` and the answer letter follows the shuffle.
+``<task>_candidates(scene, views, seed, settings=None)`` lists every fair question of a task about a room and
+its two views as :class:`Candidate` s (unlettered); :func:`make_question` picks one and letters it. Each
+task's distractors are chosen so that neither agent's view alone rules an option out (see each function and
+:mod:`simlab.worlds.rooms.necessity`, which checks it), and a benchmark keeps one candidate per room and task,
+chosen so that the whole carries no answer prior (:mod:`simlab.worlds.rooms.balance`). ``views`` is anything
+shaped like :class:`~simlab.worlds.rooms.visibility.ViewPair` (see :class:`Views`). All choices come from
+:func:`~simlab.core.seeding.rng` over sorted lists, so a (scene, views, seed) always gives the same candidates.
 
 Geometry shared with the agents and the map renderer: :func:`bearing` and :func:`direction_of` (egocentric
 direction in the Answerer's levelled camera frame), :func:`map_point` and :func:`map_layout` (the top-down
@@ -19,7 +21,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-from simlab.core.seeding import rng, stable_seed
+from simlab.core.seeding import rng
 from simlab.worlds.rooms.describe import describe_objects, plural
 from simlab.worlds.rooms.model import Camera, Scene, Vec3
 
@@ -36,6 +38,8 @@ DIRECTIONS: tuple[str, ...] = (
     "left",
     "front-left",
 )
+ANSWER_SPACES: dict[str, tuple[str, ...]] = {"direction": DIRECTIONS}
+"""Tasks whose right answers a benchmark spreads evenly over a fixed set (the eight directions)."""
 DEFAULT_SETTINGS: dict[str, float] = {
     "distance_margin": 0.5,  # metres between the answer's distance and the runner-up's
     "direction_edge": 5.0,  # degrees: targets this close to a direction bin's edge are ambiguous
@@ -48,16 +52,25 @@ TEMPLATES: dict[str, str] = {
     "direction": "From your perspective, in which direction is the {target}?",
     "mapping": "Is this top-down map of the room correct?",
 }
-DISTANCE_TRIES = 12  # candidate sets tried per target before giving up on it
+DISTANCE_TRIES = 12  # candidate sets tried per target and mode before giving up on it
+ANCHOR_DRAWS = 2  # distractor sets drawn per shared object
+WALL_GAP = 0.15  # metres: an object this close to a wall stands against it
 
 
 class Views(Protocol):
     """What the tasks need from a view pair: both cameras and who sees what (object ids)."""
 
-    answerer: Camera
-    helper: Camera
-    answerer_visible: list[str]
-    helper_visible: list[str]
+    @property
+    def answerer(self) -> Camera: ...
+
+    @property
+    def helper(self) -> Camera: ...
+
+    @property
+    def answerer_visible(self) -> list[str]: ...
+
+    @property
+    def helper_visible(self) -> list[str]: ...
 
     @property
     def shared(self) -> list[str]: ...
@@ -190,9 +203,9 @@ def map_layout(
 
 
 # ---- helpers ---------------------------------------------------------------------------------------------
-def question_id(scene: Scene, task: str, seed: int) -> str:
-    """A file-name-safe id for the question of ``task`` made from ``scene`` with ``seed``."""
-    return f"{scene.id}-{task}-s{seed}"
+def question_id(scene_id: str, task: str, seed: int) -> str:
+    """A file-name-safe id for the question of ``task`` about scene ``scene_id`` in a benchmark of ``seed``."""
+    return f"{scene_id}-{task}-s{seed}"
 
 
 def _settings(settings: Mapping[str, Any] | None) -> dict[str, float]:
@@ -211,163 +224,159 @@ def _described(ids: Iterable[str], descriptions: Mapping[str, str]) -> list[str]
     return sorted(i for i in set(ids) if i in descriptions)
 
 
-def _multiple_choice(
-    scene: Scene, task: str, seed: int, text: str, values: list[Any], labels: Callable[[Any], str], **extra: Any
-) -> Question:
-    """A question whose first value is the answer, options shuffled by the question's seed."""
-    qid = question_id(scene, task, seed)
-    order = list(values)
-    rng(seed, qid, "options").shuffle(order)
-    letters = LETTERS[: len(order)]
-    return Question(
-        id=qid,
-        task=task,
-        scene_id=scene.id,
-        text=text,
-        options=tuple(labels(v) for v in order),
-        answer=letters[order.index(values[0])],
-        option_objects=dict(zip(letters, order, strict=True)),
-        **extra,
-    )
+@dataclass(frozen=True)
+class Candidate:
+    """A question before its options are lettered: what each option stands for (``values``, the answer first)
+    and its text (``labels``). A room gives several candidates per task; a benchmark keeps at most one, chosen
+    so that the benchmark as a whole carries no answer prior (:mod:`simlab.worlds.rooms.balance`)."""
+
+    task: str
+    scene_id: str
+    text: str
+    values: tuple[Any, ...]
+    labels: tuple[str, ...]
+    target: str | None = None
+    map_swap: tuple[tuple[str, str], ...] | None = None
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+    def question(self, seed: int, letter: int | None = None) -> Question:
+        """The lettered question: the answer at ``LETTERS[letter]`` (a seeded letter when None), the other
+        options in a seeded order. Cognitive mapping's options are always yes/no."""
+        qid = question_id(self.scene_id, self.task, seed)
+        if self.task == "mapping":
+            swap = None if self.map_swap is None else [(a, b) for a, b in self.map_swap]
+            options = {"yes": "correct map", "no": "wrong map"}
+            answer = "yes" if swap is None else "no"
+            return Question(
+                qid, self.task, self.scene_id, self.text, YES_NO, answer, options, None, swap, dict(self.details)
+            )
+        r = rng(seed, qid, "options")
+        order = list(range(1, len(self.values)))
+        r.shuffle(order)
+        at = r.randrange(len(self.values)) if letter is None else letter
+        order.insert(at, 0)
+        letters = LETTERS[: len(order)]
+        return Question(
+            id=qid,
+            task=self.task,
+            scene_id=self.scene_id,
+            text=self.text,
+            options=tuple(self.labels[k] for k in order),
+            answer=letters[at],
+            option_objects={letter_: self.values[k] for letter_, k in zip(letters, order, strict=True)},
+            target=self.target,
+            details=dict(self.details),
+        )
 
 
-def _first_pool(pools: Iterable[list[str]], r: random.Random) -> str | None:
-    """A seeded pick from the first non-empty pool."""
-    for pool in pools:
-        if pool:
-            return r.choice(pool)
-    return None
+def _candidate(
+    scene: Scene, task: str, text: str, values: Sequence[Any], labels: Sequence[str], **extra: Any
+) -> Candidate:
+    return Candidate(task, scene.id, text, tuple(values), tuple(labels), **extra)
 
 
 # ---- anchor recognition ----------------------------------------------------------------------------------
-def make_anchor(scene: Scene, views: Views, seed: int, settings: Mapping[str, Any] | None = None) -> Question | None:
-    """Which object both agents see: the answer is shared; distractors are one Answerer-only and one
-    Helper-only object and one of the answer's category with other attributes (else another category),
-    from the Answerer's exclusive view when possible, then the Helper's, else from objects neither sees."""
+def anchor_candidates(
+    scene: Scene, views: Views, seed: int, settings: Mapping[str, Any] | None = None
+) -> list[Candidate]:
+    """Which object both agents see. The answer is a shared object; the three distractors are objects only
+    the Answerer sees, one of the answer's category when there is one (Cosmic's look-alike, which stops a
+    match by category alone). Every option is in the Answerer's view, so its view alone cannot rule one out:
+    the answer is one object both see, and any option set leaves some view able to prune the options it does
+    not see; SimLab leaves that to the Helper, who is never shown the options."""
     desc = _descriptions(scene)
+    shared, own = _described(views.shared, desc), _described(views.answerer_only, desc)
+    if len(own) < 3:
+        return []
     r = rng(seed, scene.id, "anchor")
-    shared, a_only, h_only = (_described(ids, desc) for ids in (views.shared, views.answerer_only, views.helper_only))
-    if not (shared and a_only and h_only):
-        return None
-    answer, first, second = r.choice(shared), r.choice(a_only), r.choice(h_only)
-    third = _anchor_third(scene, views, desc, answer, {answer, first, second}, r)
-    if third is None:
-        return None
-    kinds = {answer: "shared", first: "answerer_only", second: "helper_only", third: "third"}
-    details = {"kinds": kinds, "same_category": scene.object(third).category == scene.object(answer).category}
-    values = [answer, first, second, third]
-    return _multiple_choice(scene, "anchor", seed, TEMPLATES["anchor"], values, desc.__getitem__, details=details)
-
-
-def _anchor_third(
-    scene: Scene, views: Views, desc: Mapping[str, str], answer: str, used: set[str], r: random.Random
-) -> str | None:
-    category = scene.object(answer).category
-    seen = set(_visible(views))
-    # The Answerer's own view first: a look-alike it can see is what stops it matching by category alone.
-    pools = [
-        [i for i in _described(views.answerer_only, desc) if i not in used],
-        [i for i in _described(views.helper_only, desc) if i not in used],
-        [i for i in _described(desc, desc) if i not in used and i not in seen],
-    ]
-    same = [[i for i in pool if scene.object(i).category == category] for pool in pools]
-    other = [[i for i in pool if scene.object(i).category != category] for pool in pools]
-    return _first_pool([*same, *other], r)
+    out: list[Candidate] = []
+    for answer in shared:
+        category = scene.object(answer).category
+        alike = [i for i in own if scene.object(i).category == category]
+        for _ in range(ANCHOR_DRAWS):
+            third = [r.choice(alike)] if alike else []
+            rest = r.sample([i for i in own if i not in third], 3 - len(third))
+            values = [answer, *third, *rest]
+            kinds = {answer: "shared", **{i: "answerer_only" for i in rest}, **{i: "look_alike" for i in third}}
+            details = {"kinds": kinds, "same_category": bool(third)}
+            out.append(
+                _candidate(scene, "anchor", TEMPLATES["anchor"], values, [desc[v] for v in values], details=details)
+            )
+    return _distinct(out)
 
 
 # ---- global counting -------------------------------------------------------------------------------------
-def make_counting(scene: Scene, views: Views, seed: int, settings: Mapping[str, Any] | None = None) -> Question | None:
-    """How many of a category both views hold together (shared instances once). The category must have
-    instances the Answerer sees and instances only the Helper sees; categories with a shared instance and
-    with every instance in the room visible to someone are preferred. Distractors: the naive sum (double
-    counting, when it differs), the Answerer's own count (an undercount) and nearby counts."""
-    r = rng(seed, scene.id, "counting")
+def counting_candidates(
+    scene: Scene, views: Views, seed: int, settings: Mapping[str, Any] | None = None
+) -> list[Candidate]:
+    """How many of a category there are in the room. Asked only when both agents see some of them and every
+    instance in the room is seen by one of them (the right count is the union of both views, shared
+    instances once). The options are four consecutive counts holding the answer, none below what the
+    Answerer sees, so its view alone rules none out: one candidate per such window, so the answer can take
+    any place in it (the balanced selection evens those places out as far as the rooms allow: the Answerer
+    rarely misses three or more of a kind). The Helper, who is never shown the options, may see more than
+    the lowest. Cosmic's naive sum (double counting) and undercount are among them when in the window."""
     seen_a, seen_h = set(views.answerer_visible), set(views.helper_visible)
-
-    def of(ids: Iterable[str], category: str) -> set[str]:
-        return {i for i in ids if scene.object(i).category == category}
-
-    categories = sorted(
-        {scene.object(i).category for i in views.helper_only} & {scene.object(i).category for i in seen_a}
-    )
-    if not categories:
-        return None
-
-    def tier(category: str) -> tuple[bool, bool]:
-        in_room = of((o.id for o in scene.objects), category)
-        return (bool(of(views.shared, category)), in_room <= seen_a | seen_h)
-
-    best = max(tier(c) for c in categories)
-    category = r.choice([c for c in categories if tier(c) == best])
-    own, helper = len(of(seen_a, category)), len(of(seen_h, category))
-    answer = len(of(seen_a | seen_h, category))
-    values = _count_values(answer, own + helper, own, r)
-    text = TEMPLATES["counting"].format(objects=plural(category))
-    details = {"category": category, "answerer_count": own, "helper_count": helper, "naive_sum": own + helper}
-    return _multiple_choice(scene, "counting", seed, text, values, str, details=details)
-
-
-def _count_values(answer: int, naive: int, under: int, r: random.Random) -> list[int]:
-    """The answer, then the naive sum (when different), the undercount, then the nearest other counts (>= 1)."""
-    values = [answer]
-    for v in (naive, under):
-        if v >= 1 and v not in values:
-            values.append(v)
-    nearby = sorted((k for k in range(1, answer + 6) if k not in values), key=lambda k: (abs(k - answer), r.random()))
-    return values + nearby[: 4 - len(values)]
+    out: list[Candidate] = []
+    for category in sorted({scene.object(i).category for i in seen_a} & {scene.object(i).category for i in seen_h}):
+        in_room = {o.id for o in scene.objects if o.category == category}
+        if not in_room <= seen_a | seen_h:
+            continue  # the question is about the room: an instance nobody sees would make the key wrong
+        own, helper, answer = len(in_room & seen_a), len(in_room & seen_h), len(in_room)
+        text = TEMPLATES["counting"].format(objects=plural(category))
+        details = {"category": category, "answerer_count": own, "helper_count": helper, "naive_sum": own + helper}
+        for start in range(max(1, own, answer - 3), answer + 1):
+            values = [answer, *(v for v in range(start, start + 4) if v != answer)]
+            out.append(_candidate(scene, "counting", text, values, [str(v) for v in values], details=details))
+    return out
 
 
 # ---- relative distance -----------------------------------------------------------------------------------
-def make_distance(scene: Scene, views: Views, seed: int, settings: Mapping[str, Any] | None = None) -> Question | None:
-    """Which of four candidates is closest to (or farthest from, seeded) a target, by :func:`corner_distance`.
+def distance_candidates(
+    scene: Scene, views: Views, seed: int, settings: Mapping[str, Any] | None = None
+) -> list[Candidate]:
+    """Which of four candidates is closest to (or farthest from) a target, by :func:`corner_distance`.
 
-    The target is a shared object when one works, else any seen one; the candidates come from both exclusive
-    views (two and two when possible, at least one each). The answer must beat the runner-up by
-    ``distance_margin`` (default 0.5 m); sets that do not are resampled, and None is returned if none does."""
+    The target is an object only one agent (the holder) sees; the holder sees exactly one candidate and the
+    partner the other three (objects only the partner sees). So neither view alone can rank the options:
+    the holder knows one distance, the partner does not know where the target is, and only together can
+    they compare. The answer must beat the runner-up by ``distance_margin`` (default 0.5 m)."""
     margin = _settings(settings)["distance_margin"]
     desc = _descriptions(scene)
     r = rng(seed, scene.id, "distance")
-    mode = r.choice(("closest", "farthest"))
-    shared = _described(views.shared, desc)
-    others = [i for i in _described(_visible(views), desc) if i not in shared]
-    targets = r.sample(shared, len(shared)) + r.sample(others, len(others))
-    for target in targets:
-        found = _distance_set(scene, views, desc, target, (mode, margin), r)
-        if found is not None:
-            preposition = "to" if mode == "closest" else "from"
-            text = TEMPLATES["distance"].format(mode=mode, preposition=preposition, target=desc[target])
-            details = {"mode": mode, "distances": found[1], "margin": margin}
-            return _multiple_choice(
-                scene, "distance", seed, text, found[0], desc.__getitem__, target=target, details=details
-            )
-    return None
+    out: list[Candidate] = []
+    sides = (
+        (views.answerer_only, views.answerer_visible, views.helper_only, "answerer"),
+        (views.helper_only, views.helper_visible, views.answerer_only, "helper"),
+    )
+    for targets, holder_sees, partner_only, holder in sides:
+        partner = _described(partner_only, desc)
+        for target in _described(targets, desc):
+            near = [i for i in _described(holder_sees, desc) if i != target]
+            if not near or len(partner) < 3:
+                continue
+            for mode in ("closest", "farthest"):
+                found = _distance_set(scene, target, near, partner, (mode, margin), r)
+                if found is None:
+                    continue
+                preposition = "to" if mode == "closest" else "from"
+                text = TEMPLATES["distance"].format(mode=mode, preposition=preposition, target=desc[target])
+                details = {"mode": mode, "distances": found[1], "margin": margin, "holder": holder}
+                labels = [desc[v] for v in found[0]]
+                out.append(_candidate(scene, "distance", text, found[0], labels, target=target, details=details))
+    return out
 
 
 def _distance_set(
-    scene: Scene, views: Views, desc: Mapping[str, str], target: str, rule: tuple[str, float], r: random.Random
+    scene: Scene, target: str, near: list[str], partner: list[str], rule: tuple[str, float], r: random.Random
 ) -> tuple[list[str], dict[str, float]] | None:
-    """Up to :data:`DISTANCE_TRIES` candidate sets around ``target``; the first whose answer (``rule``: mode and
-    margin) is clear, with the answer first, and the distances."""
-    pools = [[i for i in _described(ids, desc) if i != target] for ids in (views.answerer_only, views.helper_only)]
+    """Up to :data:`DISTANCE_TRIES` draws of one candidate the holder sees and three only the partner sees;
+    the first whose answer (``rule``: mode and margin) is clear, with the answer first, and the distances."""
     for _ in range(DISTANCE_TRIES):
-        picked = _candidates(pools, r)
-        if picked is None:
-            return None
-        found = _ranked(scene, target, picked, *rule)
+        found = _ranked(scene, target, [r.choice(near), *r.sample(partner, 3)], *rule)
         if found is not None:
             return found
     return None
-
-
-def _candidates(pools: list[list[str]], r: random.Random) -> list[str] | None:
-    """Four ids from the two exclusive pools: 2+2 when both have two, else 1+3 or 3+1; None when impossible."""
-    a, h = pools
-    splits = [(2, 2)] if len(a) >= 2 and len(h) >= 2 else [(1, 3), (3, 1)]
-    fits = [(m, n) for m, n in splits if 1 <= m <= len(a) and 1 <= n <= len(h)]
-    if not fits:
-        return None
-    m, n = r.choice(fits)
-    return r.sample(a, m) + r.sample(h, n)
 
 
 def _ranked(
@@ -383,33 +392,44 @@ def _ranked(
 
 
 # ---- relative direction ----------------------------------------------------------------------------------
-def make_direction(scene: Scene, views: Views, seed: int, settings: Mapping[str, Any] | None = None) -> Question | None:
-    """In which of eight egocentric directions (Answerer's frame, :func:`bearing`) a Helper-only object lies.
+def direction_candidates(
+    scene: Scene, views: Views, seed: int, settings: Mapping[str, Any] | None = None
+) -> list[Candidate]:
+    """In which of eight egocentric directions (Answerer's frame, :func:`bearing`) an object only the Helper
+    sees lies. Targets within ``direction_edge`` degrees (default 5) of a bin edge are skipped.
 
-    Targets within ``direction_edge`` degrees (default 5) of a bin edge are skipped. Options: the answer, the
-    opposite direction, a neighbouring one and one more (all seeded)."""
+    The options are two neighbouring directions and their two opposites, ``{d, d+1, d+4, d+5}`` (in 45-degree
+    steps): the answer, its opposite, a neighbour and the neighbour's opposite, as Cosmic's distractors are.
+    That set looks the same from each of its members, so its shape does not give the answer away; the answer
+    is the first or the second of its neighbouring pair, one candidate each."""
     edge = _settings(settings)["direction_edge"]
     desc = _descriptions(scene)
-    r = rng(seed, scene.id, "direction")
-    angles = {i: bearing(views.answerer, scene.object(i).center) for i in _described(views.helper_only, desc)}
-    targets = [i for i in sorted(angles) if bin_edge_distance(angles[i]) >= edge]
-    if not targets:
-        return None
-    target = r.choice(targets)
-    k = DIRECTIONS.index(direction_of(angles[target]))
-    neighbour = r.choice([(k + 1) % 8, (k - 1) % 8])
-    rest = [j for j in range(8) if j not in {k, (k + 4) % 8, neighbour}]
-    values = [DIRECTIONS[j] for j in (k, (k + 4) % 8, neighbour, r.choice(rest))]
-    text = TEMPLATES["direction"].format(target=desc[target])
-    details = {"bearing": round(angles[target], 2)}
-    return _multiple_choice(scene, "direction", seed, text, values, str, target=target, details=details)
+    out: list[Candidate] = []
+    for target in _described(views.helper_only, desc):
+        angle = bearing(views.answerer, scene.object(target).center)
+        if bin_edge_distance(angle) < edge:
+            continue
+        k = DIRECTIONS.index(direction_of(angle))
+        for base in (k, k - 1):
+            values = [DIRECTIONS[k], *(DIRECTIONS[(base + d) % 8] for d in (0, 1, 4, 5) if (base + d) % 8 != k)]
+            text = TEMPLATES["direction"].format(target=desc[target])
+            out.append(
+                _candidate(
+                    scene, "direction", text, values, values, target=target, details={"bearing": round(angle, 2)}
+                )
+            )
+    return out
 
 
 # ---- cognitive mapping -----------------------------------------------------------------------------------
-def make_mapping(scene: Scene, views: Views, seed: int, settings: Mapping[str, Any] | None = None) -> Question | None:
-    """Is the shown top-down map (every object either agent sees, :func:`map_layout`) correct? A seeded coin
-    shows the true map or one where two Helper-only objects of different categories, at least
-    ``swap_min_distance`` (default 1 m) apart on the map, trade places. None when no such pair exists."""
+def mapping_candidates(
+    scene: Scene, views: Views, seed: int, settings: Mapping[str, Any] | None = None
+) -> list[Candidate]:
+    """Is the shown top-down map (every object either agent sees, :func:`map_layout`) correct? One candidate
+    shows the true map; the others swap two objects only the Helper sees, of different categories, at least
+    ``swap_min_distance`` (default 1 m) apart on the map and both against a wall or both away from the walls,
+    so the wrong map still looks like a plausible room. None when no such pair exists (a room never gives
+    only correct maps, which would make "yes" likelier)."""
     min_gap = _settings(settings)["swap_min_distance"]
     r = rng(seed, scene.id, "mapping")
     layout = map_layout(scene, views.helper_only, views.answerer)
@@ -418,50 +438,61 @@ def make_mapping(scene: Scene, views: Views, seed: int, settings: Mapping[str, A
         (a, b)
         for n, a in enumerate(ids)
         for b in ids[n + 1 :]
-        if scene.object(a).category != scene.object(b).category and math.dist(layout[a], layout[b]) >= min_gap
+        if scene.object(a).category != scene.object(b).category
+        and math.dist(layout[a], layout[b]) >= min_gap
+        and against_wall(scene, a) == against_wall(scene, b)
     ]
     if not pairs:
-        return None
-    correct = r.random() < 0.5
-    swap = None if correct else [r.choice(pairs)]
-    qid = question_id(scene, "mapping", seed)
-    return Question(
-        id=qid,
-        task="mapping",
-        scene_id=scene.id,
-        text=TEMPLATES["mapping"],
-        options=YES_NO,
-        answer="yes" if correct else "no",
-        option_objects={"yes": "correct map", "no": "wrong map"},
-        map_swap=swap,
-        details={"map_objects": _visible(views), "swap_pairs": len(pairs)},
-    )
+        return []
+    details = {"map_objects": _visible(views), "swap_pairs": len(pairs)}
+    maps: list[tuple[tuple[str, str], ...] | None] = [
+        None,
+        *(((a, b),) for a, b in r.sample(pairs, min(3, len(pairs)))),
+    ]
+    text, labels = TEMPLATES["mapping"], list(YES_NO)
+    return [_candidate(scene, "mapping", text, YES_NO, labels, map_swap=swap, details=details) for swap in maps]
 
 
-# ---- dispatch and the necessity filter -------------------------------------------------------------------
-MAKERS: dict[str, Callable[..., Question | None]] = {
-    "anchor": make_anchor,
-    "counting": make_counting,
-    "distance": make_distance,
-    "direction": make_direction,
-    "mapping": make_mapping,
+def against_wall(scene: Scene, object_id: str, gap: float = WALL_GAP) -> bool:
+    """Whether an object's footprint comes within ``gap`` metres of a wall (wall furniture, doors, windows)."""
+    (lo, hi) = scene.object(object_id).bbox
+    return min(lo[0], lo[1], scene.width - hi[0], scene.depth - hi[1]) <= gap
+
+
+# ---- dispatch --------------------------------------------------------------------------------------------
+CANDIDATES: dict[str, Callable[..., list[Candidate]]] = {
+    "anchor": anchor_candidates,
+    "counting": counting_candidates,
+    "distance": distance_candidates,
+    "direction": direction_candidates,
+    "mapping": mapping_candidates,
 }
-Solver = Callable[[Question, Scene, Views, int], str]
+
+
+def candidates(
+    task: str, scene: Scene, views: Views, seed: int, settings: Mapping[str, Any] | None = None
+) -> list[Candidate]:
+    """Every fair question of ``task`` (one of :data:`TASKS`) about this room and views, unlettered."""
+    if task not in CANDIDATES:
+        raise ValueError(f"unknown rooms task {task!r}; expected one of {', '.join(TASKS)}")
+    return CANDIDATES[task](scene, views, seed, settings)
 
 
 def make_question(
     task: str, scene: Scene, views: Views, seed: int, settings: Mapping[str, Any] | None = None
 ) -> Question | None:
-    """The question of ``task`` (one of :data:`TASKS`) for this room and views, or None."""
-    if task not in MAKERS:
-        raise ValueError(f"unknown rooms task {task!r}; expected one of {', '.join(TASKS)}")
-    return MAKERS[task](scene, views, seed, settings)
+    """One question of ``task`` for this room and views (a seeded pick among its candidates), or None."""
+    found = candidates(task, scene, views, seed, settings)
+    return rng(seed, scene.id, task, "pick").choice(found).question(seed) if found else None
 
 
-def passes_necessity(
-    question: Question, scene: Scene, views: Views, solver: Solver, tries: int = 3, seed: int = 0
-) -> bool:
-    """The paper's cross-view necessity filter: False when ``solver`` (given the Answerer's view only) answers
-    right in every one of ``tries`` tries, each with its own seed."""
-    seeds = [stable_seed(seed, question.id, "necessity", k) for k in range(tries)]
-    return not all(solver(question, scene, views, s) == question.answer for s in seeds)
+def _distinct(found: Iterable[Candidate]) -> list[Candidate]:
+    """Candidates with the same options (in any order) kept once, in order."""
+    seen: set[tuple[Any, ...]] = set()
+    out = []
+    for c in found:
+        key = (c.values[0], *sorted(map(str, c.values[1:])))
+        if key not in seen:
+            seen.add(key)
+            out.append(c)
+    return out

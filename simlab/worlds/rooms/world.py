@@ -10,6 +10,12 @@ Both roles get their own egocentric image (rendered only when someone looks) and
 also gets the question, the options and, for cognitive mapping, the map. ``observation.data`` additionally
 carries each role's visible objects as ground truth (``view``) and the Answerer's ``camera``: only scripted
 baselines read those; live models get the text and images.
+
+The ``condition`` setting (Cosmic section 5.1, fig. 6 right) leaves the dialogue out: in ``both-views`` the
+Answerer is given the Helper's picture too (``helper_view``, its objects in ``data["helper_view"]`` in the
+Helper's frame), in ``answerer-alone`` its own view only; either way the episode starts in the answer phase,
+the Helper never acts, the Answerer answers at turn 1 and the metrics are the dialogue's. Observations and
+the summary then name the condition (``condition``); the dialogue's recordings are unchanged.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pydantic import Field
+from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
 
 from simlab.core import events as ev
 from simlab.core.events import Event
@@ -28,8 +34,14 @@ from simlab.worlds.rooms.mentions import Resolution, message_mentions
 from simlab.worlds.rooms.model import Camera, Scene
 from simlab.worlds.rooms.observations import (
     ANSWERER,
+    BOTH_VIEWS,
+    DIALOGUE,
     HELPER,
+    HELPER_FRAME,
+    HELPER_VIEW,
+    Condition,
     answerer_data,
+    helper_view_entries,
     map_in_words,
     view_entries,
     view_in_words,
@@ -44,6 +56,22 @@ class RoomsSettings(Settings):
     max_rounds: int = Field(10, ge=1, le=10_000, description="messages before the final answer (the paper's 10)")
     image_width: int = Field(1024, ge=16, le=8192, description="width of each agent's rendered view, in pixels")
     image_height: int = Field(768, ge=16, le=8192, description="height of each agent's rendered view, in pixels")
+    condition: Condition = Field(
+        DIALOGUE,
+        description="dialogue: the Answerer and the Helper talk, then it answers; both-views: it is given both "
+        "views and answers at once (the paper's single-agent condition); answerer-alone: its own view only, no "
+        "dialogue (the single-view baseline)",
+    )
+
+    @model_serializer(mode="wrap")
+    def _recorded(self, dump: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """The settings as runs record them, ``condition`` left out when it is the dialogue: the dialogue's
+        recordings stay byte for byte what they were before the setting existed, and a recording without it
+        (every older one) is a dialogue."""
+        out = dict(dump(self))
+        if out.get("condition") == DIALOGUE:
+            del out["condition"]
+        return out
 
 
 TASK_INSTRUCTIONS = {
@@ -66,6 +94,7 @@ class RoomsWorld(World):
         self.scene = Scene.from_json(task["scene"])
         self.views = ViewPair.from_json(task["views"])
         self.question = Question.from_json(task["question"])
+        self.condition = str(self.settings.get("condition", DIALOGUE))
         self.history: list[dict[str, Any]] = []
         self.phase = "dialogue"
         self.answer: str | None = None
@@ -73,9 +102,13 @@ class RoomsWorld(World):
 
     # ---- AEC protocol --------------------------------------------------------------------------------
     def reset(self, seed: int) -> list[Event]:
-        self.history, self.phase, self.answer, self._ended = [], "dialogue", None, False
+        self.history, self.answer, self._ended = [], None, False
         self.turn = 1
-        return [ev.state(0, {"phase": "dialogue"})]
+        if self.condition == DIALOGUE:
+            self.phase = "dialogue"
+            return [ev.state(0, {"phase": "dialogue"})]
+        self.phase = "answer"  # no dialogue: the Answerer answers at once
+        return [ev.state(0, {"phase": "answer", "condition": self.condition})]
 
     @property
     def agent_selection(self) -> str | None:
@@ -144,12 +177,7 @@ class RoomsWorld(World):
         if role not in self.roles:
             raise ValueError(f"rooms has no role {role!r}")
         camera = self.views.answerer if role == ANSWERER else self.views.helper
-        if role == ANSWERER:
-            data = answerer_data(self.question, self.scene, self.views)
-        else:
-            visible = self.views.helper_visible
-            view = view_entries(self.scene, visible, camera, self.task.get("descriptions") or {})
-            data = {"role": HELPER, "task": self.question.task, "view": view}
+        data = self._given(role, camera)
         data.update(
             phase=self.phase,
             history=[{"role": h["role"], "text": h["text"]} for h in self.history],
@@ -158,12 +186,31 @@ class RoomsWorld(World):
         )
         makers = {"view": lambda: self._render(camera)}
         words = {"view": view_in_words(data["view"])}
+        if HELPER_VIEW in data:  # both-views: the Helper's picture second, after the Answerer's own
+            makers[HELPER_VIEW] = lambda: self._render(self.views.helper)
+            words[HELPER_VIEW] = view_in_words(data[HELPER_VIEW], HELPER_FRAME)
         if role == ANSWERER and self.question.task == "mapping":
             makers["map"] = self._render_map
             words["map"] = map_in_words(data["map_objects"])
         history = tuple(f"{h['role']}: {h['text']}" for h in self.history)
         text = self._prompt(role, data, history)
         return Observation(role, self.turn, text, LazyImages(makers), data, image_texts=words, history=history)
+
+    def _given(self, role: str, camera: Camera) -> dict[str, Any]:
+        """The role's data before the dialogue fields: its view and, for the Answerer, the question, the map
+        and in ``both-views`` the Helper's view; ``condition`` when it is not the dialogue (so the dialogue's
+        recordings stay as they were)."""
+        if role == ANSWERER:
+            data = answerer_data(self.question, self.scene, self.views)
+            if self.condition == BOTH_VIEWS:
+                data[HELPER_VIEW] = helper_view_entries(self.scene, self.views)
+        else:
+            visible = self.views.helper_visible
+            view = view_entries(self.scene, visible, camera, self.task.get("descriptions") or {})
+            data = {"role": HELPER, "task": self.question.task, "view": view}
+        if self.condition != DIALOGUE:
+            data["condition"] = self.condition
+        return data
 
     def _prompt(self, role: str, data: Mapping[str, Any], history: Sequence[str]) -> str:
         """The turn's message: the question (Answerer), the conversation and what to do now. Who the role is
@@ -175,6 +222,9 @@ class RoomsWorld(World):
             parts.append(f"Question: {data['question']}\nOptions:\n{options}")
             if self.question.task == "mapping":
                 parts.append("The question is about the candidate top-down map of the room; you face up in it.")
+        if self.condition != DIALOGUE:  # no conversation to show: the Answerer answers at once
+            parts.append(self._answer_now(role, data))
+            return "\n\n".join(parts)
         parts.append("Conversation so far:\n" + ("\n".join(history) or "(no messages yet)"))
         if self.phase == "answer" and role == ANSWERER:
             letters = "/".join(data["letters"])
@@ -189,6 +239,13 @@ class RoomsWorld(World):
         else:
             parts.append(f"Message {data['round']} of at most {data['max_rounds']}. Reply to the Answerer.")
         return "\n\n".join(parts)
+
+    def _answer_now(self, role: str, data: Mapping[str, Any]) -> str:
+        """What to do now when there is no dialogue (which picture is which is the system prompt's to say)."""
+        if role != ANSWERER:  # the Helper is never asked, but may look (PettingZoo observes anyone)
+            return "There is no conversation in this condition: the Answerer answers alone."
+        letters = "/".join(data["letters"])
+        return f"There is no conversation: answer now. Reply with only your final answer ({letters})."
 
     def _letters(self) -> list[str]:
         return ["yes", "no"] if self.question.task == "mapping" else ["A", "B", "C", "D"][: len(self.question.options)]
@@ -227,7 +284,7 @@ class RoomsWorld(World):
             "messages": float(len(messages)),
             "mentions_per_message": sum(mentions) / len(mentions) if mentions else 0.0,
         }
-        return {
+        summary = {
             "world": self.family,
             "task_id": self.task_id(),
             "group": self.question.task,
@@ -237,6 +294,9 @@ class RoomsWorld(World):
             "errors": int(not correct),  # an unreadable answer or a wrong one
             "metrics": metrics,
         }
+        if self.condition != DIALOGUE:  # report --group-by condition; the dialogue's summaries stay as they were
+            summary["condition"] = self.condition
+        return summary
 
 
 def parse_answer(text: str, letters: list[str]) -> str | None:

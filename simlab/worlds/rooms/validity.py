@@ -1,0 +1,247 @@
+"""Does a rooms benchmark measure communication? Its baselines, task by task (``python main.py validity BENCH``).
+
+For every question of a benchmark (generated, hand-authored in the editor, paraphrased: whatever
+``run --tasks`` plays), six baselines answer, and the report gives each one's accuracy per task with a
+bootstrap CI:
+
+* **chance**: a uniform guess (1/4, or 1/2 for cognitive mapping), with the range a guesser's score falls in.
+* **blind prior**: never looks at the room. It learns from the other half of the benchmark (two seeded
+  folds, :func:`cross_fitted`, so no question informs its own answer) how often options with each feature are
+  right (the option's text, its object's category, a count's rank among the options) and picks the option
+  whose features say "right" most (naive Bayes over log-odds). A feature counts only where its right-rate
+  differs from chance beyond noise (a two-sided z-test at 5%, Bonferroni-corrected for the task's features).
+* **answerer alone** / **helper alone**: one agent's view with the question and options (never the other's
+  pictures; the Helper never sees the map): it rules out what its view proves wrong
+  (:func:`~simlab.worlds.rooms.necessity.ruled_out`) and picks among the rest by the same cross-fitted
+  priors, plus what its view says of each option (distance from the agent, a count's offset from its own
+  count, how far a candidate it sees is from a target it sees).
+* **both views**: one solver with both agents' views, matched by position (the rule-based ceiling of
+  Cosmic's single-agent both-views condition, figure 6 right): below 1.0 a question cannot be answered even
+  with everything both agents see.
+* **oracle**: the answer key recomputed from the room itself: below 1.0 the key is wrong.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from statistics import NormalDist
+from typing import Any
+
+from simlab.analysis.stats import Summary
+from simlab.analysis.validity import ValidityReport, accuracy, chance_summary
+from simlab.core.seeding import rng
+from simlab.worlds.rooms.agents import oracle_answer
+from simlab.worlds.rooms.describe import describe_objects
+from simlab.worlds.rooms.model import Scene
+from simlab.worlds.rooms.necessity import (
+    ANSWERER,
+    HELPER,
+    all_features,
+    distance_mode,
+    needs_both_views,
+    option_features,
+    ruled_out,
+)
+from simlab.worlds.rooms.observations import answerer_data, view_entries
+from simlab.worlds.rooms.tasks import TASKS, Question, bearing, corner_distance, direction_of
+from simlab.worlds.rooms.visibility import ViewPair
+
+BASELINES: tuple[str, ...] = ("blind prior", "answerer alone", "helper alone", "both views", "oracle")
+LEGEND: dict[str, str] = {
+    "chance": "a uniform guess; the CI is the range a guesser's score falls in over these questions",
+    "blind prior": "no room at all: priors of the options' texts, categories and count ranks, from the other half",
+    "answerer alone": "the Answerer's view and map with the question: rules out what it proves wrong, then priors",
+    "helper alone": "the Helper's view with the question text and options (no map), then priors",
+    "both views": "both views' objects matched by position, answered exactly (the single-agent ceiling)",
+    "oracle": "the answer key recomputed from the room",
+}
+STRUCTURAL: dict[str, str] = {
+    "anchor": "anchor: by design the Helper alone sees only the answer among the options (it is the one object both "
+    "see; the distractors are the Answerer's own); the Helper is never shown the options",
+    "counting": "counting: the Helper alone may rule out counts below its own (the options start at the Answerer's "
+    "count); the Helper is never shown the options",
+}
+"""What a task's design leaves to one view, said under the table (necessity.HELPER_MAY_PRUNE)."""
+ALPHA = 0.05  # a feature counts when its rate differs from chance at this level, corrected for the features tested
+FOLDS = 2
+LEAST_OFFERED = 8  # options a feature needs in the other questions before its rate is trusted
+
+
+@dataclass(frozen=True)
+class Item:
+    """A question instance, parsed: the room, both views and the question."""
+
+    id: str
+    scene: Scene
+    views: ViewPair
+    question: Question
+
+
+def parse(instance: Mapping[str, Any]) -> Item:
+    """An instance as ``run --tasks`` plays it (``scene``, ``views``, ``question``)."""
+    question = Question.from_json(instance["question"])
+    return Item(question.id, Scene.from_json(instance["scene"]), ViewPair.from_json(instance["views"]), question)
+
+
+# ---- cross-fitted priors ----------------------------------------------------------------------------------
+class Priors:
+    """Per task, how often options with each feature were right and offered, over some questions."""
+
+    def __init__(self, items: Sequence[Item], features: Sequence[Mapping[str, tuple[str, ...]]]) -> None:
+        self.right: dict[tuple[str, str], int] = defaultdict(int)
+        self.offered: dict[tuple[str, str], int] = defaultdict(int)
+        for item, feats in zip(items, features, strict=True):
+            for letter, fs in feats.items():
+                for f in fs:
+                    self.right[item.question.task, f] += letter == item.question.answer
+                    self.offered[item.question.task, f] += 1
+        tested = Counter(task for (task, _), n in self.offered.items() if n >= LEAST_OFFERED)
+        # Bonferroni over the features of a task: with dozens tested, some pass a plain 95% test by chance
+        self.z = {task: NormalDist().inv_cdf(1 - ALPHA / 2 / m) for task, m in tested.items()}
+
+    def scores(self, item: Item, seen: Mapping[str, tuple[str, ...]]) -> dict[str, float]:
+        """Per option letter of ``item`` (a question these priors were not counted from), the log-odds that it
+        is right from the features in ``seen`` (a solver's)."""
+        p0 = 1.0 / len(item.question.option_objects)
+        task = item.question.task
+        z = self.z.get(task, math.inf)
+        return {
+            k: sum(_log_odds(self.right[task, f], self.offered[task, f], p0, z) for f in fs) for k, fs in seen.items()
+        }
+
+
+def cross_fitted(items: Sequence[Item], features: Sequence[Mapping[str, tuple[str, ...]]], seed: int) -> list[Priors]:
+    """For each item, priors counted from the other half of the benchmark (:data:`FOLDS` seeded folds by
+    question id): a question never informs its own answer. Plain leave-one-out would not do: on a balanced
+    benchmark every answer's own features are one short in its leave-one-out counts, so it systematically
+    prefers distractors and scores below chance, hiding any prior left in the noise."""
+    fold = [rng(seed, "validity-fold", item.id).randrange(FOLDS) for item in items]
+    trained = [
+        Priors(
+            [i for i, f in zip(items, fold, strict=True) if f != k],
+            [x for x, f in zip(features, fold, strict=True) if f != k],
+        )
+        for k in range(FOLDS)
+    ]
+    return [trained[f] for f in fold]
+
+
+def _log_odds(right: int, offered: int, p0: float, z: float) -> float:
+    """How much more (or less) likely than chance an option with this feature is right: 0 unless the rate
+    differs from ``p0`` beyond noise (``z`` standard errors)."""
+    if offered < LEAST_OFFERED:
+        return 0.0
+    rate = right / offered
+    if abs(rate - p0) < z * math.sqrt(p0 * (1 - p0) / offered):
+        return 0.0
+    rate = min(max(rate, 0.5 / offered), 1 - 0.5 / offered)
+    return math.log(rate / (1 - rate)) - math.log(p0 / (1 - p0))
+
+
+def prior_choice(item: Item, priors: Priors, solver: str) -> list[str]:
+    """``blind`` or a view solver's choice: of the options its view leaves, those its priors rank highest (a
+    tie when the priors cannot tell them apart; it would guess among them)."""
+    q = item.question
+    seen = option_features(q, item.scene, item.views, solver)
+    out = ruled_out(q, item.scene, item.views, solver) if solver != "blind" else frozenset()
+    allowed = [k for k in q.option_objects if k not in out] or list(q.option_objects)
+    scores = priors.scores(item, seen)
+    top = max(scores[k] for k in allowed)
+    return [k for k in allowed if scores[k] == top]
+
+
+def expected_right(answer: str, choice: Sequence[str]) -> float:
+    """How often a guess among ``choice`` is ``answer``: its expected accuracy, not one draw's (a draw would
+    add noise that says nothing about the benchmark)."""
+    return float(answer in choice) / len(choice)
+
+
+def both_views_answer(item: Item) -> str:
+    """The oracle agent's answer given both views' objects (what one agent with both pictures could work out)."""
+    q, scene, views = item.question, item.scene, item.views
+    ids = sorted({*views.answerer_visible, *views.helper_visible})
+    helper: list[Mapping[str, Any]] = list(
+        view_entries(scene, views.helper_visible, views.helper, describe_objects(scene, ids))
+    )
+    return oracle_answer(answerer_data(q, scene, views), helper)
+
+
+def key_answer(item: Item) -> str | None:
+    """The right option recomputed from the room, or None when no option (or several) fits."""
+    q, scene, views = item.question, item.scene, item.views
+    objects = q.option_objects
+    if q.task == "mapping":
+        return "no" if q.map_swap else "yes"
+    if q.task == "anchor":
+        fits = [k for k, v in objects.items() if v in set(views.shared)]
+    elif q.task == "counting":
+        seen = set(views.answerer_visible) | set(views.helper_visible)
+        category = q.details.get("category")
+        count = sum(1 for o in scene.objects if o.category == category and o.id in seen)
+        fits = [k for k, v in objects.items() if int(v) == count]
+    elif q.task == "distance" and q.target is not None:
+        box = scene.object(q.target).bbox
+        dist = {k: corner_distance(box, scene.object(str(v)).bbox) for k, v in objects.items()}
+        pick = min if distance_mode(q) == "closest" else max
+        best = pick(dist.values())
+        fits = [k for k, d in dist.items() if d == best]
+    elif q.task == "direction" and q.target is not None:
+        direction = direction_of(bearing(views.answerer, scene.object(q.target).center))
+        fits = [k for k, v in objects.items() if v == direction]
+    else:
+        fits = []
+    return fits[0] if len(fits) == 1 else None
+
+
+# ---- the report --------------------------------------------------------------------------------------------
+def validity_report(instances: Sequence[Mapping[str, Any]], source: str, seed: int = 0) -> ValidityReport:
+    """The validity report of ``instances`` (a benchmark's questions), per task in :data:`TASKS` order."""
+    items = [parse(i) for i in instances]
+    priors = cross_fitted(items, [all_features(i.question, i.scene, i.views) for i in items], seed)
+    right: dict[str, dict[str, list[float]]] = {t: defaultdict(list) for t in TASKS}
+    for item, trained in zip(items, priors, strict=True):
+        choices = {
+            "blind prior": prior_choice(item, trained, "blind"),
+            "answerer alone": prior_choice(item, trained, ANSWERER),
+            "helper alone": prior_choice(item, trained, HELPER),
+            "both views": [both_views_answer(item)],
+            "oracle": [key_answer(item) or ""],
+        }
+        for name, choice in choices.items():
+            right[item.question.task][name].append(expected_right(item.question.answer, choice))
+    tasks = [t for t in TASKS if right[t]]
+    groups = {t: {b: accuracy(right[t][b], seed) for b in BASELINES} for t in tasks}
+    chance = {t: _chance([i for i in items if i.question.task == t], seed) for t in tasks}
+    extra = {t: _extra([i for i in items if i.question.task == t]) for t in tasks}
+    facts = {"questions": len(items), "distinct rooms": len({i.scene.id for i in items})}
+    return ValidityReport(source, BASELINES, LEGEND, groups, chance, extra, facts, _notes(extra))
+
+
+def _chance(items: Sequence[Item], seed: int) -> Summary:
+    return chance_summary([1.0 / len(i.question.option_objects) for i in items], seed)
+
+
+def _extra(items: Sequence[Item]) -> dict[str, Any]:
+    """The right letters' shares, the room types' shares and how many questions one view alone narrows."""
+    n = max(1, len(items))
+    letters = Counter(i.question.answer for i in items)
+    types = Counter(i.scene.room_type for i in items)
+    narrowed = sum(not needs_both_views(i.question, i.scene, i.views) for i in items)
+    return {
+        "right_letters": {k: round(v / n, 3) for k, v in sorted(letters.items())},
+        "room_types": {k: round(v / n, 3) for k, v in sorted(types.items())},
+        "one_view_narrows": narrowed,
+        "distinct_rooms": len({i.scene.id for i in items}),
+    }
+
+
+def _notes(extra: Mapping[str, Mapping[str, Any]]) -> tuple[str, ...]:
+    lines = ["a solver that finds nothing to go on guesses: it scores its expected accuracy, chance (zero width)"]
+    for task, facts in extra.items():
+        shares = ", ".join(f"{k} {v:.2f}" for k, v in facts["right_letters"].items())
+        narrowed = f"; {facts['one_view_narrows']} one view alone narrows" if facts["one_view_narrows"] else ""
+        lines.append(f"{task}: right letters {shares}{narrowed}")
+    return (*lines, *(STRUCTURAL[t] for t in extra if t in STRUCTURAL))
