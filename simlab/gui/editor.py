@@ -39,6 +39,7 @@ from simlab.core.editing import Edit, EditorDocument, Proposal, write_json
 from simlab.core.errors import SimlabError
 from simlab.gui.editor_panels import EntityList, PalettePanel, PicturesPanel, PropertiesPanel, ProposalDialog
 from simlab.gui.scene_canvas import CLICK_SLOP_PX, SceneCanvas
+from simlab.gui.validity_view import ValidityJob, ValidityLauncher
 from simlab.worlds import get_family, open_document
 
 AUTOSAVE_MS = 2000
@@ -91,6 +92,8 @@ class EditorWindow(QMainWindow):
         self._drag: _Drag | None = None
         self._gestures = 0
         self._autosave = QTimer(self, singleShot=True, interval=AUTOSAVE_MS, timeout=self.autosave)
+        has_validity = get_family(document.family).validity is not None
+        self.validity = ValidityLauncher(self, self.say) if has_validity else None
         self._build()
         self.canvas.widget.installEventFilter(self._mouse)
         self.resize(1500, 950)
@@ -164,6 +167,9 @@ class EditorWindow(QMainWindow):
         play = world.addAction("&Play This...", self.ask_play)
         play.setToolTip("Start a live episode on what you authored, with agents of your choice")
         bar.addAction(play)
+        if self.validity is not None:  # only a family that can judge its benchmarks offers it
+            report = world.addAction("&Validity Report...", self.ask_validity)
+            report.setToolTip("What simple baselines score on a benchmark folder, per group (`validity BENCH`)")
 
     def _camera_buttons(self) -> None:
         for name, pose in self.document.cameras().items():
@@ -353,7 +359,17 @@ class EditorWindow(QMainWindow):
             self.say(f"Could not save: {exc}", error=True)
             return None
         self.say(f"Wrote {len(dialog.kept())} to {written}")
+        if self.validity is not None:  # "Validity Report..." then starts at the benchmark just written
+            self.validity.last_folder = written if written.is_dir() else written.parent
         return written
+
+    def ask_validity(self, folder: Path | None = None) -> ValidityJob | None:
+        """The family's validity report of a benchmark ``folder`` (asked for when None, starting at the one
+        last saved), computed off the GUI thread and shown in a dialog; returns the job (None: not started)."""
+        if self.validity is None:
+            self.say(f"The {self.document.family} world has no validity report", error=True)
+            return None
+        return self.validity.ask(get_family(self.document.family), folder)
 
     def ask_play(self) -> None:
         from simlab.gui.editor_play import PlayDialog

@@ -42,9 +42,12 @@ from simlab.gui.fork_view import ForkDiffView, PlaybackLink, tile
 from simlab.gui.playback import PlaybackModel
 from simlab.gui.plots import MetricPlots
 from simlab.gui.timeline import TimelineWidget
+from simlab.gui.validity_view import ValidityJob, ValidityLauncher
 from simlab.gui.world_view import WorldView
+from simlab.worlds import get_family
 
 if TYPE_CHECKING:
+    from simlab.core.family import WorldFamily
     from simlab.gui.live import LiveController, LiveSession
 
 MAX_RECENT = 8
@@ -114,6 +117,7 @@ class MainWindow(QMainWindow):
         self.agents = AgentPanels(self.playback)
         self.compare = CompareView(self.playback)
         self.figures = FiguresPanel()
+        self.validity = ValidityLauncher(self, self._say)
         self.status_label = QLabel()
         self.statusBar().addPermanentWidget(self.status_label)
         self.docks = self._make_docks()
@@ -256,6 +260,9 @@ class MainWindow(QMainWindow):
             "about": self._action("&About SimLab", self._about),
             "new_episode": self._action("&New Episode...", self._ask_new_episode, "Ctrl+N"),
             "fork": self._action("&Fork from This Turn...", self._ask_fork, "Ctrl+Shift+F"),
+            "validity": self._action(
+                "&Validity Report...", self.ask_validity, tip="What simple baselines score on a benchmark folder"
+            ),
         }
         self._make_menus()
         self._make_toolbar()
@@ -287,6 +294,8 @@ class MainWindow(QMainWindow):
         run_menu = self.menuBar().addMenu("&Run")
         run_menu.addAction(a["new_episode"])
         run_menu.addAction(a["fork"])
+        run_menu.addAction(a["validity"])
+        a["validity"].setEnabled(False)  # until a run of a family with a validity report is open
         run_menu.addSeparator()
         run_menu.addAction(a["close_run"])
         a["close_run"].setEnabled(False)
@@ -439,6 +448,7 @@ class MainWindow(QMainWindow):
         if self._figures_shown_now:
             self._sync_figures()
         self.actions_by_name["close_run"].setEnabled(bool(self.runs))
+        self.actions_by_name["validity"].setEnabled(self._validity_family() is not None)
         self.setWindowTitle(f"SimLab - {self.runs_text()}" if self.runs else "SimLab")
         self._update_status()
 
@@ -647,6 +657,33 @@ class MainWindow(QMainWindow):
         path, _ = QFileDialog.getOpenFileName(self, "Open episode", "", "Episodes (*.json)")
         if path:
             self.open_path(path)
+
+    # ---- a benchmark's validity --------------------------------------------------------------------------
+    def _validity_family(self) -> WorldFamily | None:
+        """The open run's world family when it declares a validity report, else None."""
+        run = self.run
+        if run is None:
+            return None
+        try:
+            family = get_family(run_family(run))
+        except SimlabError:  # a run of a family this SimLab does not have
+            return None
+        return family if family.validity is not None else None
+
+    def ask_validity(self, folder: Path | None = None) -> ValidityJob | None:
+        """The validity report of a benchmark ``folder`` (asked for when None) of the open run's world family,
+        computed off the GUI thread and shown in a dialog; returns the job (None: not started)."""
+        family = self._validity_family()
+        if family is None:
+            self.show_error("A validity report needs an open run of a world that has one: its baselines judge")
+            return None
+        return self.validity.ask(family, folder)
+
+    def _say(self, text: str, error: bool) -> None:
+        if error:
+            self.show_error(text)
+        else:
+            self.statusBar().showMessage(text, 10000)
 
     # ---- live episodes -----------------------------------------------------------------------------------
     def _ask_new_episode(self) -> None:
