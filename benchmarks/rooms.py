@@ -1,8 +1,9 @@
-"""Rooms world speed: visibility with the BVH against a naive per-triangle test, and scenes per second.
+"""Rooms world speed: visibility with the BVH against a naive per-triangle test, scenes per second, and a
+benchmark build's room pool in worker processes against one process.
 
-Baselines run in the same process. The full benchmark build (900 rooms, 1,250 questions with images) is
-timed by ``python main.py generate rooms --n 900 --questions-per-task 250 --out DIR``; it is too long for
-``make bench``.
+Baselines run in the same process. The full benchmark build (1,200 rooms, 1,250 questions) is timed by
+``python main.py generate rooms --n 1200 --questions-per-task 250 --no-images --out DIR`` (about a minute
+here; docs/ROOMS.md); it is too long for ``make bench``.
 """
 
 from __future__ import annotations
@@ -64,6 +65,31 @@ def bench_scenes(n: int = 40) -> None:
     print(f"{'... + pixel filter + two 1024x768 renders':<38} {1 / (generate + rendered):10.1f} scenes/s")
 
 
+def bench_build(rooms: int = 96, per_task: int = 20) -> None:
+    """The pool of a benchmark build (views, candidates, features) in worker processes against one process,
+    then the balanced choice of ``per_task`` questions of each task from it."""
+    from simlab.core.seeding import rng
+    from simlab.worlds.rooms.balance import select
+    from simlab.worlds.rooms.benchmark import room_pool
+    from simlab.worlds.rooms.tasks import TASKS
+
+    start = time.perf_counter()  # workers first: forked before this process renders, as `generate` runs them
+    pool = room_pool(5, range(rooms), TASKS)
+    many = time.perf_counter() - start
+    start = time.perf_counter()
+    room_pool(5, range(rooms), TASKS, workers=1)
+    one = time.perf_counter() - start
+    offers = {t: [o for room in pool for o in room.offers.get(t, [])] for t in TASKS}
+    start = time.perf_counter()
+    select(offers, per_task, rng(5, "bench"))
+    choose = time.perf_counter() - start
+    print(
+        f"{f'benchmark pool, {rooms} rooms':<38} {many:10.2f} s   baseline one process {one:8.2f} s   "
+        f"ratio {many / one:.2f}x; choosing {per_task} per task {choose * 1000:.0f} ms"
+    )
+
+
 def main() -> None:
     bench_visibility()
     bench_scenes()
+    bench_build()

@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from simlab.worlds.rooms.tasks import ANSWER_SPACES, Candidate
+from simlab.worlds.rooms.visibility import ViewPair
 
 SAMPLE_ROOMS = 96
 """Rooms whose candidates each pick compares."""
@@ -36,6 +37,9 @@ class Offer:
     answer: str = ""
     """What the answer says, for tasks whose answers should spread evenly over a fixed set (the eight
     directions); empty for the others."""
+    views: ViewPair | None = None
+    """The viewpoints the question is asked from when they are not the room's first pair (counting seeks
+    answers high in their window in more of them)."""
 
 
 @dataclass

@@ -11,7 +11,7 @@ import multiprocessing
 import os
 import sys
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from itertools import repeat
@@ -20,7 +20,7 @@ from typing import Any
 
 from simlab.core.family import Progress
 from simlab.core.recording import write_json_atomic
-from simlab.core.seeding import rng
+from simlab.core.seeding import rng, stable_seed
 from simlab.worlds.rooms.balance import Ledger, Offer, Picked, select
 from simlab.worlds.rooms.cameras import sample_views
 from simlab.worlds.rooms.describe import describe_objects
@@ -29,7 +29,15 @@ from simlab.worlds.rooms.model import Scene
 from simlab.worlds.rooms.model_filter import NECESSITY_DIR, FilterModel, answered_alone
 from simlab.worlds.rooms.necessity import all_features, needs_both_views
 from simlab.worlds.rooms.paraphrase import paraphrase_question
-from simlab.worlds.rooms.tasks import ANSWER_SPACES, TASKS, Candidate, Question, candidates
+from simlab.worlds.rooms.tasks import (
+    ANSWER_SPACES,
+    TASKS,
+    Candidate,
+    Question,
+    candidates,
+    high_in_window,
+    many_of_a_kind,
+)
 from simlab.worlds.rooms.visibility import ViewPair
 
 BENCHMARK_FORMAT = "simlab.rooms.benchmark"
@@ -39,6 +47,7 @@ EXTRA_ROOMS = 8  # rooms tried beyond one per question when a run makes its ques
 MAX_GROWTH = 8  # ... and at most this many times that, when tasks lack candidates
 MAX_WORKERS = 8  # processes sampling views
 FILTER_ROUNDS = 4  # rounds of the model filter: replacements are asked about too, up to this many times
+COUNTING_VIEWS = 2  # more pairs of viewpoints sampled in a room with many of a kind, for counting (see _more_views)
 PARALLEL_FROM = 24  # rooms: fewer are sampled in this process (starting workers costs about a second each)
 
 
@@ -59,6 +68,7 @@ class RoomOffers:
     views: ViewPair | None
     offers: dict[str, list[Offer]]
     made: dict[str, int]
+    extra_views: int = 0
 
 
 def room_offers(seed: int, index: int, tasks: Sequence[str]) -> RoomOffers:
@@ -74,18 +84,36 @@ def room_offers(seed: int, index: int, tasks: Sequence[str]) -> RoomOffers:
         found = candidates(task, scene, views, seed)
         counts[task] = len(found)
         offers[task] = [offer for c in found if (offer := _offer(index, c, scene, views, seed)) is not None]
-    return RoomOffers(index, scene, views, offers, counts)
+    extra = 0
+    if "counting" in tasks and many_of_a_kind(scene):
+        for views_k in _more_views(scene, seed):
+            extra += 1
+            found = [c for c in candidates("counting", scene, views_k, seed) if high_in_window(c)]
+            counts["counting"] += len(found)
+            offers["counting"] += [o for c in found if (o := _offer(index, c, scene, views_k, seed, True)) is not None]
+    return RoomOffers(index, scene, views, offers, counts, extra)
 
 
-def _offer(index: int, candidate: Candidate, scene: Scene, views: ViewPair, seed: int) -> Offer | None:
-    """The candidate with its options' features, answer first; None when it fails the necessity filter."""
+def _more_views(scene: Scene, seed: int) -> Iterator[ViewPair]:
+    """Up to :data:`COUNTING_VIEWS` more pairs of viewpoints of a room, each sampled as the first was."""
+    for k in range(COUNTING_VIEWS):
+        views = sample_views(scene, stable_seed(seed, "counting-views", k), VIEW_SETTINGS)
+        if views is not None:
+            yield views
+
+
+def _offer(
+    index: int, candidate: Candidate, scene: Scene, views: ViewPair, seed: int, own_views: bool = False
+) -> Offer | None:
+    """The candidate with its options' features, answer first (``own_views``: asked from ``views``, not the
+    room's first pair); None when it fails the necessity filter."""
     question = candidate.question(seed, letter=0)
     if not needs_both_views(question, scene, views):
         return None
     feats = all_features(question, scene, views)
     order = [question.answer, *(k for k in question.option_objects if k != question.answer)]
     spread = str(candidate.values[0]) if candidate.task in ANSWER_SPACES else ""
-    return Offer(index, candidate, tuple(feats[k] for k in order), spread)
+    return Offer(index, candidate, tuple(feats[k] for k in order), spread, views if own_views else None)
 
 
 def room_pool(
@@ -146,6 +174,7 @@ class Selection:
                 "most_uneven_feature": {"feature": feature, "right_over_chance": round(ratio, 3)},
             }
         counts = {"rooms_tried": len(self.pool), "rooms_with_views": len(usable), "distinct_rooms": len(rooms)}
+        counts["more_views_for_counting"] = sum(room.extra_views for room in usable)
         model = {"model_filter": self.filter_rounds} if self.filter_rounds else {}
         return {**counts, "tasks": per_task, **model}
 
@@ -194,8 +223,9 @@ def _question(pick: Picked, seed: int) -> Question:
 
 def _instance(pool: Sequence[RoomOffers], pick: Picked, question: Question) -> dict[str, Any]:
     room = pool[pick.offer.room]
-    assert room.scene is not None and room.views is not None  # rooms without views offer nothing
-    return question_instance(room.scene, room.views, question)
+    views = pick.offer.views or room.views
+    assert room.scene is not None and views is not None  # rooms without views offer nothing
+    return question_instance(room.scene, views, question)
 
 
 def _model_filtered(
@@ -310,7 +340,8 @@ def summary_text(index: Mapping[str, Any], out_dir: Path) -> str:
         return lines[0]
     lines.append(
         f"rooms: {stats['rooms_tried']} tried, {stats['rooms_with_views']} with a pair of views, "
-        f"{stats['distinct_rooms']} used"
+        f"{stats['distinct_rooms']} used; {stats.get('more_views_for_counting', 0)} more pairs of views sampled "
+        "in rooms with many of a kind, for counts high in their window"
     )
     for task, row in stats["tasks"].items():
         types = ", ".join(f"{k} {v:.0%}" for k, v in row["room_types"].items())

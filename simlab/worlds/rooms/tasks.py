@@ -331,6 +331,22 @@ def counting_candidates(
     return out
 
 
+def many_of_a_kind(scene: Scene, least: int = 4) -> bool:
+    """Whether some kind of object has ``least`` instances in the room: only then can one agent miss three
+    of them that the other sees, which puts a count at the top of its window."""
+    counts: dict[str, int] = {}
+    for obj in scene.objects:
+        counts[obj.category] = counts.get(obj.category, 0) + 1
+    return max(counts.values(), default=0) >= least
+
+
+def high_in_window(candidate: Candidate) -> bool:
+    """A counting candidate whose answer is one of the two highest options: the places a room's first pair of
+    viewpoints rarely gives (an agent seldom misses two or more of a kind), sought in more viewpoints."""
+    values = sorted(candidate.values)
+    return values.index(candidate.values[0]) >= 2
+
+
 # ---- relative distance -----------------------------------------------------------------------------------
 def distance_candidates(
     scene: Scene, views: Views, seed: int, settings: Mapping[str, Any] | None = None

@@ -5,11 +5,12 @@ For every question of a benchmark (generated, hand-authored in the editor, parap
 bootstrap CI:
 
 * **chance**: a uniform guess (1/4, or 1/2 for cognitive mapping), with the range a guesser's score falls in.
-* **blind prior**: never looks at the room. It learns from the other half of the benchmark (two seeded
-  folds, :func:`cross_fitted`, so no question informs its own answer) how often options with each feature are
-  right (the option's text, its object's category, a count's rank among the options) and picks the option
-  whose features say "right" most (naive Bayes over log-odds). A feature counts only where its right-rate
-  differs from chance beyond noise (a two-sided z-test at 5%, Bonferroni-corrected for the task's features).
+* **blind prior**: never looks at the room. A feature of the options (its text, its object's category, a
+  count's rank among the options) is a prior when, over the benchmark, options with it are right more or
+  less often than chance beyond noise (a two-sided z-test at 5%, Bonferroni-corrected over the task's
+  features); the solver learns how much from the other half of the benchmark (two seeded folds,
+  :func:`cross_fitted`, so no question informs its own answer) and picks the option whose priors say "right"
+  most (naive Bayes over log-odds).
 * **answerer alone** / **helper alone**: one agent's view with the question and options (never the other's
   pictures; the Helper never sees the map): it rules out what its view proves wrong
   (:func:`~simlab.worlds.rooms.necessity.ruled_out`) and picks among the rest by the same cross-fitted
@@ -87,57 +88,79 @@ def parse(instance: Mapping[str, Any]) -> Item:
 
 
 # ---- cross-fitted priors ----------------------------------------------------------------------------------
-class Priors:
-    """Per task, how often options with each feature were right and offered, over some questions."""
+class Counts:
+    """Per task and feature, how often options with the feature were right, offered, and right by chance."""
 
     def __init__(self, items: Sequence[Item], features: Sequence[Mapping[str, tuple[str, ...]]]) -> None:
-        self.right: dict[tuple[str, str], int] = defaultdict(int)
-        self.offered: dict[tuple[str, str], int] = defaultdict(int)
+        self.right: Counter[tuple[str, str]] = Counter()
+        self.offered: Counter[tuple[str, str]] = Counter()
+        self.chance: defaultdict[tuple[str, str], float] = defaultdict(float)
         for item, feats in zip(items, features, strict=True):
+            share = 1.0 / len(item.question.option_objects)
             for letter, fs in feats.items():
                 for f in fs:
-                    self.right[item.question.task, f] += letter == item.question.answer
-                    self.offered[item.question.task, f] += 1
-        tested = Counter(task for (task, _), n in self.offered.items() if n >= LEAST_OFFERED)
-        # Bonferroni over the features of a task: with dozens tested, some pass a plain 95% test by chance
-        self.z = {task: NormalDist().inv_cdf(1 - ALPHA / 2 / m) for task, m in tested.items()}
+                    key = (item.question.task, f)
+                    self.right[key] += letter == item.question.answer
+                    self.offered[key] += 1
+                    self.chance[key] += share
+
+    def priors(self) -> frozenset[tuple[str, str]]:
+        """The features whose right-rate differs from chance beyond noise: a two-sided z-test at :data:`ALPHA`,
+        Bonferroni-corrected over each task's features (with dozens tested, some would pass by chance)."""
+        tested = [key for key, n in self.offered.items() if n >= LEAST_OFFERED]
+        per_task = Counter(task for task, _ in tested)
+        out = set()
+        for key in tested:
+            n, p0 = self.offered[key], self.chance[key] / self.offered[key]
+            z = NormalDist().inv_cdf(1 - ALPHA / 2 / per_task[key[0]])
+            if abs(self.right[key] / n - p0) >= z * math.sqrt(p0 * (1 - p0) / n):
+                out.add(key)
+        return frozenset(out)
+
+
+class Priors:
+    """What a solver may learn about one question: the benchmark's priors (:meth:`Counts.priors`), with their
+    size and direction counted from the other half of the benchmark only."""
+
+    def __init__(self, counts: Counts, real: frozenset[tuple[str, str]]) -> None:
+        self.counts, self.real = counts, real
 
     def scores(self, item: Item, seen: Mapping[str, tuple[str, ...]]) -> dict[str, float]:
-        """Per option letter of ``item`` (a question these priors were not counted from), the log-odds that it
-        is right from the features in ``seen`` (a solver's)."""
+        """Per option letter of ``item`` (a question these counts do not include), the log-odds that it is right
+        from the features in ``seen`` (a solver's) that are priors of the benchmark."""
+        task, c = item.question.task, self.counts
         p0 = 1.0 / len(item.question.option_objects)
-        task = item.question.task
-        z = self.z.get(task, math.inf)
-        return {
-            k: sum(_log_odds(self.right[task, f], self.offered[task, f], p0, z) for f in fs) for k, fs in seen.items()
-        }
+        keys = {k: [(task, f) for f in fs if (task, f) in self.real] for k, fs in seen.items()}
+        return {k: sum(_log_odds(c.right[key], c.offered[key], p0) for key in found) for k, found in keys.items()}
 
 
 def cross_fitted(items: Sequence[Item], features: Sequence[Mapping[str, tuple[str, ...]]], seed: int) -> list[Priors]:
-    """For each item, priors counted from the other half of the benchmark (:data:`FOLDS` seeded folds by
-    question id): a question never informs its own answer. Plain leave-one-out would not do: on a balanced
-    benchmark every answer's own features are one short in its leave-one-out counts, so it systematically
-    prefers distractors and scores below chance, hiding any prior left in the noise."""
+    """For each item, the benchmark's priors sized from the other half of it (:data:`FOLDS` seeded folds by
+    question id), so a question never informs its own answer.
+
+    Which features are priors is decided on the whole benchmark, their effect learnt on the other half. A
+    half alone would not do for the first: on a balanced benchmark whatever one half over-represents by chance
+    the other half under-represents, so a fluke learnt on one half points the wrong way on the other and the
+    solver scores below chance. Plain leave-one-out has the same flaw at its extreme: every answer's own
+    features are one short in its counts, so it prefers distractors (an exactly balanced yes/no task scores 0)."""
+    real = Counts(items, features).priors()
     fold = [rng(seed, "validity-fold", item.id).randrange(FOLDS) for item in items]
-    trained = [
-        Priors(
+    halves = [
+        Counts(
             [i for i, f in zip(items, fold, strict=True) if f != k],
             [x for x, f in zip(features, fold, strict=True) if f != k],
         )
         for k in range(FOLDS)
     ]
-    return [trained[f] for f in fold]
+    return [Priors(halves[f], real) for f in fold]
 
 
-def _log_odds(right: int, offered: int, p0: float, z: float) -> float:
-    """How much more (or less) likely than chance an option with this feature is right: 0 unless the rate
-    differs from ``p0`` beyond noise (``z`` standard errors)."""
+def _log_odds(right: int, offered: int, p0: float) -> float:
+    """How much more (or less) likely than chance an option with this feature is right (0 with too little
+    data); the rate is kept off 0 and 1 by half a count."""
     if offered < LEAST_OFFERED:
         return 0.0
-    rate = right / offered
-    if abs(rate - p0) < z * math.sqrt(p0 * (1 - p0) / offered):
-        return 0.0
-    rate = min(max(rate, 0.5 / offered), 1 - 0.5 / offered)
+    rate = min(max(right / offered, 0.5 / offered), 1 - 0.5 / offered)
     return math.log(rate / (1 - rate)) - math.log(p0 / (1 - p0))
 
 
