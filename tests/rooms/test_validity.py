@@ -12,9 +12,10 @@ from typing import Any
 
 import pytest
 
+from simlab.testing.openai_server import FakeOpenAIServer, last_user_text
 from simlab.worlds import get_family
 from simlab.worlds.rooms.benchmark import load_questions, question_instance, scene_views, select_questions
-from simlab.worlds.rooms.necessity import ANSWERER, HELPER, needs_both_views, ruled_out
+from simlab.worlds.rooms.necessity import ANSWERER, HELPER, needs_both_views, option_features, ruled_out
 from simlab.worlds.rooms.tasks import DIRECTIONS, TASKS, make_question
 from simlab.worlds.rooms.validity import BASELINES, parse, validity_report
 
@@ -50,13 +51,16 @@ def by_task(items: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
     return {t: [i for i in items if i["task"] == t] for t in TASKS}
 
 
-def test_every_letter_is_right_equally_often_and_yes_no_half_the_time(benchmarks):
+def test_every_letter_is_right_about_equally_often_and_yes_no_about_half_the_time_but_never_exactly(benchmarks):
+    """Even, never tuned to the unit: an exactly even yes/no split makes a leave-one-out solver score 0."""
     for items in benchmarks.values():
         for task, found in by_task(items).items():
             assert len(found) == PER_TASK
             letters = Counter(i["question"]["answer"] for i in found)
-            expected = ("yes", "no") if task == "mapping" else ("A", "B", "C", "D")
-            assert set(letters) == set(expected) and max(letters.values()) - min(letters.values()) <= 1, task
+            if task == "mapping":
+                assert 2 <= abs(letters["yes"] - letters["no"]) <= 4, letters
+            else:
+                assert set(letters) == set("ABCD") and max(letters.values()) - min(letters.values()) <= 3, task
 
 
 def test_every_question_needs_both_views_and_each_task_uses_a_room_once(benchmarks):
@@ -212,3 +216,26 @@ def test_a_naive_benchmark_of_the_same_candidates_is_caught():
     report = validity_report(items, "naive")
     assert report.groups["mapping"]["blind prior"].mean >= 0.65
     assert report.groups["counting"]["blind prior"].mean >= 0.5  # the answer is mostly the lowest count
+
+
+def reworded(body: dict[str, Any]) -> str:
+    """A paraphraser that rewords the question and marks every option (numbers kept)."""
+    asked = json.loads(last_user_text(body))
+    return json.dumps(
+        {"question": "Say: " + asked["question"], "options": [f"{o} (reworded)" for o in asked["options"]]}
+    )
+
+
+def test_the_report_reads_a_paraphrased_benchmark_as_models_see_it(monkeypatch):
+    monkeypatch.setenv("SIMLAB_PARAPHRASE_KEY", "sk-paraphrase")
+    with FakeOpenAIServer(reworded) as server:
+        settings = {"base_url": server.base_url, "model": "fake-model", "api_key_env": "SIMLAB_PARAPHRASE_KEY"}
+        items = select_questions(3, 31, n_rooms=30, paraphrase=settings).items
+    parsed = [parse(i) for i in items]
+    assert all(p.question.text.startswith("Say: ") for p in parsed)
+    counting = next(p for p in parsed if p.question.task == "counting")
+    features = option_features(counting.question, counting.scene, counting.views, "blind")
+    assert all(any(f.endswith("(reworded)") for f in fs) for fs in features.values())
+    report = validity_report(items, "paraphrased")
+    for task, row in report.groups.items():
+        assert row["oracle"].mean == 1.0 and row["both views"].mean == 1.0, task

@@ -6,18 +6,26 @@ candidate that keeps the benchmark's :class:`Ledger` most even. For every featur
 (:func:`~simlab.worlds.rooms.necessity.all_features`: option texts, object categories, a count's rank and
 its offsets from what each agent sees, ...), the ledger compares how often options with that feature are
 right with how often they are offered divided by the number of options. The right letters are dealt so
-that each is right equally often. A room no task has used yet is preferred, so the benchmark spreads over as
-many rooms as the pool holds. Each pick looks at a seeded sample of :data:`SAMPLE_ROOMS` rooms, which keeps
-it fast and leaves the ledger evened out, not tuned to the last count.
+that none is right much more often than another. A room no task has used yet is preferred, so the benchmark
+spreads over as many rooms as the pool holds. Each pick looks at a seeded sample of :data:`SAMPLE_ROOMS`
+rooms, which keeps it fast.
+
+Even, not exactly equal: each feature's target is chance plus a seeded deviation of the size chance itself
+gives (:data:`DEVIATION` of a binomial standard deviation, drawn once per feature), and letters may differ by
+:data:`LETTER_SLACK`. A benchmark balanced to the count is a trap of its own: a leave-one-out solver sees
+every answer's own features one count short and picks against them, scoring far below chance (0 on an
+exactly balanced yes/no task), which looks like information where there is none.
 """
 
 from __future__ import annotations
 
+import math
 import random
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from simlab.core.seeding import stable_seed
 from simlab.worlds.rooms.tasks import ANSWER_SPACES, Candidate
 from simlab.worlds.rooms.visibility import ViewPair
 
@@ -25,6 +33,14 @@ SAMPLE_ROOMS = 96
 """Rooms whose candidates each pick compares."""
 SPREAD_WEIGHT = 4.0
 """How much an uneven spread of answers over their space weighs against uneven feature rates."""
+DEVIATION = 1.0
+"""Each feature's seeded deviation from chance, in binomial standard deviations: enough that a count is never
+tuned to the unit (see the module docstring), too little to be told from chance."""
+MIN_SPLIT = 2
+"""How far apart the counts of a two-answer task's answers are aimed at least: two is the least that keeps a
+leave-one-out count from flipping, and no prior to speak of out of dozens of questions."""
+LETTER_SLACK = 2
+"""How many more times one letter may be right than the least dealt one when it is dealt."""
 
 
 @dataclass(frozen=True)
@@ -44,45 +60,72 @@ class Offer:
 
 @dataclass
 class Ledger:
-    """Per feature, how often options with it were right and how often chance would make them right."""
+    """Per feature, how often options with it were right, were offered, and how often chance would make them
+    right; ``salt`` seeds each feature's deviation from chance (see the module docstring)."""
 
     right: dict[str, float] = field(default_factory=lambda: defaultdict(float))
     expected: dict[str, float] = field(default_factory=lambda: defaultdict(float))
+    offered: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     answers: Counter[str] = field(default_factory=Counter)
     space: tuple[str, ...] = ()
-    """The answers that should each be right equally often (empty: no such spread is asked for)."""
+    """The answers that should each be right about equally often (empty: no such spread is asked for)."""
+    salt: int = 0
+    _z: dict[str, float] = field(default_factory=dict)
 
-    def _changes(self, offer: Offer) -> dict[str, tuple[float, float]]:
+    def _changes(self, offer: Offer) -> dict[str, tuple[float, float, int]]:
         share = 1.0 / len(offer.features)
-        changes: dict[str, tuple[float, float]] = {}
+        changes: dict[str, tuple[float, float, int]] = {}
         for k, feats in enumerate(offer.features):
             for f in feats:
-                right, expected = changes.get(f, (0.0, 0.0))
-                changes[f] = (right + (k == 0), expected + share)
+                right, expected, offered = changes.get(f, (0.0, 0.0, 0))
+                changes[f] = (right + (k == 0), expected + share, offered + 1)
         return changes
+
+    def _target(self, f: str, expected: float, offered: int) -> float:
+        """Chance's count for ``f`` plus its seeded deviation (:data:`DEVIATION` binomial standard deviations)."""
+        if f not in self._z:
+            self._z[f] = random.Random(stable_seed(self.salt, f)).gauss(0.0, 1.0)
+        p = expected / offered if offered else 0.0
+        return expected + DEVIATION * self._z[f] * math.sqrt(expected * (1.0 - p))
 
     def cost(self, offer: Offer) -> float:
         """How much taking ``offer`` adds to the ledger's imbalance (negative: it evens it out): its features'
-        right-rates against chance and, with a ``space``, how unevenly its answer spreads the answers."""
+        right counts against their targets and, with a ``space``, how unevenly its answer spreads the answers."""
         total = 0.0
-        for f, (dr, de) in self._changes(offer).items():
-            r, e = self.right[f], self.expected[f]
-            total += (r + dr - e - de) ** 2 / (e + de + 1.0) - (r - e) ** 2 / (e + 1.0)
+        for f, (dr, de, do) in self._changes(offer).items():
+            r, e, o = self.right[f], self.expected[f], self.offered[f]
+            after = (r + dr - self._target(f, e + de, o + do)) ** 2 / (e + de + 1.0)
+            total += after - (r - self._target(f, e, o)) ** 2 / (e + 1.0)
         if self.space and offer.answer:
             total += SPREAD_WEIGHT * (self._spread(offer.answer) - self._spread(""))
         return total
 
     def _spread(self, extra: str) -> float:
-        """How far the answers (with one more ``extra``) are from even over the space."""
+        """How far the answers (with one more ``extra``) are from their targets over the space."""
         n = sum(self.answers.values()) + bool(extra)
         even = n / len(self.space)
-        return sum((self.answers[a] + (a == extra) - even) ** 2 for a in self.space) / (even + 1.0)
+        targets = self._answer_targets(even, n)
+        return sum((self.answers[a] + (a == extra) - targets[a]) ** 2 for a in self.space) / (even + 1.0)
+
+    def _answer_targets(self, even: float, n: int) -> dict[str, float]:
+        """Each answer's target count; of two answers (yes and no), at least :data:`MIN_SPLIT` apart, as an
+        exactly even split is the leave-one-out trap at its worst."""
+        targets = {a: self._target(f"answer:{a}", even, n) for a in self.space}
+        if len(self.space) == 2 and n >= 2 * MIN_SPLIT:
+            first, second = self.space
+            gap = targets[first] - targets[second]
+            if abs(gap) < MIN_SPLIT:
+                shift = math.copysign((MIN_SPLIT - abs(gap)) / 2, gap or 1.0)
+                targets[first] += shift
+                targets[second] -= shift
+        return targets
 
     def add(self, offer: Offer) -> None:
         """Count ``offer``'s options."""
-        for f, (dr, de) in self._changes(offer).items():
+        for f, (dr, de, do) in self._changes(offer).items():
             self.right[f] += dr
             self.expected[f] += de
+            self.offered[f] += do
         if offer.answer:
             self.answers[offer.answer] += 1
 
@@ -113,7 +156,7 @@ def select(
     by_room = {t: _by_room(found) for t, found in offers.items()}
     uses: Counter[int] = Counter()
     picked: dict[str, list[Picked]] = {t: [] for t in offers}
-    ledgers = {t: Ledger(space=ANSWER_SPACES.get(t, ())) for t in offers}
+    ledgers = {t: Ledger(space=ANSWER_SPACES.get(t, ()), salt=r.getrandbits(62)) for t in offers}
     letters = {t: Counter[int]() for t in offers}
     for task, kept in (keep or {}).items():
         for pick in kept:
@@ -155,11 +198,11 @@ def _pick(rooms: Mapping[int, list[Offer]], uses: Counter[int], ledger: Ledger, 
 
 
 def _letter(offer: Offer, counts: Counter[int], r: random.Random) -> int | None:
-    """The least-dealt letter so far (ties: seeded), so every letter is right equally often."""
+    """A seeded letter among those dealt at most :data:`LETTER_SLACK` times more than the least dealt one."""
     if offer.candidate.task == "mapping":
         return None
     n = len(offer.features)
     fewest = min(counts[k] for k in range(n))
-    letter = r.choice([k for k in range(n) if counts[k] == fewest])
+    letter = r.choice([k for k in range(n) if counts[k] <= fewest + LETTER_SLACK])
     counts[letter] += 1
     return letter

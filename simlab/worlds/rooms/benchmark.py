@@ -34,6 +34,7 @@ from simlab.worlds.rooms.tasks import (
     TASKS,
     Candidate,
     Question,
+    answer_label,
     candidates,
     high_in_window,
     many_of_a_kind,
@@ -112,7 +113,7 @@ def _offer(
         return None
     feats = all_features(question, scene, views)
     order = [question.answer, *(k for k in question.option_objects if k != question.answer)]
-    spread = str(candidate.values[0]) if candidate.task in ANSWER_SPACES else ""
+    spread = answer_label(question) if candidate.task in ANSWER_SPACES else ""
     return Offer(index, candidate, tuple(feats[k] for k in order), spread, views if own_views else None)
 
 
@@ -267,7 +268,7 @@ def _model_filtered(
 def _ledgers(picked: Mapping[str, Sequence[Picked]]) -> dict[str, Ledger]:
     out = {}
     for task, found in picked.items():
-        out[task] = Ledger(space=ANSWER_SPACES.get(task, ()))
+        out[task] = Ledger(space=ANSWER_SPACES.get(task, ()))  # what was chosen, counted again (no targets used)
         for pick in found:
             out[task].add(pick.offer)
     return out

@@ -38,8 +38,8 @@ DIRECTIONS: tuple[str, ...] = (
     "left",
     "front-left",
 )
-ANSWER_SPACES: dict[str, tuple[str, ...]] = {"direction": DIRECTIONS}
-"""Tasks whose right answers a benchmark spreads evenly over a fixed set (the eight directions)."""
+ANSWER_SPACES: dict[str, tuple[str, ...]] = {"direction": DIRECTIONS, "mapping": YES_NO}
+"""Tasks whose right answers a benchmark spreads evenly over a fixed set (the eight directions, yes and no)."""
 DEFAULT_SETTINGS: dict[str, float] = {
     "distance_margin": 0.5,  # metres between the answer's distance and the runner-up's
     "direction_edge": 5.0,  # degrees: targets this close to a direction bin's edge are ambiguous
@@ -203,6 +203,11 @@ def map_layout(
 
 
 # ---- helpers ---------------------------------------------------------------------------------------------
+def answer_label(question: Question) -> str:
+    """What the right answer says: the option's value (``front-left``, ``3``), or yes/no."""
+    return question.answer if question.task == "mapping" else str(question.option_objects[question.answer])
+
+
 def question_id(scene_id: str, task: str, seed: int) -> str:
     """A file-name-safe id for the question of ``task`` about scene ``scene_id`` in a benchmark of ``seed``."""
     return f"{scene_id}-{task}-s{seed}"

@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from statistics import NormalDist
 from typing import Any
 
@@ -183,8 +183,13 @@ def expected_right(answer: str, choice: Sequence[str]) -> float:
 
 
 def both_views_answer(item: Item) -> str:
-    """The oracle agent's answer given both views' objects (what one agent with both pictures could work out)."""
+    """The oracle agent's answer given both views' objects (what one agent with both pictures could work out).
+    A paraphrased question is read in its template wording (kept in its details): this solver stands for
+    understanding the question, not for parsing its words."""
     q, scene, views = item.question, item.scene, item.views
+    template = q.details.get("template_text"), q.details.get("template_options")
+    if template[0] and template[1]:
+        q = replace(q, text=str(template[0]), options=tuple(str(o) for o in template[1]))
     ids = sorted({*views.answerer_visible, *views.helper_visible})
     helper: list[Mapping[str, Any]] = list(
         view_entries(scene, views.helper_visible, views.helper, describe_objects(scene, ids))
