@@ -53,7 +53,7 @@ from simlab.worlds.rooms.visibility import ViewPair
 BASELINES: tuple[str, ...] = ("blind prior", "answerer alone", "helper alone", "both views", "oracle")
 LEGEND: dict[str, str] = {
     "chance": "a uniform guess; the CI is the range a guesser's score falls in over these questions",
-    "blind prior": "no room at all: priors of the options' texts, categories and count ranks, from the other half",
+    "blind prior": "no room at all: priors of the options' texts, categories and count ranks (sized on the other half)",
     "answerer alone": "the Answerer's view and map with the question: rules out what it proves wrong, then priors",
     "helper alone": "the Helper's view with the question text and options (no map), then priors",
     "both views": "both views' objects matched by position, answered exactly (the single-agent ceiling)",
