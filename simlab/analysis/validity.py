@@ -86,8 +86,17 @@ def cell(s: Summary) -> str:
 
 
 def compute_validity(family: WorldFamily, source: Path, seed: int = 0) -> ValidityReport:
-    """The family's validity report of ``source`` (a benchmark folder or task file that ``run --tasks`` plays)."""
-    report = family.load_validity()(family.tasks.load(source), str(source), seed)
+    """The family's validity report of ``source`` (a benchmark folder or task file that ``run --tasks`` plays);
+    ConfigError naming the source, the task and its field when a task cannot be read."""
+    from simlab.core.errors import ConfigError
+
+    tasks = family.tasks.load(source)
+    for k, task in enumerate(tasks):
+        try:
+            family.tasks.validate(task)
+        except (ValueError, TypeError, KeyError) as exc:
+            raise ConfigError(f"{source}: task {k} ({str(task.get('id', '?'))[:80]}): {exc}") from None
+    report = family.load_validity()(tasks, str(source), seed)
     if not isinstance(report, ValidityReport):  # a family's bug, said in its terms rather than as a crash later
         raise TypeError(f"the {family.name} validity report is a {type(report).__name__}, expected a ValidityReport")
     return report

@@ -4,6 +4,7 @@ validity report's baselines (a planted prior is found), and the `validity` comma
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from collections import Counter
@@ -178,6 +179,17 @@ def test_the_validity_command_prints_a_table_and_json_that_agree(folder):
         assert data["groups"][task]["chance"]["n"] == 5
     index = json.loads((folder / "benchmark.json").read_text())
     assert index["stats"]["rooms_tried"] == 40 and set(index["stats"]["tasks"]) == set(TASKS)
+
+
+def test_the_validity_command_names_a_damaged_question_and_its_field(folder, tmp_path):
+    damaged = tmp_path / "b"
+    shutil.copytree(folder, damaged)
+    first = sorted((damaged / "questions").iterdir())[0]
+    item = json.loads(first.read_text())
+    item["question"]["answer"] = "Z"
+    first.write_text(json.dumps(item))
+    done = main("validity", str(damaged))
+    assert done.returncode == 2 and item["id"] in done.stderr and "'answer'" in done.stderr
 
 
 def test_the_validity_command_names_a_folder_that_is_not_a_benchmark(tmp_path):
