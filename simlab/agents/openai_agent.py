@@ -18,6 +18,8 @@ agent table or ``--agent-setting ROLE.KEY=VALUE`` (``settings["agent"]``)::
     send_seed true                              a request seed from the episode's (servers that honour it
                                                 repeat themselves; it is recorded)
     extra {}                                    more request fields (top_p, reasoning_effort...)
+    reasoning_tags ["<think>", "</think>"]      the model's inline private reasoning ([] for none): kept out
+                                                of the public reply, as ``reasoning_content`` is
     text_only false                             send no images: the pictures go in words, as the world
                                                 declares them, and the recording says what was sent
     prices {"prompt": USD per 1M tokens, "completion": ...}   -> a cost per call
@@ -60,6 +62,7 @@ from urllib.parse import urlsplit, urlunsplit
 import openai
 
 from simlab.agents.endpoint import KEY_ENV, default_base_url
+from simlab.agents.reasoning import DEFAULT_TAGS, Split, joined, split_reasoning
 from simlab.core.errors import ConfigError, InfrastructureError
 from simlab.core.family import ReplyError, ReplyProtocol, WorldFamily
 from simlab.core.secrets import scrub_text
@@ -89,6 +92,7 @@ SETTING_TYPES: dict[str, type | tuple[type, ...]] = {
     "prices": dict,
     "max_context_tokens": int,
     "send_seed": bool,
+    "reasoning_tags": list,
 }
 RESERVED_EXTRA = frozenset({"model", "messages", "stream", "n"})
 RETRIED_STATUSES = frozenset({408, 409, 429})  # and every 5xx
@@ -132,6 +136,7 @@ class AgentSettings:
     prices: Mapping[str, float] | None = None
     max_context_tokens: int | None = None
     send_seed: bool = True
+    reasoning_tags: tuple[str, ...] = DEFAULT_TAGS
 
     @classmethod
     def from_config(cls, arg: str | None, values: Mapping[str, Any]) -> AgentSettings:
@@ -142,7 +147,8 @@ class AgentSettings:
         model = arg or values.get("model")
         if not model:
             raise ValueError("name the model: openai:MODEL (e.g. builder=openai:gpt-4o-mini) or agent.model")
-        return cls(**{**dict(values), "model": model})
+        tags = {"reasoning_tags": tuple(values["reasoning_tags"])} if "reasoning_tags" in values else {}
+        return cls(**{**dict(values), "model": model, **tags})
 
     def params(self) -> dict[str, Any]:
         """The request fields besides model and messages."""
@@ -168,6 +174,10 @@ def _check_setting(name: str, value: Any) -> None:
         raise ValueError(f"agent setting {name!r}: expected {_type_name(expected)}, got {value!r}")
     if isinstance(value, _NUMBER) and not isinstance(value, bool) and value < 0:
         raise ValueError(f"agent setting {name!r}: expected a non-negative number, got {value!r}")
+    if name == "reasoning_tags" and not (
+        value == [] or (len(value) == 2 and all(isinstance(t, str) and t for t in value))
+    ):
+        raise ValueError(f"agent setting 'reasoning_tags': expected [opening, closing] (or [] for none), got {value!r}")
     if name == "extra" and RESERVED_EXTRA & set(value):
         raise ValueError(f"agent setting 'extra' may not set {', '.join(sorted(RESERVED_EXTRA & set(value)))}")
     if name == "prices" and (set(value) - {"prompt", "completion"} or not all(_is_number(v) for v in value.values())):
@@ -415,6 +425,9 @@ def read_completion(body: bytes) -> tuple[str, dict[str, Any], dict[str, int], l
         "finish_reason": _optional_text(choice.get("finish_reason"), "finish_reason", notes),
         "id": _optional_text(obj.get("id"), "id", notes),
     }
+    reasoning = message.get("reasoning_content") or message.get("reasoning")  # servers that split it out
+    if isinstance(reasoning, str) and reasoning.strip():
+        response["reasoning"] = clean_text(reasoning)
     return content, response, _usage(obj.get("usage"), notes), notes
 
 
@@ -547,7 +560,8 @@ class OpenAIAgent:
         fitted, left_out = self._fit(protocol.system, observation)
         wire, recorded = self._messages(protocol.system, fitted)
         records: list[dict[str, Any]] = []
-        text, reason, call = "", "", 1
+        text, public, reason, call = "", "", "", 1
+        split, completion = Split("", ""), Completion()
         while call <= 2:
             seed = self._next_seed()
             completion = self.caller.complete(wire, seed)
@@ -563,20 +577,28 @@ class OpenAIAgent:
                 raise failure
             text = completion.content or ""
             self._calibrate(wire, completion)
+            split = split_reasoning(text, self.settings.reasoning_tags)
+            public = split.public
             try:
-                reply = self._read(protocol, text, fitted)
+                if split.unclosed:
+                    closing = self.settings.reasoning_tags[1]
+                    raise ReplyError(f"the private reasoning was never closed ({closing} missing): nothing to read")
+                reply = self._read(protocol, public, fitted)
             except ReplyError as exc:
                 reason = self._fault(str(exc), completion)
             else:
-                return Reply(reply.message, reply.reasoning, reply.action, tuple(records))
+                given = (completion.response or {}).get("reasoning")
+                reasoning = joined(given, split.reasoning, reply.reasoning)
+                return Reply(reply.message, reasoning, reply.action, tuple(records))
             record["parse_error"] = reason
             correction = protocol.reask.replace("{reason}", reason)
             fitted, left_out = self._fit(protocol.system, observation, len(text) + len(correction))
             wire, recorded = self._messages(protocol.system, fitted)
             wire, recorded = _reasked(wire, text, correction), _reasked(recorded, text, correction)
             call += 1
-        fallback = protocol.give_up(text)
-        return Reply(fallback.message, fallback.reasoning, fallback.action, tuple(records), problem=reason)
+        fallback = protocol.give_up(public)  # the public part only: private reasoning never becomes a message
+        reasoning = joined((completion.response or {}).get("reasoning"), split.reasoning, fallback.reasoning)
+        return Reply(fallback.message, reasoning, fallback.action, tuple(records), problem=reason)
 
     def _read(self, protocol: ReplyProtocol, text: str, observation: Observation) -> Reply:
         """The protocol's reading of ``text``; ReplyError when it copies a placeholder or cannot be read."""

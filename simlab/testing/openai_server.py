@@ -45,6 +45,7 @@ import contextlib
 import json
 import math
 import random
+import re
 import sys
 import threading
 import time
@@ -84,6 +85,9 @@ SECRET_HEADERS = frozenset({"authorization", "api-key"})  # never recorded in re
 MALFORMED_BODY = b'{"id": "chatcmpl-broken", "object": "chat.completion", "choices": [{"message": '
 
 Reply = Callable[[dict[str, Any]], str]
+THINK = re.compile(r"\s*<think>(.*?)</think>", re.DOTALL)
+"""A reply's leading reasoning, which ``reasoning_field`` (``reasoning_content`` or ``reasoning``) moves out of
+the content, as vLLM's and llama.cpp's reasoning parsers do."""
 
 
 # --- replies ------------------------------------------------------------------------------------------------------
@@ -252,8 +256,10 @@ class FakeOpenAIServer:
         context_tokens: int | None = None,
         models: Sequence[str] = ("fake-model",),
         port: int = 0,
+        reasoning_field: str | None = None,
     ) -> None:
         self.reply = reply
+        self.reasoning_field = reasoning_field
         self.faults = faults or FaultPlan()
         self.latency_ms = latency_ms
         self.context_tokens = context_tokens
@@ -414,6 +420,10 @@ class FakeOpenAIServer:
         if content and limit is not None and estimate_tokens(content) > limit:
             content, finish = content[: limit * 4], "length"
         answer = estimate_tokens(content or "")
+        message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": None}
+        found = THINK.match(content or "") if self.reasoning_field else None
+        if found:  # as a server's reasoning parser does: the thinking moves out of the content
+            message.update({"content": content[found.end() :].lstrip(), self.reasoning_field: found.group(1)})
         return {
             "id": f"chatcmpl-fake-{n}",
             "object": "chat.completion",
@@ -422,7 +432,7 @@ class FakeOpenAIServer:
             "choices": [
                 {
                     "index": 0,
-                    "message": {"role": "assistant", "content": content, "refusal": None},
+                    "message": message,
                     "finish_reason": finish,
                     "logprobs": None,
                 }

@@ -187,7 +187,8 @@ def test_unreadable_replies_give_up_per_protocol():
         reask = server.requests[1]["messages"]
     assert reply.action is None and len(reply.raw) == 2 and all(r["parse_error"] for r in reply.raw)
     assert [m["role"] for m in reask] == ["system", "user", "assistant", "user"]
-    assert said.message is None and said.reasoning is None and len(said.raw) == 2
+    # nothing public is said; the private reasoning is kept as reasoning (never as the message)
+    assert said.message is None and said.reasoning == "I secretly know red goes first." and len(said.raw) == 2
     assert said.problem == "no <message>...</message> block" and reply.problem == "no PLACE, REMOVE or CLARIFY line"
 
 
