@@ -37,6 +37,7 @@ from simlab.worlds.rooms.describe import plural
 from simlab.worlds.rooms.model import Camera, Scene, Vec3
 from simlab.worlds.rooms.observations import ANSWERER, ANSWERER_ALONE, HELPER, HELPER_VIEW, answerer_data
 from simlab.worlds.rooms.tasks import (
+    MAP_TOLERANCE,
     YES_NO,
     Question,
     Views,
@@ -52,7 +53,6 @@ NO_HELPER_VIEW = (
     f"condition={ANSWERER_ALONE} gives it no Helper view; play answerer=single-view there"
 )
 SAME_OBJECT = 0.2  # metres: two reported centres closer than this are one object
-MAP_TOLERANCE = 0.15  # metres: a map object this close to where it belongs is drawn right
 ASK = "Please list everything you can see: each object's category, colour, size and position."
 END = "Thank you, that is all I need."
 DISTANCE_RE = re.compile(r"is (closest|farthest) (?:to|from) the (.+?)\?*$")

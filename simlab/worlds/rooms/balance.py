@@ -52,7 +52,7 @@ class Offer:
     features: tuple[tuple[str, ...], ...]
     answer: str = ""
     """What the answer says, for tasks whose answers should spread evenly over a fixed set (the eight
-    directions); empty for the others."""
+    directions, yes and no: ``tasks.ANSWER_SPACES``); empty for the others."""
     views: ViewPair | None = None
     """The viewpoints the question is asked from when they are not the room's first pair (counting seeks
     answers high in their window in more of them)."""

@@ -24,13 +24,12 @@ import math
 import re
 
 from simlab.worlds.rooms.model import Camera, Scene
-from simlab.worlds.rooms.tasks import Question, Views, corner_distance, map_layout, map_point
+from simlab.worlds.rooms.observations import ANSWERER, HELPER
+from simlab.worlds.rooms.tasks import MAP_TOLERANCE, Question, Views, corner_distance, map_layout, map_point
 
-ANSWERER, HELPER = "answerer", "helper"  # the roles (observations.py names them too; it imports this module)
 VIEW_SOLVERS: tuple[str, ...] = (ANSWERER, HELPER)
 HELPER_MAY_PRUNE: frozenset[str] = frozenset({"anchor", "counting"})
 """Tasks on which the Helper's view alone may rule options out (see the module docstring)."""
-MAP_TOLERANCE = 0.15  # metres: a map mark this close to where its object is counts as right
 _MODE = re.compile(r"\b(closest|farthest|nearest|furthest)\b", re.IGNORECASE)
 
 
@@ -40,11 +39,6 @@ def _seen(views: Views, role: str) -> set[str]:
 
 def _camera(views: Views, role: str) -> Camera:
     return views.answerer if role == ANSWERER else views.helper
-
-
-def letters(question: Question) -> list[str]:
-    """The answer letters of ``question`` in option order (yes/no for cognitive mapping)."""
-    return list(question.option_objects)
 
 
 # ---- what one view rules out ---------------------------------------------------------------------------------
@@ -141,7 +135,7 @@ def _blind(question: Question, scene: Scene, letter: str) -> tuple[str, ...]:
     value = question.option_objects[letter]
     if question.task == "mapping":
         return (f"text:{letter}",)
-    text = question.options[letters(question).index(letter)]
+    text = question.options[list(question.option_objects).index(letter)]
     feats = [f"text:{text.strip().lower()}"]
     if question.task in ("anchor", "distance") and scene.has(str(value)):
         feats.append(f"category:{scene.object(str(value)).category}")

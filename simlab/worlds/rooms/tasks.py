@@ -55,6 +55,7 @@ TEMPLATES: dict[str, str] = {
 DISTANCE_TRIES = 12  # candidate sets tried per target and mode before giving up on it
 ANCHOR_DRAWS = 2  # distractor sets drawn per shared object
 WALL_GAP = 0.15  # metres: an object this close to a wall stands against it
+MAP_TOLERANCE = 0.15  # metres: a map mark this close to where its object is counts as right
 
 
 class Views(Protocol):
