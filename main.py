@@ -1,8 +1,6 @@
 """SimLab: ``python main.py`` opens the app on the bundled demo; ``python main.py --help`` lists the CLI."""
 
-import sys
-
-from simlab.cli import main
+from simlab.cli import entry
 
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

@@ -43,7 +43,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         print("interrupted; finished episodes are saved (resume with --resume)", file=sys.stderr)
-        return 130
+        return INTERRUPTED
     except Exception as exc:  # a bug, not the user's input: one line, the trace only when asked for
         if os.environ.get("SIMLAB_DEBUG"):
             raise
@@ -53,6 +53,24 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 MAX_WARNINGS = 10  # a damaged index may have thousands of bad lines: name a few, count the rest
 INTERNAL_ERROR = 70  # EX_SOFTWARE: SimLab itself failed (bad input exits 2)
+INTERRUPTED = 130  # 128 + SIGINT, as shells report a Ctrl-C
+
+
+def entry() -> None:
+    """The process's entry point (``main.py``, ``python -m simlab``): :func:`main`, then exit with its status.
+
+    A second Ctrl-C drops the episodes in flight, but their worker threads may be waiting for a model's
+    answer (minutes on a slow server), and the interpreter joins them before it exits. So an interrupted
+    process with threads still at work ends at once: its output flushed, the open connections closed by the
+    system (the server sees its requests cancelled). Nothing is lost: finished episodes are in the index,
+    files are written whole or not at all, and ``--resume`` plays the episodes that were in flight."""
+    status = main()
+    working = [t for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon]
+    if status == INTERRUPTED and any(t.is_alive() for t in working):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
+    sys.exit(status)
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -3,7 +3,8 @@
 Run under a display or Xvfb: ``xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python tools/make_screenshots.py``
 It writes, in docs/images/: the demo run at turns 3, 9 and 20, a rooms episode, a boards episode, a person
 playing the blocks builder and one playing the boards robot (their role windows), a Color puzzle, a turn
-sheet, a model-played blocks episode's Raw tab (its calls as chats, against the local test server), two runs
+sheet, a model-played blocks episode's Raw tab (its calls as chats, against the local test server), a
+thinking model's private reasoning in a COMMA episode, two runs
 compared (the browser's run column and the Compare dock), a judged run (the Judges tab, the Figures tab on a
 judge's figure), and the editor on the example room and on a small
 structure.
@@ -11,13 +12,16 @@ structure.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import random
+import re
 import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication
@@ -33,7 +37,7 @@ from simlab.render.turn_sheet import turn_sheet
 from simlab.runner.batch import RunConfig, run
 from simlab.runner.demo import DEMO_RUN
 from simlab.runner.judging import find_judges, judge_run
-from simlab.testing.openai_server import FakeOpenAIServer, last_user_text, scripted_replies
+from simlab.testing.openai_server import FakeOpenAIServer, last_user_text, scripted_replies, system_text
 from simlab.testing.scripts import BLOCKS_SCRIPT
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -118,30 +122,58 @@ def human(app: QApplication, tmp: Path, world: str, role: str, name: str, **sett
     window.close()
 
 
+def model_window(app: QApplication, tmp: Path, config: RunConfig, server: FakeOpenAIServer, **model: Any) -> MainWindow:
+    """Play ``config`` with its model roles (``openai:...``) against ``server`` and open its first episode at
+    turn 1; ``model`` are more agent settings."""
+    os.environ["SIMLAB_SCREENSHOT_KEY"] = "sk-local"  # the local server takes any key
+    roles = [spec.split("=")[0] for spec in config.agents if "=openai:" in spec]
+    out = tmp / f"model-{config.world}"
+    with server:
+        settings = {"base_url": server.base_url, "api_key_env": "SIMLAB_SCREENSHOT_KEY", **model}
+        run(dataclasses.replace(config, agent_settings=dict.fromkeys(roles, settings)), out, registry=discover())
+    window = new_window(tmp)
+    window.open_path(out)
+    window.open_episode_id(load_run(out).summaries[0]["episode_id"])
+    window.playback.seek(1)
+    return window
+
+
 def model_calls(app: QApplication, tmp: Path) -> None:
     """A blocks episode played by the model agent against the local test server: the Raw tab at turn 1."""
-    with FakeOpenAIServer(scripted_replies(BLOCKS_SCRIPT, default=None)) as server:
-        os.environ["SIMLAB_SCREENSHOT_KEY"] = "sk-local"  # the local server takes any key
-        prices = {"prompt": 0.15, "completion": 0.6}
-        model = {"base_url": server.base_url, "api_key_env": "SIMLAB_SCREENSHOT_KEY", "prices": prices}
-        config = RunConfig(
-            "blocks",
-            seed=0,
-            episodes=1,
-            agents=["director=openai:local-model", "builder=openai:local-model"],
-            settings={"turns": 2},
-            agent_settings={"director": model, "builder": model},
-        )
-        run(config, tmp / "model", registry=discover())
-    window = new_window(tmp)
-    window.open_path(tmp / "model")
-    window.open_episode_id(load_run(tmp / "model").summaries[0]["episode_id"])
-    window.playback.seek(1)
+    agents = ["director=openai:local-model", "builder=openai:local-model"]
+    config = RunConfig("blocks", seed=0, episodes=1, agents=agents, settings={"turns": 2})
+    server = FakeOpenAIServer(scripted_replies(BLOCKS_SCRIPT, default=None))
+    window = model_window(app, tmp, config, server, prices={"prompt": 0.15, "completion": 0.6})
     window.dialogue.tabs.setCurrentIndex(1)
     window.docks["Dialogue"].setFloating(True)
     window.docks["Dialogue"].resize(900, 760)
     settle(app)
     save(lambda path: window.export_png(path, window.dialogue), "app_raw_calls.png")
+    window.close()
+
+
+def thinking_reply(body: dict) -> str:
+    """A reasoning model playing a COMMA role: it thinks (of its PIN, as the solver), then speaks."""
+    found = re.search(r"Your PIN is (\d+)", last_user_text(body))
+    if "You are the expert" in system_text(body):
+        return "<think>The ATM manual: the solver must enter the PIN alone.</think>What does the screen show?"
+    pin = found.group(1) if found else "?"
+    return f"<think>My PIN is {pin}; I must type it, never say it.</think>I see a keypad and a screen. What now?"
+
+
+def private_reasoning(app: QApplication, tmp: Path) -> None:
+    """A thinking model in both COMMA roles, its reasoning split out by the server: turn 2 with both roles'
+    private reasoning open in their panels and shown in the dialogue (grey italics), never in a message."""
+    agents = ["solver=openai:thinking-model", "expert=openai:thinking-model"]
+    config = RunConfig("puzzles", seed=0, episodes=1, agents=agents, settings={"turns": 3}, groups=["atm"])
+    server = FakeOpenAIServer(thinking_reply, reasoning_field="reasoning_content")
+    window = model_window(app, tmp, config, server, text_only=True)
+    window.playback.seek(2)
+    window.dialogue.set_show_reasoning(True)
+    for role in ("solver", "expert"):
+        window.agents.panel(role).reasoning.button.setChecked(True)
+    settle(app)
+    save(window.export_png, "app_private_reasoning.png")
     window.close()
 
 
@@ -272,6 +304,7 @@ def main() -> int:
         human(app, tmp, "boards", "robot", "app_human_robot.png")
         sheet()
         model_calls(app, tmp)
+        private_reasoning(app, tmp)
         compare(app, tmp)
         judges(app, tmp)
         editors(app)

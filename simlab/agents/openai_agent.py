@@ -22,21 +22,29 @@ agent table or ``--agent-setting ROLE.KEY=VALUE`` (``settings["agent"]``)::
                                                 of the public reply, as ``reasoning_content`` is
     text_only false                             send no images: the pictures go in words, as the world
                                                 declares them, and the recording says what was sent
+    stream false                                ask for the reply as server-sent events (usage in the last
+                                                chunk) and read the deltas as they come; the record is the
+                                                same as an unstreamed call's, with ``stream`` in its params
     prices {"prompt": USD per 1M tokens, "completion": ...}   -> a cost per call
 
 One act is one chat request (the role's system prompt, the observation's text and its images as PNG data
 URLs), retried here (the client's own retries are off) on 429 (honouring Retry-After), 408/409, 5xx,
 timeouts, dropped connections and malformed bodies, with seeded jitter. A reply the protocol cannot read is
 re-asked once with the protocol's correction, which names the fault (a reply cut off at the token limit is
-told so; one that copies the prompt's placeholders is not read); after that the agent gives up as the
-protocol says and the reply carries the ``problem``, which the episode records. Every request goes to
+told so; one that copies the prompt's placeholders is not read); after that, or at once when the game
+answers unreadable replies itself (``reask`` None), the agent gives up as the protocol says and the reply
+carries the ``problem``, which the episode records. Every request goes to
 ``Reply.raw`` with images by reference (name, sha256, bytes), its time to first byte, total time (retries
 included) and attempts, and never the key or headers.
 
 The endpoint is not trusted. Its body is read here, not by the client: bytes that are not UTF-8 and lone
 surrogates become U+FFFD (recordings are strict UTF-8 JSON), ``usage`` numbers that are not finite
 non-negative counts are dropped and noted in the record's ``notes``, and a body of any other shape than a
-chat completion is a malformed attempt, retried. When the endpoint fails in a way that is not the model's
+chat completion is a malformed attempt, retried. A streamed body is read line by line into the same
+content, reasoning, finish reason, id and usage; one that is not an event stream of chat completion chunks
+(or that reports an error midway, or stops before its reply ends) is malformed too, and its reading is
+bounded (``STREAM_BYTES``, ``STREAM_LINE_BYTES``, ``STREAM_CHARS``: past one, the rest is not read and the
+notes say so). When the endpoint fails in a way that is not the model's
 doing (refused connections, a timeout on every attempt, 401/403/404 or any other refusal, 5xx, 429 or
 malformed bodies past the retries) ``act`` raises :class:`~simlab.core.errors.InfrastructureError` with a
 short reason; the endpoint's own text in it, in the records and in the logs is scrubbed of credentials and of
@@ -54,12 +62,17 @@ import random
 import re
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import openai
+
+try:  # the HTTP library under the openai client: httpx2 from openai 3 on, httpx before
+    import httpx2 as _http
+except ImportError:  # pragma: no cover - older clients
+    import httpx as _http  # type: ignore[no-redef]
 
 from simlab.agents.endpoint import KEY_ENV, default_base_url
 from simlab.agents.reasoning import DEFAULT_TAGS, Split, joined, split_reasoning
@@ -93,8 +106,9 @@ SETTING_TYPES: dict[str, type | tuple[type, ...]] = {
     "max_context_tokens": int,
     "send_seed": bool,
     "reasoning_tags": list,
+    "stream": bool,
 }
-RESERVED_EXTRA = frozenset({"model", "messages", "stream", "n"})
+RESERVED_EXTRA = frozenset({"model", "messages", "stream", "stream_options", "n"})
 RETRIED_STATUSES = frozenset({408, 409, 429})  # and every 5xx
 USAGE_NAMES = ("prompt_tokens", "completion_tokens", "total_tokens")
 MAX_COUNT = 1e12
@@ -104,6 +118,12 @@ CHARS_PER_TOKEN = 3.5
 """Characters per token assumed before a server has counted any (English runs about 4; fewer is safer)."""
 CONTEXT_MARGIN = 64
 """Tokens kept free besides the reply's: chat templates add a few per message."""
+STREAM_BYTES = 64 * 1024 * 1024
+"""The most of a streamed body read: a 32k-token reply streams in about 6 MB of chunks."""
+STREAM_LINE_BYTES = 4 * 1024 * 1024
+"""The longest line (and event) of a streamed body held while it is read."""
+STREAM_CHARS = 2_000_000
+"""The most text (content and reasoning together) gathered from a streamed reply: far past any context."""
 CONTEXT_LIMIT = re.compile(r"(?:maximum context length is|context window of|context size of)\s*(\d+)", re.IGNORECASE)
 """How OpenAI, vLLM and llama.cpp servers state their context when they refuse a prompt too long for it."""
 
@@ -137,6 +157,7 @@ class AgentSettings:
     max_context_tokens: int | None = None
     send_seed: bool = True
     reasoning_tags: tuple[str, ...] = DEFAULT_TAGS
+    stream: bool = False
 
     @classmethod
     def from_config(cls, arg: str | None, values: Mapping[str, Any]) -> AgentSettings:
@@ -151,9 +172,10 @@ class AgentSettings:
         return cls(**{**dict(values), "model": model, **tags})
 
     def params(self) -> dict[str, Any]:
-        """The request fields besides model and messages."""
+        """The request fields besides model and messages (as recorded: ``stream`` says how it was asked)."""
         params: dict[str, Any] = {"temperature": self.temperature, "max_tokens": self.max_tokens}
-        return {**{k: v for k, v in params.items() if v is not None}, **dict(self.extra)}
+        streamed = {"stream": True} if self.stream else {}
+        return {**{k: v for k, v in params.items() if v is not None}, **dict(self.extra), **streamed}
 
     def cost(self, usage: Mapping[str, int]) -> float | None:
         """USD for one call's usage, when prices are set."""
@@ -276,9 +298,9 @@ class ChatCaller:
         for attempt in range(self.settings.max_retries + 1):
             start = time.perf_counter()
             try:
-                body, ttfb = self._create(messages, seed)
+                reading, ttfb = self._create(messages, seed)
                 out.ttfb_s = round(ttfb, 4)
-                return self._read(body, time.perf_counter() - start, out)
+                return self._read(reading, time.perf_counter() - start, out)
             except openai.APIStatusError as exc:
                 failure = self._status_failure(exc)
             except openai.APIError as exc:  # connection refused or dropped, timeouts
@@ -312,21 +334,31 @@ class ChatCaller:
             waited += delay
         return self._failed(out, refused=False)
 
-    def _create(self, messages: list[dict[str, Any]], seed: int | None) -> tuple[bytes, float]:
-        """The raw body of one chat request's answer and the seconds to its first byte (the client raises for
-        statuses and transport errors). The response is streamed so the first byte can be timed."""
+    def _create(self, messages: list[dict[str, Any]], seed: int | None) -> tuple[Reading, float]:
+        """One chat request's answer, read (:func:`read_completion`, or :func:`read_stream` with ``stream``),
+        and the seconds to its first byte. The client raises for statuses and transport errors; the response
+        is taken unread so the first byte can be timed and a stream read as it comes."""
         assert self._client is not None
         s = self.settings
-        params = {k: v for k, v in (("temperature", s.temperature), ("max_tokens", s.max_tokens)) if v is not None}
+        params: dict[str, Any] = {
+            k: v for k, v in (("temperature", s.temperature), ("max_tokens", s.max_tokens)) if v is not None
+        }
         if seed is not None:
             params["seed"] = seed
+        if s.stream:  # usage comes in a last chunk only when asked for
+            params.update(stream=True, stream_options={"include_usage": True})
         extra = dict(s.extra) or None
         start = time.perf_counter()
         with self._client.chat.completions.with_streaming_response.create(
             model=s.model, messages=messages, extra_body=extra, **params
         ) as raw:
             ttfb = time.perf_counter() - start
-            return bytes(raw.read()), ttfb
+            try:
+                return (read_stream(raw.iter_bytes()) if s.stream else read_completion(bytes(raw.read()))), ttfb
+            except _http.TimeoutException as exc:  # the body stalled: the client wraps this only before the body
+                raise openai.APITimeoutError(request=raw.http_response.request) from exc
+            except _http.TransportError as exc:  # the connection broke while the body was read
+                raise openai.APIConnectionError(request=raw.http_response.request) from exc
 
     def _status_failure(self, exc: openai.APIStatusError) -> dict[str, Any]:
         """What to record of an HTTP error status; ``final`` when retrying cannot help (401, 403, 404...)."""
@@ -369,9 +401,9 @@ class ChatCaller:
         ceiling = min(self.settings.max_backoff_s, self.settings.backoff_s * 2**attempt)
         return ceiling * (0.5 + 0.5 * self.rng.random())
 
-    def _read(self, body: bytes, latency: float, out: Completion) -> Completion:
-        """The completion from a response body; MalformedResponse (or JSONDecodeError) when it is not one."""
-        content, response, usage, notes = read_completion(body)
+    def _read(self, reading: Reading, latency: float, out: Completion) -> Completion:
+        """``out`` with a body's reading (content, recorded response, usage, notes) and the call's latency."""
+        content, response, usage, notes = reading
         out.content, out.response, out.usage, out.notes = content, response, usage, notes
         out.latency_s = round(latency, 4)
         return out
@@ -387,18 +419,182 @@ def clean_text(text: str) -> str:
     return _SURROGATE.sub("\ufffd", text)
 
 
-def read_completion(body: bytes) -> tuple[str, dict[str, Any], dict[str, int], list[str]]:
+Reading = tuple[str, dict[str, Any], dict[str, int], list[str]]
+"""What reading an answer gives: (content, recorded response, usage, notes)."""
+
+
+def read_completion(body: bytes) -> Reading:
     """(content, recorded response, usage, notes) of a chat completion body, whatever bytes it holds.
 
     Raises JSONDecodeError when the body is not JSON and MalformedResponse when it is JSON of another shape;
     text is cleaned (:func:`clean_text`); ``usage`` keeps only finite non-negative counts, the rest are noted.
     """
     notes: list[str] = []
+    obj = _json_object(_decoded(body, "the body", notes), "the body")
+    choices = obj.get("choices")
+    if not isinstance(choices, list) or not choices:
+        why = f"'choices' is {'an empty list' if choices == [] else _kind(choices)}, not a non-empty list"
+        raise MalformedResponse(why + _says(obj))
+    choice = choices[0]
+    message = choice.get("message") if isinstance(choice, dict) else None
+    if not isinstance(message, dict):
+        raise MalformedResponse("'choices[0].message' is not an object")
+    content = _content(message.get("content"), "choices[0].message.content", notes)
+    response = _recorded(content, _reasoning(message), choice.get("finish_reason"), obj.get("id"), notes)
+    return content, response, _usage(obj.get("usage"), notes), notes
+
+
+def read_stream(chunks: Iterable[bytes]) -> Reading:
+    """What :func:`read_completion` gives, from a streamed body (server-sent events of chat completion chunks)
+    read from ``chunks`` (its bytes, split anywhere) as they come.
+
+    The content and the reasoning (``reasoning_content`` or ``reasoning``) are the deltas' text joined; the
+    finish reason, id and usage come from the chunks that carry them. Raises MalformedResponse for a stream
+    without a chunk with a choice, an event that is not a JSON object, ``choices`` of another shape, an error
+    event, or a stream that ends with neither a finish reason nor ``[DONE]`` (a cut connection). Reading stops
+    past ``STREAM_BYTES`` read, a line of ``STREAM_LINE_BYTES`` or ``STREAM_CHARS`` of text (noted).
+    """
+    stream = _Stream()
+    for data in stream.events(chunks):
+        if data.strip() == "[DONE]":
+            stream.done = True
+            break
+        if not stream.take(data):
+            break
+    return stream.result()
+
+
+class _Stream:
+    """One streamed answer being read: the event stream's lines and the chunks' parts gathered so far."""
+
+    def __init__(self) -> None:
+        self.notes: list[str] = []
+        self.content: list[str] = []
+        self.reasoning: list[str] = []
+        self.chars = 0
+        self.chunks = 0  # chunks with a choice
+        self.events_read = 0
+        self.finish: Any = None
+        self.id: Any = None
+        self.usage: Any = None
+        self.first_line: str | None = None
+        self.done = False  # [DONE] was read
+        self.cut = False  # a bound was reached: the rest was not read
+
+    def _stop(self, why: str) -> None:
+        self.cut = True
+        self.notes.append(f"{why}: the rest of the stream was not read")
+
+    def lines(self, chunks: Iterable[bytes]) -> Iterator[bytes]:
+        """The body's lines (LF or CRLF ended; the last one may be unended), within the byte bounds. Only a
+        chunk's own bytes are searched for line ends, so a line arriving in many pieces costs no rescans."""
+        pending, read = bytearray(), 0
+        for chunk in chunks:
+            read += len(chunk)
+            if read > STREAM_BYTES:
+                self._stop(f"the stream passed {STREAM_BYTES:,} bytes")
+                return
+            *ended, rest = chunk.split(b"\n")
+            if ended:
+                ended[0] = bytes(pending) + ended[0]
+                pending = bytearray()
+                yield from (line.removesuffix(b"\r") for line in ended)
+            pending += rest
+            if len(pending) > STREAM_LINE_BYTES:
+                self._stop(f"a line of the stream passed {STREAM_LINE_BYTES:,} bytes")
+                return
+        if pending:
+            yield bytes(pending).removesuffix(b"\r")
+
+    def events(self, chunks: Iterable[bytes]) -> Iterator[str]:
+        """The data of each event: its ``data:`` lines joined, dispatched at a blank line (or the body's end).
+        Comments (``:``) and other fields (``event``, ``id``, ``retry``) are passed over."""
+        data: list[str] = []
+        size = 0
+        for raw in self.lines(chunks):
+            line = _decoded(raw, "the stream", self.notes)
+            if self.first_line is None and line.strip():
+                self.first_line = line
+            name, _, value = line.partition(":")
+            if line == "" and data:
+                self.events_read += 1
+                yield "\n".join(data)
+                data, size = [], 0
+            elif name == "data":
+                data.append(value.removeprefix(" "))
+                size += len(value)
+                if size > STREAM_LINE_BYTES:
+                    self._stop(f"an event of the stream passed {STREAM_LINE_BYTES:,} bytes")
+                    return
+        if data and not self.cut:
+            self.events_read += 1
+            yield "\n".join(data)
+
+    def take(self, data: str) -> bool:
+        """Read one event's chunk; False once the text bound is reached (reading stops)."""
+        try:
+            obj = _json_object(data, f"event {self.events_read} of the stream")
+        except json.JSONDecodeError:
+            raise MalformedResponse(f"event {self.events_read} of the stream is not JSON") from None
+        if obj.get("error") is not None:
+            raise MalformedResponse(f"event {self.events_read} of the stream is an error" + _says(obj))
+        choices = obj.get("choices")
+        if not isinstance(choices, list):
+            raise MalformedResponse(f"a chunk's 'choices' is {_kind(choices)}, not a list")
+        if obj.get("usage") is not None:  # the last chunk's, once asked for (others may say null)
+            self.usage = obj["usage"]
+        if self.id is None:
+            self.id = obj.get("id")
+        if not choices:
+            return True
+        choice = choices[0]
+        delta = choice.get("delta") if isinstance(choice, dict) else None
+        if not isinstance(choice, dict) or not isinstance(delta, dict | None):
+            raise MalformedResponse("a chunk's 'choices[0].delta' is not an object")
+        self.chunks += 1
+        if choice.get("finish_reason") is not None:
+            self.finish = choice["finish_reason"]
+        delta = delta or {}
+        content = _content(delta.get("content"), "choices[0].delta.content", self.notes)
+        return self._gather(self.content, content) and self._gather(self.reasoning, _reasoning(delta))
+
+    def _gather(self, parts: list[str], text: str) -> bool:
+        """Keep ``text`` within ``STREAM_CHARS`` of text in all; False once the bound is reached."""
+        room = STREAM_CHARS - self.chars
+        parts.append(text[:room])
+        self.chars += min(len(text), room)
+        if len(text) > room:
+            self._stop(f"the streamed text passed {STREAM_CHARS:,} characters")
+            return False
+        return True
+
+    def result(self) -> Reading:
+        """The reading of what was gathered; MalformedResponse when it is no chat completion."""
+        if not self.chunks:
+            json_body = self.first_line is not None and self.first_line.lstrip().startswith("{")
+            hint = " (the body is JSON, not an event stream: does the server stream?)" if json_body else ""
+            raise MalformedResponse("the stream holds no chat completion chunk with a choice" + hint)
+        if not (self.done or self.cut):
+            if self.finish is None:
+                raise MalformedResponse("the stream ended before the reply did (no finish_reason, no [DONE])")
+            self.notes.append("the stream ended without 'data: [DONE]'")
+        content = "".join(self.content)
+        response = _recorded(content, "".join(self.reasoning), self.finish, self.id, self.notes)
+        usage = _usage(self.usage, self.notes)
+        return content, response, usage, list(dict.fromkeys(self.notes))  # a fault in every chunk, said once
+
+
+def _decoded(data: bytes, what: str, notes: list[str]) -> str:
+    """``data`` as text: bytes that are not UTF-8 become U+FFFD (noted); a byte order mark is dropped."""
     try:
-        text = body.decode("utf-8-sig")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        text = body.decode("utf-8-sig", errors="replace")
-        notes.append("the body was not valid UTF-8; undecodable bytes were replaced by U+FFFD")
+        notes.append(f"{what} was not valid UTF-8; undecodable bytes were replaced by U+FFFD")
+        return data.decode("utf-8-sig", errors="replace")
+
+
+def _json_object(text: str, what: str) -> dict[str, Any]:
+    """``text`` read as a JSON object; JSONDecodeError when it is not JSON, MalformedResponse otherwise."""
     try:
         obj = json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError:
@@ -406,29 +602,33 @@ def read_completion(body: bytes) -> tuple[str, dict[str, Any], dict[str, int], l
     except (ValueError, RecursionError) as exc:  # an integer too long to read, nesting too deep
         raise MalformedResponse(f"unreadable JSON ({type(exc).__name__})") from None
     if not isinstance(obj, dict):
-        raise MalformedResponse(f"the body is {_kind(obj)}, not a JSON object")
-    choices = obj.get("choices")
-    if not isinstance(choices, list) or not choices:
-        error = obj.get("error")
-        said = error.get("message") if isinstance(error, dict) else error
-        why = f"'choices' is {'an empty list' if choices == [] else _kind(choices)}, not a non-empty list"
-        raise MalformedResponse(why + (f" (the body says: {said})" if isinstance(said, str) and said else ""))
-    choice = choices[0]
-    message = choice.get("message") if isinstance(choice, dict) else None
-    if not isinstance(message, dict):
-        raise MalformedResponse("'choices[0].message' is not an object")
-    content = _content(message.get("content"))
-    if _SURROGATE.search(json.dumps(message.get("content"), ensure_ascii=False, default=str)):
-        notes.append("the content held lone surrogates; they were replaced by U+FFFD")
-    response = {
+        raise MalformedResponse(f"{what} is {_kind(obj)}, not a JSON object")
+    return obj
+
+
+def _says(obj: dict[str, Any]) -> str:
+    """What an error object in ``obj`` says, as a parenthesis to a fault's reason ("" when nothing)."""
+    error = obj.get("error")
+    said = error.get("message") if isinstance(error, dict) else error
+    return f" (the body says: {said})" if isinstance(said, str) and said else ""
+
+
+def _reasoning(part: dict[str, Any]) -> str:
+    """The reasoning a server split out of a message or delta (``reasoning_content`` or ``reasoning``)."""
+    reasoning = part.get("reasoning_content") or part.get("reasoning")
+    return clean_text(reasoning) if isinstance(reasoning, str) else ""
+
+
+def _recorded(content: str, reasoning: str, finish: Any, ident: Any, notes: list[str]) -> dict[str, Any]:
+    """The recorded response: content, finish reason, id, and the reasoning when there is any."""
+    response: dict[str, Any] = {
         "content": content,
-        "finish_reason": _optional_text(choice.get("finish_reason"), "finish_reason", notes),
-        "id": _optional_text(obj.get("id"), "id", notes),
+        "finish_reason": _optional_text(finish, "finish_reason", notes),
+        "id": _optional_text(ident, "id", notes),
     }
-    reasoning = message.get("reasoning_content") or message.get("reasoning")  # servers that split it out
-    if isinstance(reasoning, str) and reasoning.strip():
-        response["reasoning"] = clean_text(reasoning)
-    return content, response, _usage(obj.get("usage"), notes), notes
+    if reasoning.strip():
+        response["reasoning"] = reasoning
+    return response
 
 
 def _no_constant(name: str) -> float:
@@ -440,17 +640,22 @@ def _kind(value: Any) -> str:
     return names.get(type(value), "a number")
 
 
-def _content(value: Any) -> str:
-    """The message's text: a string, null (""), or the text parts of a list of content parts."""
+def _content(value: Any, where: str, notes: list[str]) -> str:
+    """The text at ``where`` (a message's or a delta's content): a string, null (""), or the text parts of a
+    list of content parts; cleaned, and lone surrogates noted."""
+    text: Any = None
     if value is None:
         return ""
     if isinstance(value, str):
-        return clean_text(value)
-    if isinstance(value, list) and all(isinstance(p, dict) for p in value):
+        text = value
+    elif isinstance(value, list) and all(isinstance(p, dict) for p in value):
         texts = [p.get("text") for p in value if p.get("type") in ("text", "output_text")]
-        if all(isinstance(t, str) for t in texts):
-            return clean_text("".join(texts))
-    raise MalformedResponse(f"'choices[0].message.content' is {_kind(value)}, not text")
+        text = "".join(texts) if all(isinstance(t, str) for t in texts) else None
+    if not isinstance(text, str):
+        raise MalformedResponse(f"'{where}' is {_kind(value)}, not text")
+    if _SURROGATE.search(text):
+        notes.append("the content held lone surrogates; they were replaced by U+FFFD")
+    return clean_text(text)
 
 
 def _optional_text(value: Any, name: str, notes: list[str]) -> str | None:
@@ -591,6 +796,8 @@ class OpenAIAgent:
                 reasoning = joined(given, split.reasoning, reply.reasoning)
                 return Reply(reply.message, reasoning, reply.action, tuple(records))
             record["parse_error"] = reason
+            if protocol.reask is None:  # the game answers an unreadable reply itself
+                break
             correction = protocol.reask.replace("{reason}", reason)
             fitted, left_out = self._fit(protocol.system, observation, len(text) + len(correction))
             wire, recorded = self._messages(protocol.system, fitted)

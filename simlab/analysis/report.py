@@ -275,8 +275,8 @@ def role_stats(summaries: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, fl
             if isinstance(counts, Mapping):
                 _add(out.setdefault(str(role), {}), counts)
         for role, usage in ((summary.get("usage") or {}).get("roles") or {}).items():
-            if isinstance(usage, Mapping):
-                _add(out.setdefault(str(role), {}), usage)
+            if isinstance(usage, Mapping):  # the replies count every act, the model's and any other agent's
+                _add(out.setdefault(str(role), {}), {k: v for k, v in usage.items() if k != "unreadable"})
     for stats in out.values():
         acts, calls = stats.get("acts", 0.0), stats.get("calls", 0.0)
         stats["give_up_rate"] = stats.get("unreadable", 0.0) / acts if acts else 0.0
@@ -320,12 +320,12 @@ def roles_table(roles: Mapping[str, Mapping[str, float]]) -> str:
     return ROLES_CAPTION + "\n" + format_table(header, rows, left_columns=1)
 
 
-USAGE_FAULTS = (("reasks", "re-asks"), ("truncated", "cut off"))
+USAGE_FAULTS = (("reasks", "re-asks"), ("unreadable", "unreadable"), ("truncated", "cut off"))
 
 
 def usage_line(usage: Mapping[str, float]) -> str:
-    """``model calls: 120 calls (6 re-asks, 2 cut off), 126 requests (6 failed), 45.1 s (first byte 20.3 s),
-    456,789 tokens (...), cost 1.2345``: the run's totals (each part only when there is something to say)."""
+    """``model calls: 120 calls (6 re-asks, 3 unreadable, 2 cut off), 126 requests (6 failed), 45.1 s (first byte
+    20.3 s), 456,789 tokens (...), cost 1.2345``: the run's totals (each part only when there is something to say)."""
     faults = ", ".join(f"{usage[key]:,.0f} {name}" for key, name in USAGE_FAULTS if usage.get(key))
     calls = ""
     if usage.get("calls"):

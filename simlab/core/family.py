@@ -147,15 +147,20 @@ class ReplyProtocol:
     """How a model plays one role at one observation (clemcore's idea: the game owns its protocol).
 
     ``system`` is the system prompt; ``parse(text, observation)`` reads a reply or raises :class:`ReplyError`;
-    ``reask`` is the correction sent once after an unreadable reply (``{reason}`` is filled in);
-    ``give_up(text)`` is what the role does when the re-asked reply cannot be read either: it must never
-    publish what the model wrote privately (a director that cannot be read says nothing that turn).
+    ``reask`` is the correction sent once after an unreadable reply (``{reason}`` is filled in), or None when
+    the game itself answers an unreadable reply (the cobot robot's game master sends its parse error back
+    and counts it toward the abort rule): the agent then gives up at once; ``give_up(text)`` is what the role
+    does when the (re-asked) reply cannot be read: it must never publish what the model wrote privately (a
+    director that cannot be read says nothing that turn).
+
+    A reply is *unreadable* when ``parse`` raised on it, whatever the game then does with the give-up: one
+    definition for every family, counted in the summary's ``replies``, the model usage and the reports.
     ``echoes`` are placeholders of the prompt and the re-ask (``your public message``, ``CLARIFY:question``)
     that a real reply never contains: a reply holding one is unreadable, however well it parses."""
 
     system: str
     parse: Callable[[str, Observation], Reply]
-    reask: str
+    reask: str | None
     give_up: Callable[[str], Reply]
     echoes: tuple[str, ...] = ()
 

@@ -174,7 +174,8 @@ class World(ABC):
 
     @abstractmethod
     def step(self, reply: Reply) -> list[Event]:
-        """Apply the reply of the role in ``agent_selection``; returns the events it caused."""
+        """Apply the reply of the role in ``agent_selection``; returns the events it caused. The episode
+        driver records the reply's private reasoning itself and hands the world the reply without it."""
 
     @property
     @abstractmethod

@@ -78,6 +78,7 @@ class ModelCall:
     model: str
     messages: tuple[ChatMessage, ...]
     reply: str | None  # None when no answer came (the endpoint failed)
+    reasoning: str | None  # the private reasoning a server split out of the reply (reasoning_content)
     finish_reason: str | None
     prompt_tokens: int | None
     completion_tokens: int | None
@@ -148,6 +149,7 @@ def read_call(index: int, record: Mapping[str, Any]) -> ModelCall:
         model=str(request.get("model") or ""),
         messages=tuple(_message(m) for m in _list(request.get("messages")) if isinstance(m, Mapping)),
         reply=(reply if isinstance(reply, str) else "") if answered else None,
+        reasoning=_text(response.get("reasoning")),
         finish_reason=_text(response.get("finish_reason")),
         prompt_tokens=_int(usage.get("prompt_tokens")),
         completion_tokens=_int(usage.get("completion_tokens")),
@@ -237,6 +239,9 @@ def _call_html(
     lines += [f'<p style="margin:0; color:{MUTED}; font-style:italic">{esc(note)}</p>' for note in call.remarks()]
     for message in call.messages:
         lines.append(_bubble(call, message, image_src, full_system, thumbnail))
+    if call.reasoning:
+        thought = ChatMessage("assistant", call.reasoning)
+        lines.append(_bubble(call, thought, None, True, thumbnail, "private reasoning, split out by the server"))
     if call.reply is not None:
         lines.append(_bubble(call, ChatMessage("assistant", call.reply), None, True, thumbnail, "reply"))
     else:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from simlab.core import events as ev
@@ -136,9 +137,13 @@ class EpisodeRun:
 
 
 def apply_reply(world: World, role: str, turn: int, reply: Reply) -> list[Event]:
-    """``world.step(reply)``, with an ``unreadable_reply`` protocol error first when the reply is a give-up
+    """``world.step(reply)`` without the reply's private reasoning, which becomes the role's ``reasoning``
+    event here, for every family: no world can put it in a message, an action, another role's observation, a
+    metric or a leak count. An ``unreadable_reply`` protocol error comes first when the reply is a give-up
     rule's (its ``problem`` says why the role's own reply could not be read)."""
-    events = world.step(reply)
+    events = world.step(replace(reply, reasoning=None) if reply.reasoning is not None else reply)
+    if reply.reasoning:
+        events.insert(0, ev.reasoning(turn, role, reply.reasoning))
     if reply.problem is not None:
         events.insert(0, ev.protocol_error(turn, role, UNREADABLE, reply.problem))
     return events

@@ -35,6 +35,7 @@ from simlab.core.world import Observation, World
 from simlab.runner.episode import run_episode
 from simlab.testing.fuzz import reply_fuzz_test, task_fuzz_test
 from simlab.testing.judges import judge_test
+from simlab.testing.reasoning import reasoning_test
 from simlab.worlds import WorldFamily, get_family
 
 __all__ = [
@@ -46,6 +47,7 @@ __all__ = [
     "entity_states",
     "episode_digest",
     "judge_test",
+    "reasoning_test",
     "recording_round_trip_test",
     "render_test",
     "reply_fuzz_test",
@@ -80,6 +82,7 @@ def check_world(
     judge_test(fam, [episode])
     task_fuzz_test(fam, tasks[0])
     reply_fuzz_test(fam, episode)
+    reasoning_test(fam, tasks[0], settings)
 
 
 def play(

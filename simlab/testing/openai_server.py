@@ -20,8 +20,10 @@ What the installed client (openai 3.x) raises for each fault kind, with ``max_re
 * ``"drop"``: ``openai.APIConnectionError`` (the server closes the connection without a response);
 * ``"timeout"``: ``openai.APITimeoutError`` (a subclass of ``APIConnectionError``) once the client timeout passes;
 * ``"malformed"``: ``json.JSONDecodeError`` (a ``ValueError``) from the client's ``response.json()``: the body is
-  declared ``application/json`` but is not JSON, and the client does not wrap that in an ``openai`` error;
-* ``"empty"``: no error, ``choices[0].message.content`` is ``""`` (or ``None`` with ``empty_as_null``);
+  declared ``application/json`` but is not JSON, and the client does not wrap that in an ``openai`` error (to a
+  streamed request: an event stream whose one chunk is that broken JSON);
+* ``"empty"``: no error, ``choices[0].message.content`` is ``""`` (or ``None`` with ``empty_as_null``; streamed,
+  no content delta);
 * ``"delay"``: no error, the answer comes ``delay_ms`` later.
 
 Kinds an endpoint one does not control may answer with (:data:`HOSTILE_KINDS`; never part of a uniform plan
@@ -31,6 +33,13 @@ unless named):
   the body with status ``raw_status`` (200), the ``application/json`` content type and ``raw_headers``;
 * ``"401"``, ``"403"``, ``"404"``: an OpenAI-style error body with that status (``openai.AuthenticationError``,
   ``PermissionDeniedError``, ``NotFoundError``).
+
+A request with ``stream: true`` is answered as OpenAI streams (``text/event-stream``): ``data:`` events of
+``chat.completion.chunk`` objects, first a delta with the role, then the reasoning in ``reasoning_field``
+deltas (when set and the reply opens with it), then the content about a token (four characters) a delta, a
+last chunk with the ``finish_reason``, with ``stream_options.include_usage`` a usage chunk whose ``choices``
+is empty, and ``data: [DONE]``; the connection is then closed (HTTP/1.0, no length). Its cuts and refusals
+are an unstreamed answer's, and faults are decided, and refusals sent, before any of it is written.
 
 With ``echo_auth`` every error body quotes the Authorization header it received, as careless servers do, so a
 test can check the key never gets past the agent. ``stop_answering()`` makes the server accept requests and
@@ -88,6 +97,8 @@ Reply = Callable[[dict[str, Any]], str]
 THINK = re.compile(r"\s*<think>(.*?)</think>", re.DOTALL)
 """A reply's leading reasoning, which ``reasoning_field`` (``reasoning_content`` or ``reasoning``) moves out of
 the content, as vLLM's and llama.cpp's reasoning parsers do."""
+STREAM_PIECE = 4
+"""Characters of a streamed delta: about a token (see :func:`estimate_tokens`)."""
 
 
 # --- replies ------------------------------------------------------------------------------------------------------
@@ -213,6 +224,16 @@ class ServerStats:
     faulted: dict[str, int] = field(default_factory=dict)
     in_flight: int = 0
     max_in_flight: int = 0
+
+
+@dataclass(frozen=True)
+class _Answer:
+    """A reply as a server sends it: cut to its limit, its reasoning apart (when split out), its usage."""
+
+    content: str | None
+    reasoning: str | None
+    finish_reason: str
+    usage: dict[str, int]
 
 
 # --- the server ---------------------------------------------------------------------------------------------------
@@ -410,9 +431,9 @@ class FakeOpenAIServer:
             "or completion."
         )
 
-    def completion(self, n: int, body: Mapping[str, Any], content: str | None) -> dict[str, Any]:
-        """A ``chat.completion`` object answering ``body`` with ``content``, cut at the request's
-        ``max_tokens`` or the end of the context (``finish_reason`` "length")."""
+    def answer(self, body: Mapping[str, Any], content: str | None) -> _Answer:
+        """``content`` as the answer to ``body``: cut at the request's ``max_tokens`` or the end of the context
+        (``finish_reason`` "length"), and with ``reasoning_field`` its leading reasoning moved out."""
         prompt = self.prompt_tokens(body)
         limits = [body.get("max_tokens"), self.context_tokens - prompt if self.context_tokens else None]
         limit = min((x for x in limits if isinstance(x, int) and not isinstance(x, bool) and x > 0), default=None)
@@ -420,30 +441,58 @@ class FakeOpenAIServer:
         if content and limit is not None and estimate_tokens(content) > limit:
             content, finish = content[: limit * 4], "length"
         answer = estimate_tokens(content or "")
-        message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": None}
-        found = THINK.match(content or "") if self.reasoning_field else None
-        if found:  # as a server's reasoning parser does: the thinking moves out of the content
-            message.update({"content": content[found.end() :].lstrip(), self.reasoning_field: found.group(1)})
+        usage = {"prompt_tokens": prompt, "completion_tokens": answer, "total_tokens": prompt + answer}
+        if content and self.reasoning_field and (found := THINK.match(content)):
+            # as a server's reasoning parser does: the thinking moves out of the content
+            return _Answer(content[found.end() :].lstrip(), found.group(1), finish, usage)
+        return _Answer(content, None, finish, usage)
+
+    def _head(self, n: int, body: Mapping[str, Any], kind: str) -> dict[str, Any]:
         return {
             "id": f"chatcmpl-fake-{n}",
-            "object": "chat.completion",
+            "object": kind,
             "created": int(time.time()),
             "model": str(body.get("model") or self.models[0]),
-            "choices": [
-                {
-                    "index": 0,
-                    "message": message,
-                    "finish_reason": finish,
-                    "logprobs": None,
-                }
-            ],
-            "usage": {"prompt_tokens": prompt, "completion_tokens": answer, "total_tokens": prompt + answer},
         }
+
+    def completion(self, n: int, body: Mapping[str, Any], content: str | None) -> dict[str, Any]:
+        """A ``chat.completion`` object answering ``body`` with ``content`` (as :meth:`answer` cuts it)."""
+        answer = self.answer(body, content)
+        message: dict[str, Any] = {"role": "assistant", "content": answer.content, "refusal": None}
+        if answer.reasoning is not None and self.reasoning_field:
+            message[self.reasoning_field] = answer.reasoning
+        choice = {"index": 0, "message": message, "finish_reason": answer.finish_reason, "logprobs": None}
+        return {**self._head(n, body, "chat.completion"), "choices": [choice], "usage": answer.usage}
+
+    def chunks(self, n: int, body: Mapping[str, Any], content: str | None) -> list[dict[str, Any]]:
+        """The ``chat.completion.chunk`` objects of a streamed answer to ``body`` (see the module docstring)."""
+        answer = self.answer(body, content)
+        head = self._head(n, body, "chat.completion.chunk")
+        options = body.get("stream_options")
+        with_usage = isinstance(options, dict) and options.get("include_usage") is True
+        nulls = {"usage": None} if with_usage else {}  # as OpenAI's chunks say before the usage chunk
+
+        def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+            choice = {"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}
+            return {**head, "choices": [choice], **nulls}
+
+        deltas: list[dict[str, Any]] = [{"role": "assistant", "content": None if answer.content is None else ""}]
+        if answer.reasoning is not None and self.reasoning_field:
+            deltas += [{self.reasoning_field: piece} for piece in _pieces(answer.reasoning)]
+        deltas += [{"content": piece} for piece in _pieces(answer.content or "")]
+        out = [*(chunk(d) for d in deltas), chunk({}, answer.finish_reason)]
+        if with_usage:
+            out.append({**head, "choices": [], "usage": answer.usage})
+        return out
 
     def model_list(self) -> dict[str, Any]:
         """The ``GET /v1/models`` answer."""
         data = [{"id": m, "object": "model", "created": 0, "owned_by": "simlab"} for m in self.models]
         return {"object": "list", "data": data}
+
+
+def _pieces(text: str) -> list[str]:
+    return [text[i : i + STREAM_PIECE] for i in range(0, len(text), STREAM_PIECE)]
 
 
 def _error(message: str, kind: str, code: str | None = None) -> dict[str, Any]:
@@ -507,9 +556,6 @@ class _Handler(BaseHTTPRequestHandler):
         if not isinstance(body, dict):
             self._send_json(HTTPStatus.BAD_REQUEST, _error("the body is not a JSON object", "invalid_request_error"))
             return None
-        if body.get("stream"):
-            self._send_json(HTTPStatus.BAD_REQUEST, _error("streaming is not supported", "invalid_request_error"))
-            return None
         return body
 
     def _answer(self, n: int, body: dict[str, Any], fault: str | None) -> None:
@@ -530,10 +576,12 @@ class _Handler(BaseHTTPRequestHandler):
             )
         elif fault in ("500", "503"):
             self._send_json(HTTPStatus(int(fault)), self._error(f"injected fault {fault}", "server_error"))
+        elif fault == "malformed" and body.get("stream") is True:
+            self._send_events([MALFORMED_BODY.decode()])
         elif fault == "malformed":
             self._send_bytes(HTTPStatus.OK, MALFORMED_BODY)
         elif fault == "empty":
-            self._send_json(HTTPStatus.OK, fake.completion(n, body, None if plan.empty_as_null else ""))
+            self._send_answer(n, body, None if plan.empty_as_null else "")
         else:
             fake.sleep(plan.delay_ms / 1000 if fault == "delay" else 0)
             self._reply(n, body)
@@ -550,7 +598,27 @@ class _Handler(BaseHTTPRequestHandler):
         except Exception as exc:
             self._send_json(HTTPStatus.INTERNAL_SERVER_ERROR, self._error(f"reply failed: {exc!r}", "server_error"))
             return
-        self._send_json(HTTPStatus.OK, self.server.fake.completion(n, body, text))
+        self._send_answer(n, body, text)
+
+    def _send_answer(self, n: int, body: dict[str, Any], content: str | None) -> None:
+        """``content`` as a completion, or as a stream of chunks when the request asks for one."""
+        fake = self.server.fake
+        if body.get("stream") is True:
+            self._send_events([json.dumps(chunk) for chunk in fake.chunks(n, body, content)])
+        else:
+            self._send_json(HTTPStatus.OK, fake.completion(n, body, content))
+
+    def _send_events(self, events: Sequence[str]) -> None:
+        """A ``text/event-stream`` answer: each event one ``data:`` line, then ``data: [DONE]``. No length is
+        sent: over HTTP/1.0 the stream ends when the connection closes, which it does once written."""
+        self.send_response(HTTPStatus.OK)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.end_headers()
+        for data in [*events, "[DONE]"]:
+            self.wfile.write(f"data: {data}\n\n".encode())
+            self.wfile.flush()  # event by event, as a server streaming tokens does
+        self.close_connection = True
 
     def _send_json(self, status: HTTPStatus, payload: Any, headers: Mapping[str, str] | None = None) -> None:
         self._send_bytes(status, json.dumps(payload).encode(), headers)

@@ -219,10 +219,12 @@ def test_model_usage_is_summed_over_the_run_and_printed() -> None:
     }
     assert "model calls: 5 requests, 180 tokens (150 prompt + 30 completion), cost 0.5000" in report.to_table()
     assert build_report(summaries[:0]).to_json()["usage"] == {}
-    summaries[1]["usage"].update(calls=4, reasks=2, truncated=1, failed_requests=1, latency_s=19.0, ttfb_s=3.5)
+    summaries[1]["usage"].update(
+        calls=4, reasks=2, unreadable=1, truncated=1, failed_requests=1, latency_s=19.0, ttfb_s=3.5
+    )
     assert (
-        "model calls: 4 calls (2 re-asks, 1 cut off), 5 requests (1 failed), 19.0 s (first byte 3.50 s), 180 tokens"
-        in build_report(summaries).to_table()
+        "model calls: 4 calls (2 re-asks, 1 unreadable, 1 cut off), 5 requests (1 failed), 19.0 s "
+        "(first byte 3.50 s), 180 tokens" in build_report(summaries).to_table()
     )
     summaries[1]["usage"].update(latency_s=0.042, ttfb_s=0.0)  # a local model: not "0.0 s"
     assert "5 requests (1 failed), 0.04 s, 180 tokens" in build_report(summaries).to_table()

@@ -39,10 +39,12 @@ def test_robot_replies_are_read_from_what_models_write(text, expected):
         ('{"status": "code", "details": "x"', "no JSON object"),  # cut off
     ],
 )
-def test_unreadable_robot_replies_go_to_the_world_with_the_reason(text, reason):
+def test_unreadable_robot_replies_are_given_up_to_the_world_with_the_reason(text, reason):
+    robot = protocol("robot", OBS, {})
     with pytest.raises(ReplyError, match=reason):
-        parse_robot_reply(text)
-    action = read_robot(text, OBS).action
+        robot.parse(text, OBS)  # unreadable, as in every family: the agent's give-up counts it
+    assert robot.reask is None  # not re-asked: the game master answers it, as in the paper
+    action = robot.give_up(text).action
     assert action["status"] == "unreadable" and reason.split()[0] in action["error"] and action["text"] == text
 
 

@@ -15,10 +15,12 @@ import pytest
 
 from simlab.core.recording import EPISODES_DIR, INDEX_FILE, load_episode, load_run
 from simlab.runner.batch import RunConfig, run
+from simlab.testing.openai_server import FakeOpenAIServer
 from tests.core.test_batch_concurrency import episodes_by_id, index_ids, slow_registry
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 EPISODES = 40
+MODEL_CALL_S = 40.0  # a slow model's call, as long as the one that held a second Ctrl-C for 37 s
 
 DRIVER = """
 import sys
@@ -118,3 +120,35 @@ def test_ctrl_c_in_the_cli_finishes_the_episodes_in_flight_and_exits_130(tmp_pat
     assert sorted(index_ids(out)) == sorted(set(index_ids(out)))
     assert len(index_ids(out)) == 60
     assert json.loads((out / "run.json").read_text(encoding="utf-8"))["runtime"]["concurrency"] == 2
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_a_second_ctrl_c_ends_the_process_without_waiting_for_the_model_call_in_flight(tmp_path):
+    out = tmp_path / "dropped"
+    command = [sys.executable, "main.py", "run", "--world", "blocks", "--episodes", "3", "--turns", "3"]
+    command += ["--agent", "builder=openai:fake-model", "--out", str(out)]
+    with FakeOpenAIServer(latency_ms=MODEL_CALL_S * 1000) as server:  # every call answers long after the test
+        for key, value in (("base_url", server.base_url), ("api_key_env", "SIMLAB_KILL_KEY"), ("text_only", "true")):
+            command += ["--agent-setting", f"builder.{key}={value}"]
+        env, port = _env(SIMLAB_KILL_KEY="sk-kill"), server.port
+        proc = subprocess.Popen(command, cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            deadline = time.monotonic() + 60
+            while server.stats.in_flight == 0:  # the builder's first call is waiting for its answer
+                assert proc.poll() is None and time.monotonic() < deadline, "the run never called the model"
+                time.sleep(0.05)
+            proc.send_signal(signal.SIGINT)  # the first: finish the episode in flight (its call waits)
+            time.sleep(0.5)
+            proc.send_signal(signal.SIGINT)  # the second: drop it, now
+            _, stderr = proc.communicate(timeout=MODEL_CALL_S / 4)  # never waits for the call to be answered
+        finally:
+            proc.kill()
+        assert server.stats.in_flight == 1  # the call was still unanswered when the process had ended
+    assert proc.returncode == 130, stderr.decode()
+    assert "interrupted; finished episodes are saved" in stderr.decode()
+    assert _index_lines(out) == 0 and (out / "run.json").exists()
+    with FakeOpenAIServer(lambda body: "CLARIFY: which block?", port=port):  # the endpoint back, quick now
+        resume = [sys.executable, "main.py", "run", "--resume", "--out", str(out)]
+        resumed = subprocess.run(resume, cwd=REPO_ROOT, env=env, capture_output=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr.decode()
+    assert sorted(index_ids(out)) == ["structure_000-r0", "structure_001-r0", "structure_002-r0"]

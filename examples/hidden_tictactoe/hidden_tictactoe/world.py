@@ -106,7 +106,7 @@ class HiddenTicTacToe(World):
         role = self.agent_selection
         if role is None:
             raise RuntimeError("the episode is over; nothing may act")
-        out = [ev.reasoning(self.turn, role, reply.reasoning)] if reply.reasoning else []
+        out: list[Event] = []
         if role == SEER:
             out += self._seer_step(reply)
             self.phase = PLAYER

@@ -165,8 +165,6 @@ class BlocksWorld(World):
 
     def _director_step(self, role: str, reply: Reply) -> list[Event]:
         out: list[Event] = []
-        if reply.reasoning:
-            out.append(ev.reasoning(self.turn, role, reply.reasoning))
         if reply.message is None or not reply.message.strip():
             out.append(ev.protocol_error(self.turn, role, "no_message", "the director gave no public message"))
             return out

@@ -2,9 +2,10 @@
 
 The programmer answers an instruction in plain words, or ``DONE``; the response anchors of the paper's
 prompts (``[[ ## instruction ## ]]``, ``[[ ## completed ## ]]``) are taken off. The robot answers the JSON of
-:mod:`simlab.worlds.boards.replies`. A robot reply that cannot be read is not re-asked by the model agent: as
-in the paper, the game master sends the reference's parse error back and counts it toward the abort rule, so
-the robot's protocol hands the unread text to the world (``{"status": "unreadable", ...}``).
+:mod:`simlab.worlds.boards.replies`. A robot reply that cannot be read is unreadable like any other (it
+counts as a give-up) but is not re-asked by the model agent: as in the paper, the game master sends the
+reference's parse error back and counts it toward the abort rule, so the robot's give-up rule hands the unread
+text to the world (``{"status": "unreadable", ...}``).
 """
 
 from __future__ import annotations
@@ -43,13 +44,19 @@ def read_instruction(text: str, observation: Observation) -> Reply:
 
 
 def read_robot(text: str, observation: Observation) -> Reply:
-    """The robot's JSON as its action; what cannot be read goes to the world as ``unreadable`` with the
-    reason (the game master's parse error and the abort rule apply, as in the paper)."""
+    """The robot's JSON as its action; ReplyError when it cannot be read."""
+    return Reply(action=parse_robot_reply(_ANCHOR.sub(" ", text or "")))
+
+
+def robot_gives_up(text: str) -> Reply:
+    """An unreadable robot reply goes to the world as ``unreadable`` with the parser's reason: the game
+    master's parse error and the abort rule apply, as in the paper."""
     try:
-        reply = parse_robot_reply(_ANCHOR.sub(" ", text or ""))
+        parse_robot_reply(_ANCHOR.sub(" ", text or ""))
+        error = "unreadable"  # read now: the reply was refused before parsing (it copies a placeholder)
     except ReplyError as exc:
-        return Reply(action={"status": "unreadable", "text": (text or "")[:4000], "error": str(exc)})
-    return Reply(action=reply)
+        error = str(exc)
+    return Reply(action={"status": "unreadable", "text": (text or "")[:4000], "error": error})
 
 
 def protocol(role: str, observation: Observation, settings: Mapping[str, Any]) -> ReplyProtocol:
@@ -72,8 +79,8 @@ def protocol(role: str, observation: Observation, settings: Mapping[str, Any]) -
         return ReplyProtocol(
             system,
             read_robot,
-            "Your reply could not be read ({reason}). Reply again with one JSON object.",
-            lambda text: Reply(action={"status": "unreadable", "text": text[:4000], "error": "unreadable"}),
+            None,  # the game master answers an unreadable reply itself, as in the paper
+            robot_gives_up,
         )
     raise ValueError(f"boards has no role {role!r}")
 

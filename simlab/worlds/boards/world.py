@@ -129,9 +129,7 @@ class BoardsWorld(World):
         role = self.agent_selection
         if role is None:
             raise RuntimeError("the episode is over; nothing may act")
-        out = [ev.reasoning(self.turn, role, reply.reasoning)] if reply.reasoning else []
-        out += self._programmer_step(reply) if role == PROGRAMMER else self._robot_step(reply)
-        return out
+        return self._programmer_step(reply) if role == PROGRAMMER else self._robot_step(reply)
 
     # ---- the programmer ------------------------------------------------------------------------------
     def _programmer_step(self, reply: Reply) -> list[Event]:

@@ -3,8 +3,9 @@ actions by exact name, and the person's forms.
 
 A solver reply whose every non-empty line is a legal action name (after trimming spaces) is that list of
 actions; anything else is a message to the expert (the paper's exact string matching: "Cut wire 2." with a
-full stop is a message, not an action). Neither role's reply can be unreadable, so the model agent never
-re-asks: what a model says is what the game gets.
+full stop is a message, not an action). So a reply is unreadable only when it says nothing (an empty reply,
+or one whose reasoning was never closed): the model agent re-asks it once; anything else a model says is
+what the game gets.
 """
 
 from __future__ import annotations

@@ -104,7 +104,7 @@ class PuzzlesWorld(World):
         role = self.agent_selection
         if role is None:
             raise RuntimeError("the episode is over; nothing may act")
-        out = [ev.reasoning(self.turn, role, reply.reasoning)] if reply.reasoning else []
+        out: list[Event] = []
         named = (reply.action or {}).get("actions") if role == SOLVER else None
         actions = [named] if isinstance(named, str) else list(named or [])  # a person's form names one
         if actions:

@@ -130,8 +130,7 @@ class RoomsWorld(World):
         role = self.agent_selection
         if role is None:
             raise RuntimeError("the episode is over; nothing may act")
-        out = [ev.reasoning(self.turn, role, reply.reasoning)] if reply.reasoning else []
-        out += self._answer_step(reply) if self.phase == "answer" else self._dialogue_step(role, reply)
+        out = self._answer_step(reply) if self.phase == "answer" else self._dialogue_step(role, reply)
         self.turn += 1
         return out
 
