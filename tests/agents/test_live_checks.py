@@ -1,19 +1,19 @@
 """The checks of ``make live-check`` (``tools/live_checks.py``) without a model: each passes on a hand-made
-recording that is right and fails on one that is wrong in the way it looks for; one test runs them all on
-real runs played through the CLI against the local fake server."""
+recording that is right and fails on one that is wrong in the way it looks for; the fake-reasoning twin runs
+the whole harness (``tools/live_check.py --quick``), every family, against the local fake server answering as
+reasoning models do."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from simlab.cli import main as simlab
-from simlab.testing.openai_server import FakeOpenAIServer, scripted_replies
-from simlab.testing.scripts import BLOCKS_SCRIPT
+from simlab.testing.openai_server import FakeOpenAIServer, last_user_text, message_text, scripted_replies
+from simlab.testing.scripts import builder_says
 from tools import live_check as harness
 from tools import live_checks as lc
 
@@ -95,23 +95,36 @@ def test_reasoning_copied_into_a_message_fails():
     assert not check.ok and "holds the private reasoning" in check.details[0]
 
 
-def test_reasoning_of_another_turn_or_role_or_too_short_is_not_a_leak():
-    events = [
-        *director_turn("Place a red block.", turn=1),
-        ev("message", 2, "D1", text=f"As I said: {THOUGHT}"),  # another turn
+@pytest.mark.parametrize(
+    "later",
+    [
+        ev("message", 2, "D1", text=f"As I said: {THOUGHT}"),  # a later turn
         ev("message", 1, "D2", text=f"I think {THOUGHT}"),  # another role
-        *director_turn("go left now please", reasoning="go left", turn=3),  # 7 characters of reasoning
-    ]
-    assert lc.check_private_reasoning([episode(events)]).ok
+        ev("action", 1, "D1", action={"status": "unreadable", "text": THOUGHT}, text="an unreadable reply"),
+        ev("result", 1, "engine", ok=False, message=f"could not read {THOUGHT!r}"),
+        ev("observation", 2, "builder", text=f"Conversation so far:\nD1: {THOUGHT}", images=[]),
+    ],
+)
+def test_reasoning_in_any_later_public_event_fails(later):
+    check = lc.check_private_reasoning([episode([*director_turn("Place a red block."), later])])
+    assert not check.ok and len(check.details) == 1
+    assert check.details[0].startswith(f"ep-r0 turn 1 D1: {later['kind']} event (turn {later['turn']}")
 
 
-def test_reasoning_the_model_itself_wrote_in_its_message_block_is_noted_not_failed():
-    said = f"<think>{THOUGHT}</think><message>{THOUGHT}</message>"
-    events = director_turn(THOUGHT)
-    check = lc.check_private_reasoning([episode(events, [record("D1", 1, content=said)])])
-    assert check.ok and len(check.notes) == 1 and "wrote its reasoning" in check.notes[0]
-    hidden = f"<think>{THOUGHT}</think><message>Place a red block.</message>"
-    assert not lc.check_private_reasoning([episode(events, [record("D1", 1, content=hidden)])]).ok
+def test_reasoning_a_model_reply_said_publicly_is_noted_not_failed():
+    said_by_d2 = record("D2", 1, content=f"<think>hmm</think>I think {THOUGHT}")  # D2's own public words
+    events = [*director_turn("Place a red block."), ev("message", 1, "D2", text=f"I think {THOUGHT}")]
+    check = lc.check_private_reasoning([episode(events, [said_by_d2])])
+    assert check.ok and "in its public reply too" in check.notes[0]
+
+
+def test_reasoning_that_was_public_before_or_is_short_is_not_a_leak():
+    prompt = ev("observation", 1, "D1", text=f"Your wall: {THOUGHT}", images=[])  # copied into its thoughts
+    copied = [prompt, *director_turn("Place it."), ev("message", 2, "D1", text=THOUGHT)]
+    check = lc.check_private_reasoning([episode(copied)])
+    assert check.ok and "repeats what was public before it" in check.notes[0]
+    short = [*director_turn("go left now please", reasoning="go left", turn=3)]  # 7 characters of reasoning
+    assert lc.check_private_reasoning([episode(short)]).ok
 
 
 def test_a_think_tag_names_the_reply_it_came_from_and_an_unclosed_message_is_noted():
@@ -127,37 +140,94 @@ def test_a_think_tag_names_the_reply_it_came_from_and_an_unclosed_message_is_not
 
 
 # ---- unreadable replies ---------------------------------------------------------------------------------
-def unreadable_episode(events_n: int, summary_n: int, failed_reasks: int) -> dict[str, Any]:
+def unreadable_episode(events_n: int, summary_n: int, usage_n: int, last_calls: int) -> dict[str, Any]:
+    """D1 with ``last_calls`` acts whose re-ask could not be read either, one whose re-ask was read, and one
+    call 1 the endpoint refused, asked again and read."""
     events = [ev("protocol_error", t, "D1", code=lc.UNREADABLE, message="no <message>") for t in range(1, events_n + 1)]
     events.append(ev("protocol_error", 9, "D1", code="no_message", message="other"))  # another code: not counted
     raw = []
-    for t in range(1, failed_reasks + 1):
+    for t in range(1, last_calls + 1):
         raw += [record("D1", t, 1, "no <message> block"), record("D1", t, 2, "no <message> block")]
     raw += [record("D1", 7, 1, "no <message> block"), record("D1", 7, 2, None)]  # the re-ask was read
-    return episode(events, raw, replies={"D1": {"acts": 9, "unreadable": summary_n}})
+    raw += [record("D1", 8, 1) | {"response": None}, record("D1", 8, 1)]  # refused, asked again fitted: read
+    usage = {"roles": {"D1": {"calls": 9.0, "unreadable": float(usage_n)}}}
+    return episode(events, raw, replies={"D1": {"acts": 9, "unreadable": summary_n}}, usage=usage)
 
 
 def test_unreadable_counts_that_agree_pass():
-    check = lc.check_unreadable_counted([unreadable_episode(2, 2, 2)])
+    check = lc.check_unreadable_counted([unreadable_episode(2, 2, 2, 2)])
     assert check.ok and check.reason.startswith("2 unreadable replies")
 
 
-@pytest.mark.parametrize(("events_n", "summary_n", "failed_reasks"), [(2, 1, 2), (1, 2, 2), (2, 2, 1), (2, 2, 3)])
-def test_unreadable_counts_that_disagree_fail(events_n, summary_n, failed_reasks):
-    check = lc.check_unreadable_counted([unreadable_episode(events_n, summary_n, failed_reasks)])
+@pytest.mark.parametrize("counts", [(2, 1, 2, 2), (1, 2, 2, 2), (2, 2, 1, 2), (2, 2, 2, 1), (2, 2, 2, 3), (0, 0, 0, 1)])
+def test_unreadable_counts_that_disagree_fail(counts):
+    events_n, summary_n, usage_n, last_calls = counts
+    check = lc.check_unreadable_counted([unreadable_episode(*counts)])
     assert not check.ok
     assert check.details == [
         f"ep-r0 D1: {events_n} unreadable_reply events, summary replies.unreadable = {summary_n}, "
-        f"{failed_reasks} failed re-asks in the raw stream"
+        f"usage.roles.unreadable = {float(usage_n)}, {last_calls} acts whose last call has a parse_error"
     ]
 
 
-def test_a_role_missing_from_the_summary_counts_fails():
-    one = unreadable_episode(1, 1, 1)
+def test_a_reply_given_up_without_a_re_ask_counts_once_and_each_act_apart():
+    """The boards robot: one call per act, two unreadable acts in the same round, then a readable one."""
+    raw = [record("robot", 1, 1, "no JSON"), record("robot", 1, 1, "no JSON"), record("robot", 1, 1)]
+    events = [ev("protocol_error", 1, "robot", code=lc.UNREADABLE, message="no JSON") for _ in range(2)]
+    usage = {"roles": {"robot": {"unreadable": 2.0}}}
+    recorded = episode(events, raw, replies={"robot": {"acts": 3, "unreadable": 2}}, usage=usage)
+    assert lc.unreadable_acts(raw) == {"robot": 2}
+    assert lc.check_unreadable_counted([recorded]).ok
+
+
+def test_a_role_missing_from_the_summary_or_the_usage_fails():
+    one = unreadable_episode(1, 1, 1, 1)
+    del one["summary"]["usage"]["roles"]["D1"]
+    assert "usage.roles.unreadable = None" in lc.check_unreadable_counted([one]).details[0]
     one["summary"]["replies"] = {}
     assert not lc.check_unreadable_counted([one]).ok
     del one["summary"]["replies"]
     assert "no 'replies'" in lc.check_unreadable_counted([one]).details[0]
+
+
+def test_a_role_no_model_played_needs_no_usage():
+    recorded = episode([], [], replies={"D1": {"acts": 3, "unreadable": 0}})
+    assert lc.check_unreadable_counted([recorded]).ok
+
+
+def give_ups_report(d1: float, listed: tuple[str, ...] = ("ep-r0",)) -> dict[str, Any]:
+    return {"episodes": [{"episode_id": eid} for eid in listed], "roles": {"D1": {"acts": 9.0, "unreadable": d1}}}
+
+
+def test_the_reports_give_ups_are_the_unreadable_replies():
+    recorded = unreadable_episode(2, 2, 2, 2)
+    check = lc.check_report_give_ups(give_ups_report(2.0), [recorded])
+    assert check.ok and "(D1 2)" in check.reason
+    check = lc.check_report_give_ups(give_ups_report(1.0), [recorded])
+    assert not check.ok
+    assert check.details == [
+        "D1: report give-ups 1.0, 2 acts whose last call could not be read, 2 unreadable_reply events in 1 episodes"
+    ]
+
+
+def test_episodes_the_report_does_not_list_are_not_counted():
+    cut = unreadable_episode(1, 1, 1, 1) | {"episode_id": "cut-r0"}  # an endpoint failure: written, not indexed
+    assert lc.check_report_give_ups(give_ups_report(2.0), [unreadable_episode(2, 2, 2, 2), cut]).ok
+
+
+def robot_episode(unread: int, world: int, reask: bool = False) -> dict[str, Any]:
+    events = [ev("protocol_error", 1, "robot", code=lc.UNREADABLE, message="no JSON") for _ in range(unread)]
+    events += [ev("protocol_error", 1, "robot", code=lc.ROBOT_FORMAT, message="no JSON") for _ in range(world)]
+    raw = [record("robot", 1, 1, "no JSON") for _ in range(unread)] + ([record("robot", 1, 2)] if reask else [])
+    return episode(events, raw, eid="board_0000-r0")
+
+
+def test_the_robot_gives_up_at_once_with_the_worlds_own_error():
+    assert lc.check_given_up_at_once([robot_episode(2, 2)]).ok
+    check = lc.check_given_up_at_once([robot_episode(2, 1)])
+    assert check.details == ["board_0000-r0 turn 1: 2 unreadable_reply, 1 robot_format errors of the robot"]
+    check = lc.check_given_up_at_once([robot_episode(1, 1, reask=True)])
+    assert check.details == ["board_0000-r0: robot re-asked (a call 2 or later) in turn(s) [1]"]
 
 
 # ---- pictures in words ----------------------------------------------------------------------------------
@@ -216,6 +286,19 @@ def test_blocks_text_needs_no_words_header_but_still_no_picture():
     assert not check.ok and check.name == "text-only models are sent no pictures"
 
 
+def test_only_the_roles_shown_pictures_need_the_words():
+    """Puzzles: the solver's module is a picture (words expected), the expert is shown none."""
+    expert = rooms_episode(user="The manual: ...")
+    for r in expert["raw"]:
+        r["role"] = "expert"
+    solver = rooms_episode()
+    for r in solver["raw"]:
+        r["role"] = "solver"
+    check = lc.check_pictures_in_words([solver, expert], {"solver", "expert"}, {"solver"})
+    assert check.ok and "pictures in words (solver)" in check.reason
+    assert not lc.check_pictures_in_words([solver, expert], {"solver", "expert"}, {"solver", "expert"}).ok
+
+
 # ---- the turn budget and the run's end ------------------------------------------------------------------
 def test_the_turn_budget_played_out_or_an_early_success_passes():
     assert lc.check_turn_budget([episode([], turns=20)], 20, 0).ok
@@ -248,6 +331,55 @@ def test_a_run_short_of_its_episodes_fails():
     check = lc.check_run_completed([episode([])], 2, 0)
     assert not check.ok and check.details == ["1 episodes recorded, 2 expected"]
     assert not lc.check_run_completed([episode([]), episode([], eid="b")], 2, 130, "stopped: 1 of 2").ok
+
+
+def answered(answer: str | None, turn: int = 3) -> list[dict[str, Any]]:
+    """A rooms episode's last act: the Answerer's final answer (None: it could not be read)."""
+    return [
+        ev("message", 1, "answerer", text="What do you see?"),
+        ev("action", turn, "answerer", action={"answer": answer}),
+    ]
+
+
+ROOMS, BOARDS, PUZZLES = {"max_rounds": 2}, {"rounds": 5}, {"turns": 6, "mistakes": 3}
+
+
+@pytest.mark.parametrize(
+    ("world", "settings", "recorded"),
+    [
+        ("rooms", ROOMS, episode(answered("B"), turns=3, outcome="failure")),
+        ("rooms", ROOMS, episode(answered(None), turns=3, outcome="abort")),  # unread: rooms' abort
+        ("boards", BOARDS, episode([], turns=2, outcome="failure", done_said=True)),
+        ("boards", BOARDS, episode([], turns=1, outcome="abort", abort_cause="format")),
+        ("boards", BOARDS, episode([], turns=5, outcome="failure")),  # the rounds ran out
+        ("puzzles", PUZZLES, episode([], turns=2, outcome="success")),
+        ("puzzles", PUZZLES, episode([], turns=4, outcome="failure", metrics={"mistakes": 3.0})),
+        ("puzzles", PUZZLES, episode([], turns=6, outcome="failure", metrics={"mistakes": 0.0})),
+        ("blocks", {"turns": 20}, episode([], turns=20)),
+    ],
+)
+def test_episodes_that_end_by_their_familys_rules_pass(world, settings, recorded):
+    check = lc.check_ended_by_rules([recorded], world, settings)
+    assert check.ok and check.name == f"every {world} episode ended by its own rules"
+
+
+@pytest.mark.parametrize(
+    ("world", "settings", "recorded", "said"),
+    [
+        ("rooms", ROOMS, episode(answered("B")[:1], turns=2), "0 final answers recorded"),
+        ("rooms", ROOMS, episode(answered("B", turn=5), turns=5), "5 turns: more than 2 messages"),
+        ("rooms", ROOMS, episode(answered("B"), turns=3, outcome="abort"), "outcome abort with the answer read"),
+        ("boards", BOARDS, episode([], turns=2, outcome="failure"), "outcome failure after 2 of 5 rounds"),
+        ("boards", BOARDS, episode([], turns=6, outcome="failure"), "6 of 5 rounds"),
+        ("puzzles", PUZZLES, episode([], turns=2, outcome="failure"), "outcome failure after 2 of 6 turns"),
+        ("blocks", {"turns": 20}, episode([], turns=12), "12 of 20 turns played"),
+        ("boards", BOARDS, episode([], turns=5, outcome="abort", timeout=60.0), "cut short (timeout)"),
+    ],
+)
+def test_episodes_that_did_not_end_by_the_rules_fail(world, settings, recorded, said):
+    check = lc.check_ended_by_rules([recorded], world, settings)
+    assert not check.ok and check.details[0].startswith("ep-r0: ") and said in check.details[0]
+    assert not lc.check_ended_by_rules([], world, settings).ok
 
 
 # ---- latency and tokens ---------------------------------------------------------------------------------
@@ -347,65 +479,136 @@ def test_the_model_file_is_found_by_glob_whatever_the_python_version(tmp_path):
 
 def test_check_only_reads_how_the_runs_ended(tmp_path):
     (tmp_path / "rooms").mkdir()
-    config = {"config": {"world": "rooms", "tasks": [{"id": "a"}, {"id": "b"}], "repeats": 2}}
-    (tmp_path / "rooms" / "run.json").write_text(json.dumps(config), encoding="utf-8")
-    ended = {"rooms": {"status": 3, "seconds": 12.5, "output": "error: the model endpoint failed"}}
+    config = {"world": "rooms", "tasks": [{"id": "a"}, {"id": "b"}], "repeats": 2, "settings": {"max_rounds": 4}}
+    (tmp_path / "rooms" / "run.json").write_text(json.dumps({"config": config}), encoding="utf-8")
+    speed = {"prompt_tokens": 2000, "prompt_ms": 10000.0, "generated": 500, "generation_ms": 10000.0}
+    ended = {"rooms": {"status": 3, "seconds": 12.5, "output": "error: the model endpoint failed", "speed": speed}}
     (tmp_path / harness.STATUS_FILE).write_text(json.dumps(ended), encoding="utf-8")
     played = harness.recorded(tmp_path, "rooms")
-    assert (played.title, played.run.status, played.run.seconds) == ("rooms: 4 episodes", 3, 12.5)
+    assert (played.title, played.run.status, played.run.seconds) == ("rooms: 4 episodes, max_rounds 4", 3, 12.5)
+    assert played.speed is not None and (played.speed.prompt_rate, played.speed.generation_rate) == (200.0, 50.0)
     assert harness.recorded(tmp_path, "blocks").run.status == 0  # no record of it: taken as finished
 
 
-# ---- all checks on real runs against the fake server ----------------------------------------------------
-@pytest.fixture
-def fake_endpoint(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAIServer]:
-    script = {
-        **BLOCKS_SCRIPT,
-        "The conversation with the Helper is over": "(B)",
-        "You are the Answerer": "How many chairs do you see?\nEND",
-        "You are the Helper": "I see two chairs.",
-    }
-    with FakeOpenAIServer(scripted_replies(script, default=None)) as server:
-        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
-        monkeypatch.setenv("OPENAI_API_KEY", "dummy")
-        yield server
+def test_the_plans_play_every_family_and_options_narrow_them():
+    full = harness.plans(harness.parser().parse_args([]))
+    assert [p.world for p in full] == ["blocks", "rooms", "boards", "puzzles"]
+    quick = harness.parser().parse_args(["--quick", "--only", "boards", "--only", "rooms", "--limit", "rooms=3"])
+    assert [(p.world, p.episodes, p.limit) for p in harness.plans(quick)] == [("rooms", 1, 3), ("boards", 1, 2)]
+    with pytest.raises(harness.LiveCheckError, match="expected FAMILY=N"):
+        harness.plans(harness.parser().parse_args(["--episodes", "chess=2"]))
+    args = full[2].args(Path("out"), 0, 96)
+    assert args[:5] == ["run", "--world", "boards", "--out", str(Path("out") / "boards")]
+    assert "rounds=5" in args and "programmer=openai:smollm2" in args and "robot.max_tokens=96" in args
 
 
-def cli_output(capsys: pytest.CaptureFixture[str], *args: str) -> str:
-    capsys.readouterr()
-    assert simlab(list(args)) == 0
-    return capsys.readouterr().out
+def test_the_server_gets_its_threads_and_llama_cpp_speed_is_read_from_its_log(tmp_path):
+    server = harness.Server(Path("python"), Path("m.gguf"), tmp_path / "log", safe=False, threads=1)
+    command = server.command()
+    assert command[command.index("--n_threads") + 1] == command[command.index("--n_threads_batch") + 1] == "1"
+    log = (
+        "llama_perf_context_print: prompt eval time =    7766.68 ms /  1019 tokens (    7.62 ms per token)\n"
+        "llama_perf_context_print:        eval time =    1843.36 ms /    95 runs   (   19.40 ms per token)\n"
+        "llama_perf_context_print: prompt eval time =     233.32 ms /    31 tokens (    7.53 ms per token)\n"
+        "llama_perf_context_print:        eval time =       0.00 ms /     1 runs   (    0.00 ms per token)\n"
+    )
+    speed = harness.speed_in(log)
+    assert (speed.prompt_tokens, speed.generated) == (1050, 96)
+    assert round(speed.prompt_rate) == 131 and round(speed.generation_rate) == 52
 
 
-def test_every_check_passes_on_runs_played_through_the_cli(fake_endpoint, tmp_path, capsys):
-    blocks, rooms = tmp_path / "blocks", tmp_path / "rooms"
-    extra = ["--seed", "0", "--episodes", "1"]
-    assert simlab(harness.run_args("blocks", ("director", "builder"), blocks, [*extra, "--turns", "2"])) == 0
-    assert simlab(harness.run_args("rooms", ("answerer", "helper"), rooms, extra)) == 0
+# ---- the fake-reasoning twin: the whole harness, every family, against the fake server -------------------
+SECRET = "SECRET-7f3a: the answer hides under the blue cup"
+"""What every reply thinks privately: it may be in reasoning events (and the raw stream), nowhere else."""
+ROUND = re.compile(r"Round (\d+) of")
 
-    found = lc.load_episodes(blocks)
-    report = json.loads(cli_output(capsys, "report", str(blocks), "--format", "json"))
-    table = cli_output(capsys, "report", str(blocks))
-    eid = lc.episode_id(found[0])
-    page = tmp_path / "t.html"
-    cli_output(capsys, "replay", str(blocks), "--episode", eid, "--export", "html", "--out", str(page))
-    checks = [
-        lc.check_private_reasoning(found),
-        lc.check_unreadable_counted(found),
-        lc.check_turn_budget(found, 2, 0),
-        lc.check_latency_and_tokens(found, 4096),
-        lc.check_report(report, table, list(lc.run_config(blocks)["agents"])),
-        lc.check_transcripts(found, {eid: page.read_text(encoding="utf-8")}),
+
+def thinking(public: str | Any) -> Any:
+    """A reply function answering ``<think>SECRET</think>public`` (``public`` text, or a function of the body)."""
+
+    def reply(body: dict[str, Any]) -> str:
+        said = public(body) if callable(public) else public
+        return f"<think>{SECRET}. I must not say it.</think>\n{said}"
+
+    return reply
+
+
+def unless_reasked(first: str, again: str, asked: str) -> Any:
+    """``first``; ``again`` once the last user message says ``asked`` (the re-ask, or the game's retry)."""
+    return lambda body: again if asked in last_user_text(body) else first
+
+
+def robot_code(body: dict[str, Any]) -> str:
+    """The boards robot: prose (unreadable) first in every round, then, told it failed, a red washer in the
+    round's own column (never on another red one)."""
+    user = last_user_text(body)
+    if "Your previous reply this round failed" not in user:
+        return "I will build it now."
+    column = ROUND.search(user)
+    code = f"put(board, 'washer', 'red', 1, {column.group(1) if column else 1})"
+    return json.dumps({"status": "code", "details": code})
+
+
+def solver_says(body: dict[str, Any]) -> str:
+    """The puzzles solver: a description, but nothing public in turn 2 (unreadable, even when re-asked: the
+    turn's prompt is then an earlier user message)."""
+    asked = "\n".join(message_text(m) for m in body["messages"] if m["role"] == "user")
+    return "" if "Turn 2 of" in asked else "I see a module with a screen and buttons. What now?"
+
+
+TWIN_SCRIPT = {
+    # blocks: D2 never writes a <message> block (given up after its re-ask); D1, D3 and the builder are read
+    "You are director D2": thinking("I would rather not use the tags."),
+    "You are director": thinking("<message>Take the first candidate.</message>"),
+    "You are the builder": thinking(builder_says),
+    # rooms: the helper's first reply is empty and its re-ask is read; the final answer is never read
+    "The conversation with the Helper is over": thinking("I cannot tell from here."),
+    "You are the Answerer": thinking("What do you see near the window?"),
+    "You are the Helper": thinking(unless_reasked("", "I see two chairs by the window.", "could not be read")),
+    # boards: the programmer instructs; the robot's first reply of every round cannot be read
+    "You are the Programmer": thinking("Put a red washer in row 1, one column further right each round."),
+    "You are the Robot": thinking(robot_code),
+    # puzzles: the solver says nothing in turn 2; the expert's first reply is empty, its re-ask is read
+    "You are the solver": thinking(solver_says),
+    "You are the expert": thinking(unless_reasked("", "Press the first button.", "Your reply was empty")),
+}
+UNREADABLE_ROLES = {"blocks": "D2", "rooms": "answerer", "boards": "robot", "puzzles": "solver"}
+"""A role of each family some of whose replies the twin's script makes unreadable."""
+
+
+def secret_outside_reasoning(episode: dict[str, Any]) -> list[str]:
+    """Where the secret is in the episode but a reasoning event: another event, the summary, or a request's
+    system or user message (the raw stream keeps whole replies, and a re-ask shows the model its own)."""
+    found = [
+        f"{e['kind']} event, turn {e.get('turn')}, {e.get('role')}"
+        for e in episode["events"]
+        if e["kind"] != "reasoning" and SECRET in json.dumps(e)
     ]
-    in_rooms = lc.load_episodes(rooms)
-    assert lc.text_only_roles(lc.run_config(rooms)) == {"answerer", "helper"}
-    checks += [
-        lc.check_pictures_in_words(in_rooms, {"answerer", "helper"}),
-        lc.check_run_completed(in_rooms, 1, 0),
-        lc.check_unreadable_counted(in_rooms),
+    found += [
+        f"request of {r['role']}, turn {r['turn']}, call {r['call']}"
+        for r in episode["raw"]
+        if any(m["role"] != "assistant" and SECRET in json.dumps(m) for m in r["request"]["messages"])
     ]
-    assert [c.line() for c in checks if not c.ok] == []
-    assert len(found[0]["raw"]) > 0 and any(e["kind"] == "message" for e in found[0]["events"])
+    return found + (["the summary"] if SECRET in json.dumps(episode["summary"]) else [])
+
+
+@pytest.mark.parametrize("reasoning_field", [None, "reasoning_content"], ids=["inline-think", "reasoning-content"])
+def test_the_live_check_passes_on_every_family_against_a_fake_reasoning_model(reasoning_field, tmp_path, capsys):
+    """The fake-reasoning twin of ``make live-check``: the same harness (``--quick``) and checks, every family,
+    against the fake endpoint answering as reasoning models do (inline, or split out into reasoning_content)."""
+    with FakeOpenAIServer(scripted_replies(TWIN_SCRIPT, default=None), reasoning_field=reasoning_field) as server:
+        status = harness.main(["--quick", "--base-url", server.base_url, "--out", str(tmp_path / "out")])
+    said = capsys.readouterr().out
+    assert status == 0, said[said.find("==== live check summary") :] if "====" in said else said
+    assert "PASSED: " in said and "passed on blocks, rooms, boards, puzzles" in said
+    for world, role in UNREADABLE_ROLES.items():
+        episodes = lc.load_episodes(tmp_path / "out" / world)
+        assert episodes, world
+        for recorded in episodes:
+            assert secret_outside_reasoning(recorded) == [], (world, lc.episode_id(recorded))
+        thoughts = [r for e in episodes for r in lc.events(e, "reasoning")]
+        assert thoughts and all(SECRET in r["data"]["text"] for r in thoughts), world
+        assert sum(lc.unreadable_events(e)[role] for e in episodes) > 0, (world, role)
 
 
 def test_load_episodes_reads_files_the_index_does_not_list(tmp_path: Path):
