@@ -225,6 +225,11 @@ def _parser() -> argparse.ArgumentParser:
     rep_.add_argument("--first", type=int, help="first turn of an animation (default 0)")
     rep_.add_argument("--last", type=int, help="last turn of an animation (default: the last turn)")
     rep_.add_argument("--camera", help="camera preset of an animation's 3D frames (default: the world's)")
+    rep_.add_argument(
+        "--with-dialogue",
+        action="store_true",
+        help="an animation's frames show each turn's dialogue and outcome beside the picture",
+    )
     rep_.set_defaults(func=_cmd_replay)
 
     schema = sub.add_parser("schema", help="the JSON Schema of SimLab's files, for other tools to read them")
@@ -736,31 +741,12 @@ def _load_replay_episode(source: Path, episode_id: str | None) -> Episode:
         raise ConfigError(f"{source}: no episode {wanted!r} (episodes: {known})") from None
 
 
-def _refuse_overwriting_a_recording(out: Path, source: Path) -> None:
-    """An export never replaces what it was made from, nor any SimLab recording or run file."""
-    from simlab.core.errors import ConfigError
-
-    if not out.exists():
-        return
-    if out.is_dir():
-        raise ConfigError(f"--out {out}: this is a folder; name the file to write")
-    inputs = [source] if source.is_file() else [p for p in source.rglob("*") if p.is_file()]
-    if any(out.resolve() == p.resolve() for p in inputs) or _is_recording(out):
-        raise ConfigError(f"--out {out}: would overwrite a SimLab recording; choose another file")
-
-
-def _is_recording(path: Path) -> bool:
-    """Whether ``path`` starts like a SimLab file (a run, an index, an episode, a benchmark)."""
-    with path.open("rb") as f:
-        head = f.read(4096)
-    return b'"format"' in head and b'"simlab.' in head
-
-
 def _cmd_replay(args: argparse.Namespace) -> int:
     from simlab.core.errors import ConfigError
+    from simlab.core.exports import refuse_overwriting_a_recording
 
     episode = _load_replay_episode(args.source, args.episode)
-    _refuse_overwriting_a_recording(args.out, args.source)
+    refuse_overwriting_a_recording(args.out)  # the source is a recording too: the run's file or an episode
     last_turn = episode.last_turn
     if args.export == "png":
         from simlab.render.turn_sheet import turn_sheet
@@ -779,7 +765,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         first, last = (0 if args.first is None else args.first), (last_turn if args.last is None else args.last)
         if args.out.suffix.lower() != f".{args.export}":
             raise ConfigError(f"--out {args.out}: expected a .{args.export} file for --export {args.export}")
-        write_animation(episode, first, last, args.out, camera=args.camera)
+        write_animation(episode, first, last, args.out, camera=args.camera, dialogue=args.with_dialogue)
     print(f"wrote {args.out} ({episode.episode_id})")
     return 0
 

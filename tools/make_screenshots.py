@@ -1,7 +1,8 @@
 """Regenerate the README's screenshots of the app and of a headless turn sheet.
 
 Run under a display or Xvfb: ``xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python tools/make_screenshots.py``
-It writes, in docs/images/: the demo run at turns 3, 9 and 20, a rooms episode, a boards episode, a person
+It writes, in docs/images/: the demo run at turns 3, 9 and 20, a rooms episode (and its Agents dock with the
+pictures as sent and annotated), a boards episode, a person
 playing the blocks builder and one playing the boards robot (their role windows), a Color puzzle, a turn
 sheet, a model-played blocks episode's Raw tab (its calls as chats, against the local test server), a
 thinking model's private reasoning in a COMMA episode, two runs
@@ -30,6 +31,7 @@ from simlab.agents.openai_agent import AgentSettings
 from simlab.analysis.episode_diff import episode_diff
 from simlab.core.plugins import discover
 from simlab.core.recording import load_run
+from simlab.gui.agent_panels import ANNOTATED, AS_SENT
 from simlab.gui.dialogue import JUDGES_TAB
 from simlab.gui.live import make_session
 from simlab.gui.main_window import MainWindow
@@ -45,6 +47,7 @@ OUT = ROOT / "docs" / "images"
 EPISODE = "structure_002-r0"  # a complex structure with hidden blocks and engine errors
 TURNS = (3, 9, 20)
 ROOMS_EPISODE_INDEX = 1  # a counting question: the Helper's report names many objects
+PANELS_SIZE = (960, 700)  # the Agents dock floated: both rooms panels side by side, pictures large
 BOARDS_EPISODE_INDEX, BOARDS_TURN = 1, 5
 COMPARE_AFTER, COMPARE_HEIGHT = 1, 420  # shown the turn after the runs first differ, in a taller dock
 JUDGED_TURN = 3
@@ -73,15 +76,24 @@ def demo_turns(app: QApplication, tmp: Path) -> None:
     window.close()
 
 
-def recorded(app: QApplication, tmp: Path, config: RunConfig, index: int, turn: int, name: str) -> None:
-    """Run ``config``, open its episode ``index`` at ``turn`` and save the window as ``name``."""
-    out = tmp / config.world
+def open_recorded(
+    app: QApplication, tmp: Path, config: RunConfig, index: int, turn: int, folder: str | None = None
+) -> MainWindow:
+    """Run ``config`` into ``tmp/folder`` (its world's name by default) and open its episode ``index`` at
+    ``turn`` in a new window."""
+    out = tmp / (folder or config.world)
     run(config, out)
     window = new_window(tmp)
     window.open_path(out)
     window.open_episode_id(load_run(out).summaries[index]["episode_id"])
     window.playback.seek(turn)
     settle(app)
+    return window
+
+
+def recorded(app: QApplication, tmp: Path, config: RunConfig, index: int, turn: int, name: str) -> None:
+    """Run ``config``, open its episode ``index`` at ``turn`` and save the window as ``name``."""
+    window = open_recorded(app, tmp, config, index, turn)
     save(window.export_png, name)
     window.close()
 
@@ -89,6 +101,22 @@ def recorded(app: QApplication, tmp: Path, config: RunConfig, index: int, turn: 
 def rooms(app: QApplication, tmp: Path) -> None:
     config = RunConfig("rooms", seed=0, episodes=5, agents=["answerer=oracle", "helper=oracle"])
     recorded(app, tmp, config, ROOMS_EPISODE_INDEX, 2, "app_rooms.png")
+
+
+def agent_panel_modes(app: QApplication, tmp: Path) -> None:
+    """The Agents dock, floated and enlarged, on the rooms episode at turn 2: the pictures as sent (each agent's
+    own camera picture, nothing drawn on it) and annotated (the named objects outlined, the Answerer's question
+    card with the answers), the annotations marked NOT SENT."""
+    config = RunConfig("rooms", seed=0, episodes=5, agents=["answerer=oracle", "helper=oracle"])
+    window = open_recorded(app, tmp, config, ROOMS_EPISODE_INDEX, 2, "rooms-modes")
+    dock = window.docks["Agents"]
+    dock.setFloating(True)
+    dock.resize(*PANELS_SIZE)
+    for mode, name in ((AS_SENT, "app_panels_as_sent.png"), (ANNOTATED, "app_panels_annotated.png")):
+        window.agents.set_mode(mode)
+        settle(app)
+        save(lambda path: window.export_png(path, window.agents), name)
+    window.close()
 
 
 def boards(app: QApplication, tmp: Path) -> None:
@@ -298,6 +326,7 @@ def main() -> int:
         tmp = Path(folder)
         demo_turns(app, tmp)
         rooms(app, tmp)
+        agent_panel_modes(app, tmp)
         boards(app, tmp)
         puzzles(app, tmp)
         human(app, tmp, "blocks", "builder", "app_human_builder.png", turns=6)

@@ -7,8 +7,9 @@ numbers its own ``report`` prints. Rows: the family's headline metrics first, th
 named like a fixed row is shown as ``metric:NAME`` (as ``report`` does for ``score``).
 
 The first column is the baseline. Every other column is paired with it by ``(task_id, repeat)``, where both
-runs' ``run.json`` hold the same task under that id (generated ids such as ``structure_000`` name other
-tasks under another seed; a run that does not record its tasks is taken at its word). For each row,
+runs' ``run.json`` hold the same task under that id (:mod:`simlab.analysis.pairing`, the test the app pairs
+episodes by too: generated ids such as ``structure_000`` name other tasks under another seed; a run that does
+not record its tasks is taken at its word). For each row,
 the pairs where both have a value, the mean difference (column minus baseline) with a bootstrap CI seeded by
 the baseline's seed, and a p-value: an exact McNemar test (a binomial test on the discordant pairs) for
 ``success_rate``, a Wilcoxon signed-rank test for the rest (exact up to 50 distinct nonzero differences, or
@@ -24,7 +25,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,10 +33,10 @@ from typing import Any
 import numpy as np
 from scipy.stats import binomtest, permutation_test, rankdata, wilcoxon
 
+from simlab.analysis.pairing import TaskKey, pair_by_task, recorded_tasks, task_key
 from simlab.analysis.report import (
     SCORE,
     EpisodeRow,
-    as_int,
     ci_cell,
     csv_cell,
     episode_row,
@@ -68,8 +68,6 @@ UNKNOWN_AGENTS = "(unknown agents)"
 CSV_COLUMNS = ("section", "column", "baseline", "metric", "n", "mean", "sem", "ci_low", "ci_high", "p_value", "test")
 CSV_COLUMNS_NOTE = (*CSV_COLUMNS, "note")
 
-TaskKey = tuple[str, int | None]
-
 
 @dataclass(frozen=True)
 class Column:
@@ -83,7 +81,7 @@ class Column:
     episodes: tuple[EpisodeRow, ...]
     keys: tuple[TaskKey | None, ...]  # each episode's (task_id, repeat); None without a task id
     stats: dict[str, Summary]
-    tasks: Mapping[str, str]  # the run's tasks by id, as canonical JSON (empty: it does not record them)
+    tasks: Mapping[str, str]  # the run's tasks by id (pairing.recorded_tasks; empty: it does not record them)
 
     def to_json(self) -> dict[str, Any]:
         """``{"name", "run", "path", "lineup", "seed", "n", "stats": {ROW: Summary}}``."""
@@ -328,21 +326,7 @@ def make_column(
     keys = tuple(task_key(s) for s in ordered)
     seed = int(run.config.get("seed", 0))
     stats = {row: mean_sem_ci([row_value(row)(e) for e in episodes], resamples, seed, level) for row in rows}
-    return Column(name, run_name, str(run.path), lineup, seed, episodes, keys, stats, recorded_tasks(run))
-
-
-def recorded_tasks(run: Run) -> dict[str, str]:
-    """The tasks ``run.json`` records, by id, as canonical JSON (sorted keys): equal text, equal task."""
-    tasks = run.config.get("tasks")
-    if not isinstance(tasks, list):
-        return {}
-    return {str(t["id"]): json.dumps(t, sort_keys=True) for t in tasks if isinstance(t, Mapping) and "id" in t}
-
-
-def task_key(summary: Mapping[str, Any]) -> TaskKey | None:
-    """``(task_id, repeat)`` of a summary, what pairs it with another run's; None without a task id."""
-    task = summary.get("task_id")
-    return None if task is None else (str(task), as_int(summary.get("repeat")))
+    return Column(name, run_name, str(run.path), lineup, seed, episodes, keys, stats, recorded_tasks(run.config))
 
 
 def differing_parts(lineup: str, siblings: Sequence[str]) -> str:
@@ -353,31 +337,16 @@ def differing_parts(lineup: str, siblings: Sequence[str]) -> str:
 
 
 def compare_columns(base: Column, col: Column, rows: Sequence[str], resamples: int, level: float) -> Comparison:
-    """``col`` against ``base`` over the episodes with the same ``(task_id, repeat)`` (the first of each, by
-    id, when one holds the same key twice)."""
-    mine = first_by_key(col)
-    matched = [(key[0], b, mine[key]) for key, b in first_by_key(base).items() if key in mine]
-    pairs = [(b, c) for task, b, c in matched if same_task(base, col, task)]
-    different = len(matched) - len(pairs)
-    if not pairs:
+    """``col`` against ``base`` over the episodes that played the same task (:func:`pair_by_task`: the same
+    ``(task_id, repeat)`` and the same recorded task; the first of each, by id, when one holds a key twice)."""
+    pairing = pair_by_task(
+        zip(base.keys, base.episodes, strict=True), base.tasks, zip(col.keys, col.episodes, strict=True), col.tasks
+    )
+    different = len(pairing.differing)
+    if not pairing.pairs:
         return Comparison(base.name, col.name, 0, different, {})
-    out = {row: paired_row(row, pairs, base.seed, resamples, level) for row in rows}
-    return Comparison(base.name, col.name, len(pairs), different, out)
-
-
-def same_task(base: Column, col: Column, task_id: str) -> bool:
-    """Whether ``task_id`` names the same task in both columns' runs (yes when either does not record it)."""
-    mine, theirs = base.tasks.get(task_id), col.tasks.get(task_id)
-    return mine is None or theirs is None or mine == theirs
-
-
-def first_by_key(col: Column) -> dict[TaskKey, EpisodeRow]:
-    """Each task key's first episode in the column's order (episodes without a task id are never paired)."""
-    out: dict[TaskKey, EpisodeRow] = {}
-    for key, episode in zip(col.keys, col.episodes, strict=True):
-        if key is not None:
-            out.setdefault(key, episode)
-    return out
+    out = {row: paired_row(row, pairing.pairs, base.seed, resamples, level) for row in rows}
+    return Comparison(base.name, col.name, len(pairing.pairs), different, out)
 
 
 def paired_row(

@@ -3,9 +3,10 @@
 :func:`episode_diff` words each turn of both episodes as the transcript does
 (:func:`~simlab.render.formatting.event_line`: messages, moves, engine results, protocol errors; private
 reasoning left out), marks the turns that differ and the first of them, and compares the summaries: outcome,
-score, turns, errors and every metric either one has. :func:`same_task` finds, among another run's summaries,
-the episode that played the same task (and the same repeat, when both record one), so a comparison across
-runs pairs like with like.
+score, turns, errors and every metric either one has. Which episode of another run played the same task is
+:mod:`simlab.analysis.pairing`'s business, so a comparison across runs pairs like with like.
+:func:`value_text` is how the app shows a summary's value wherever it shows one (the browser, the Compare
+dock, a fork's diff), so one metric reads the same in each.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from simlab.analysis.report import num_cell
 from simlab.core.episode import Episode
 from simlab.core.events import Event
 from simlab.render.formatting import event_line
@@ -92,18 +94,11 @@ def summary_rows(a: Mapping[str, Any], b: Mapping[str, Any]) -> tuple[tuple[str,
     return (*rows, *((name, metrics_a.get(name), metrics_b.get(name)) for name in names))
 
 
-def same_task(summary: Mapping[str, Any], others: Iterable[Mapping[str, Any]]) -> Mapping[str, Any] | None:
-    """The first of ``others`` that played ``summary``'s task: the same ``task_id`` and, when both record a
-    ``repeat``, the same repeat. None when none did (or ``summary`` names no task)."""
-    task = summary.get("task_id")
-    if not task:
-        return None
-    repeat = summary.get("repeat")
-    return next(
-        (
-            other
-            for other in others
-            if other.get("task_id") == task and (repeat is None or other.get("repeat") in (None, repeat))
-        ),
-        None,
-    )
+def value_text(value: Any) -> str:
+    """A summary's value as the app shows it: a float to three decimals as ``report`` prints it, an integer or
+    a word as it is, ``-`` for none (an episode still running, a metric only one episode has)."""
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return num_cell(value)
+    return str(value)

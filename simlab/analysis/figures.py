@@ -147,6 +147,27 @@ def write_judge_figures(runs: Sequence[tuple[str, Run]], judged: Sequence[RunJud
     return written
 
 
+NEAR_EQUAL = 0.05
+"""x values spread over less than this share of their size are drawn as the equal values they nearly are."""
+
+
+def x_limits(data: FigureData) -> tuple[float, float] | None:
+    """A fixed x range for numbers spread over less than :data:`NEAR_EQUAL` of their size (None: leave it to
+    the plot). Auto-scaling would zoom into the spread (178.662 to 178.670 words) and draw noise as a
+    trend; here the values keep their size: centred, with a tenth of their size on each side."""
+    if data.kind == "bar":
+        return None
+    xs = [float(p.x) for s in data.series for p in s.points]
+    if not xs:
+        return None
+    low, high = min(xs), max(xs)
+    size = max(abs(low), abs(high), 1.0)
+    if high - low >= NEAR_EQUAL * size:
+        return None
+    middle, half = (low + high) / 2, 2 * NEAR_EQUAL * size
+    return middle - half, middle + half
+
+
 def draw(spec: FigureSpec, data: FigureData, out_dir: Path) -> list[Path]:
     """``spec.name``.png and .svg of ``data`` in ``out_dir``."""
     import matplotlib
@@ -163,6 +184,8 @@ def draw(spec: FigureSpec, data: FigureData, out_dir: Path) -> list[Path]:
             ax.set_ylabel(data.y_label)
             if data.y_range is not None:
                 ax.set_ylim(*data.y_range)
+            if (limits := x_limits(data)) is not None:
+                ax.set_xlim(*limits)
             if any(s.points for s in data.series):
                 ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, _below_axis(fig, ax)))
             paths = [out_dir / f"{spec.name}.png", out_dir / f"{spec.name}.svg"]

@@ -230,6 +230,16 @@ class ReplyForm:
 # ---- pictures and plots ---------------------------------------------------------------------------------
 
 
+ObservationImages = Callable[[Mapping[str, Any], "Episode", int], "dict[str, Image.Image]"]
+"""``(observation_json, episode, turn) -> {name: picture}``: pictures of one recorded observation."""
+
+
+def from_observation(draw: Callable[[Mapping[str, Any]], dict[str, Image.Image]]) -> ObservationImages:
+    """``draw``, which needs the observation's JSON alone (its data holds what is drawn), as
+    :data:`ObservationImages`."""
+    return lambda observation, _episode, _turn: draw(observation)
+
+
 SceneBuilder = Callable[..., "list[SceneItem]"]
 """``(episode, turn, overlay=True, style="ghost") -> items``: the 3D world after ``turn``."""
 
@@ -300,16 +310,24 @@ class FamilyViews:
       ``overlay_styles`` the ways it can be drawn (passed to ``scene`` as ``style``; the app adds "hidden")
       and ``overlay_help`` says what it is (no styles: no overlay choice); ``layers`` are the view's layer
       list and legend; ``inspect`` answers a click on an item (None: items are not inspectable).
-    * ``observation_images(observation_json, episode, turn)`` re-renders an observation's pictures from the
-      recording for the agent panels (``images_follow_turn``: they change with the turn, not only per
-      observation);
+    * ``observation_images(observation_json, episode, turn)`` re-renders the pictures a recorded observation
+      gave its role, exactly as sent: those its ``images`` name (none for an agent given text only), each
+      the very image the world's ``observe`` gave (so the same PNG a model was sent), nothing drawn on it;
+      ``turn`` is the observation's. The agent panels' "as sent" mode and the Raw tab's checks use it; an
+      extra picture it returns is never shown as sent;
+    * ``annotated_images(observation_json, episode, turn)`` draws the researcher's pictures of an observation
+      at the playback's ``turn``, none of them sent: a sent picture with marks on it, under its own name
+      (the objects named at the turn outlined), or a picture the role was never given (a question card with
+      the right answer, a board a text-only condition gave in words). The panels' "annotated" mode shows
+      them in place of, or after, the sent ones, each marked NOT SENT on the picture; None: a family with
+      nothing to add (``images_follow_turn``: they change with the turn, not only per observation);
     * ``turn_pictures(episode, turn)`` are the 2D pictures exports show beside the scene for a turn,
       ``episode_pictures(episode)`` those shown once (each director's wall);
     * ``role_note(episode, role)`` is a word shown after the role's name in the agent panels (a director's
       persona), or "".
     """
 
-    observation_images: Callable[[Mapping[str, Any], Episode, int], dict[str, Image.Image]]
+    observation_images: ObservationImages
     turn_pictures: Callable[[Episode, int], dict[str, Image.Image]]
     scene: SceneBuilder | None = None
     cameras: Callable[[Episode], Mapping[str, CameraPose]] = lambda _episode: {}
@@ -322,6 +340,7 @@ class FamilyViews:
     role_note: Callable[[Episode, str], str] = lambda _episode, _role: ""
     layers: tuple[Layer, ...] = ()
     inspect: Inspector | None = None
+    annotated_images: ObservationImages | None = None  # last: families that build views by position still work
 
 
 # ---- figures from recordings ----------------------------------------------------------------------------
@@ -362,8 +381,9 @@ class FigureData:
     series: tuple[FigureSeries, ...]
     y_range: tuple[float, float] | None = None
     x_is_turn: bool = False
-    """The x values are turns of the episodes (turn t, or a budget of t turns): the app draws the open
-    episode's current turn as a vertical line. Not part of the CSV."""
+    """The x values are turns of the episodes: the app draws the open episode's current turn as a vertical
+    line. A budget of turns (COMMA's success by allowed turns) is not a turn of the open episode: no line is
+    drawn there. Not part of the CSV."""
 
 
 @dataclass(frozen=True)

@@ -3,14 +3,27 @@
 :class:`AgentPanels` holds one :class:`AgentPanel` per role of the episode (in its family's order, in its
 palette's colour) side by side in a grid that follows the dock's size (:func:`grid_columns`: the fewest
 columns at which every panel fits, at most as many as leave each ``MIN_PANEL_WIDTH``; when they still do not
-fit, the pictures shrink so every row does, down to ``MIN_PICTURES_HEIGHT``), and redraws them when the
-:class:`~simlab.gui.playback.PlaybackModel` turn changes. A panel shows the role's observation images
-(re-rendered by the family's ``observation_images``, or an injected function), its public message and action
-at this turn in bold, and, collapsed by default, the observation text, the private reasoning and the
-conversation its model was sent (every call of the shown turn, re-asks included, as
+fit, the pictures shrink so every row does, never narrower than ``MIN_PICTURE_WIDTH``: below that the dock
+scrolls, each panel no taller than the dock), and redraws them when the
+:class:`~simlab.gui.playback.PlaybackModel` turn changes. A panel shows the role's observation pictures, its
+public message and action at this turn in bold, and, collapsed by default, the observation text, the private
+reasoning and the conversation its model was sent (every call of the shown turn, re-asks included, as
 :mod:`simlab.render.model_calls` draws them; a role that called no model says so). A role that did not act at
-this turn gets a grey note and its last observation, dimmed. Pixmaps are cached per (episode, role, turn), so
-stepping is cheap. :meth:`AgentPanels.grab_whole` pictures every panel, scrolled out of view or not.
+this turn gets a grey note and its last observation, dimmed.
+
+The pictures have two modes, switched above the panels (and remembered in the settings given):
+
+* **as sent** (the default): exactly the pictures the recorded observation gave the role, re-drawn by the
+  family's ``observation_images``, in the order its model got them, nothing drawn on them; a caption says
+  when a picture is byte for byte the PNG a model call recorded (its sha256) or differs from it, and a panel
+  whose observation sent none says "No pictures were sent";
+* **annotated**: the family's researcher pictures too (named objects outlined, the right answer, pictures
+  for a text-only condition), each marked NOT SENT on the picture itself
+  (:func:`~simlab.render.episode_pictures.agent_pictures` composes both). While a person plays, the panels
+  stay as sent.
+
+Pictures are cached per (episode, role, turn, mode), so stepping is cheap. :meth:`AgentPanels.grab_whole`
+pictures every panel, scrolled out of view or not.
 """
 
 from __future__ import annotations
@@ -19,15 +32,16 @@ import bisect
 import html
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from PIL import Image
-from PySide6.QtCore import QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QSettings, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QFontDatabase, QPainter, QPaintEvent, QPixmap, QResizeEvent
 from PySide6.QtWidgets import (
+    QButtonGroup,
     QFrame,
     QGraphicsOpacityEffect,
     QGridLayout,
+    QHBoxLayout,
     QLabel,
     QScrollArea,
     QSizePolicy,
@@ -41,17 +55,31 @@ from simlab.core.events import Event
 from simlab.core.family import RGB, FamilyViews, hex_colour
 from simlab.gui.dialogue import ERROR_COLOUR, MUTED_COLOUR, OK_COLOUR, pil_to_qimage
 from simlab.gui.playback import PlaybackModel
-from simlab.render.episode_pictures import views_of
+from simlab.render.episode_pictures import NOT_SENT_RGB, AgentPicture, AgentPictures, agent_pictures, views_of
 from simlab.render.formatting import episode_colours, episode_roles, event_line
 from simlab.render.model_calls import ModelCall, calls_html, model_calls
 
-ImagesFor = Callable[[Mapping[str, Any]], dict[str, Image.Image]]
-"""Renders an observation event's data (``text``, ``images``, ``data``) to named pictures."""
+AS_SENT, ANNOTATED = "as sent", "annotated"
+MODES = (AS_SENT, ANNOTATED)
+MODE_KEY = "agents/pictures"  # where the chosen mode is remembered
+MODE_HELP = {  # (beside the switch, its tooltip)
+    AS_SENT: (
+        "exactly what each agent was given",
+        "The recorded observation's pictures as its model got them, nothing drawn on them",
+    ),
+    ANNOTATED: (
+        "with what was drawn for you, marked NOT SENT",
+        "Named objects outlined, right answers, pictures for text-only conditions: none of them sent to the agent",
+    ),
+}
+NO_PICTURES = "No pictures were sent"
+NOT_SENT_COLOUR = hex_colour(NOT_SENT_RGB)
+MODE_COLOUR = {AS_SENT: "#3b4048", ANNOTATED: NOT_SENT_COLOUR}  # a checked switch's: annotated as its marks
 
 DIMMED_OPACITY = 0.4
 MAX_UPSCALE = 1.25  # never blow a picture up by more than this: beyond it the pixels show
-MIN_PANEL_WIDTH = 200  # narrower, a title and its status wrap to many lines and the pictures are stamps
-MIN_PICTURES_HEIGHT = 90  # a panel's pictures never shrink below this to fit the dock: scroll instead
+MIN_PICTURE_WIDTH = 240  # narrower, a wall's letters and a board's numbers cannot be read: the dock scrolls
+MIN_PANEL_WIDTH = MIN_PICTURE_WIDTH + 30  # such a picture, the panel's margins and its coloured edge
 GRID_SPACING = 6
 MESSAGE_CHARS = 240  # a panel shows this much of a message; the dialogue and the tooltip show all of it
 
@@ -130,14 +158,16 @@ class EpisodeIndex:
         """The episode's roles in its family's order (the agents it recorded, else the observed roles)."""
         return episode_roles(self.episode)
 
-    def role_turn(self, role: str, turn: int) -> RoleTurn:
+    def role_turn(self, role: str, turn: int, as_told: bool = False) -> RoleTurn:
+        """What ``role`` was given and did at ``turn``; ``as_told`` words results only as the engine tells the
+        roles (while a person plays: no mistake judged against the hidden target)."""
         out = RoleTurn(role, turn)
         turns = self._obs_turns.get(role, [])
         k = bisect.bisect_right(turns, turn) - 1
         out.observation = self.observations[role][k] if k >= 0 else None
         events = self.by_turn.get(turn, [])
         for event in events:
-            line = event_line(event) if event.role == role else None
+            line = event_line(event, as_told) if event.role == role else None
             if line is None:
                 continue
             if line.kind == "message":
@@ -147,7 +177,7 @@ class EpisodeIndex:
             elif line.kind == "protocol_error":
                 out.outcomes.append((False, line.plain()))
         if out.did:
-            out.outcomes.extend(_results(events))
+            out.outcomes.extend(_results(events, as_told))
         shown = out.shown_turn
         out.calls = self.calls.get((role, shown), []) if shown is not None else []
         out.calls_model = role in self.model_roles
@@ -160,9 +190,9 @@ class EpisodeIndex:
         return out
 
 
-def _results(events: list[Event]) -> list[tuple[bool, str]]:
+def _results(events: list[Event], as_told: bool = False) -> list[tuple[bool, str]]:
     """(ok, the engine's words) of the turn's results, as the one formatter words them."""
-    lines = [event_line(e) for e in events if e.kind == "result"]
+    lines = [event_line(e, as_told) for e in events if e.kind == "result"]
     return [(line.tone == "ok", line.plain()) for line in lines if line is not None]
 
 
@@ -171,13 +201,14 @@ def _results(events: list[Event]) -> list[tuple[bool, str]]:
 
 class ImageView(QWidget):
     """A picture scaled smoothly to the widget's width (keeping its aspect), centred; height follows width, up
-    to ``max_height`` when one is set (the grid shrinks pictures so every panel fits the dock)."""
+    to ``max_height`` and ``max_width`` when set (the grid narrows pictures so every panel fits the dock)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._pixmap = QPixmap()
         self._scaled = QPixmap()
         self._max_height: int | None = None
+        self._max_width: int | None = None
         policy = QSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
         policy.setHeightForWidth(True)
         self.setSizePolicy(policy)
@@ -201,10 +232,24 @@ class ImageView(QWidget):
             self.updateGeometry()
             self.update()
 
+    def shown_width(self) -> int:
+        """How wide the picture is drawn now, in pixels (0 without one)."""
+        return 0 if self._pixmap.isNull() else self._target_width(self.width())
+
+    def set_max_width(self, width: int | None) -> None:
+        """Draw the picture at most ``width`` pixels wide (None: as wide as the widget allows)."""
+        if width != self._max_width:
+            self._max_width = width
+            self._scaled = QPixmap()
+            self.updateGeometry()
+            self.update()
+
     def _target_width(self, width: int) -> int:
         widest = min(width, round(self._pixmap.width() * MAX_UPSCALE))
         if self._max_height is not None:
             widest = min(widest, self._max_height * self._pixmap.width() // max(1, self._pixmap.height()))
+        if self._max_width is not None:
+            widest = min(widest, self._max_width)
         return max(1, widest)
 
     def hasHeightForWidth(self) -> bool:
@@ -296,9 +341,34 @@ class Collapsible(QWidget):
             self.set_expanded(False)
 
 
+@dataclass(frozen=True)
+class PanelPictures:
+    """One observation's pictures as a panel shows them: what :func:`agent_pictures` found, a pixmap each."""
+
+    found: AgentPictures
+    pixmaps: tuple[QPixmap, ...]
+
+
+def _caption(picture: AgentPicture) -> tuple[str, str, str]:
+    """What a picture's caption says after its name (what the picture is), in which colour, and its tooltip."""
+    if not picture.sent:
+        return "NOT SENT", NOT_SENT_COLOUR, "Drawn for you: the agent was not sent this picture"
+    if picture.verified is None:
+        return "", MUTED_COLOUR, "The picture the agent was sent, re-drawn from the recording"
+    if picture.verified:
+        return "as sent (sha256 checked)", MUTED_COLOUR, "Byte for byte the PNG the model call recorded (its sha256)"
+    why = "Re-drawn here, this picture is not byte for byte the PNG the model call recorded (its sha256 differs)"
+    return "differs from the PNG sent", ERROR_COLOUR, why
+
+
+def _digests(calls: Sequence[ModelCall]) -> dict[str, str]:
+    """Picture name -> sha256 of the PNG the role's model was sent, in the order it got them."""
+    return {ref.name: ref.sha256 for call in calls for m in call.messages for ref in m.images if ref.sha256}
+
+
 class AgentPanel(QFrame):
-    """One role: title, status, what it said/did this turn, its observation images and (collapsed) text,
-    reasoning and the conversation its model was sent."""
+    """One role: title, status, what it said/did this turn, its observation pictures (each captioned) and
+    (collapsed) text, reasoning and the conversation its model was sent."""
 
     sectionToggled = Signal()  # a section opened or closed: the panel's height changed
 
@@ -331,7 +401,15 @@ class AgentPanel(QFrame):
         self.images = QWidget(self)
         self._image_layout = QVBoxLayout(self.images)
         self._image_layout.setContentsMargins(0, 0, 0, 0)
+        self._image_layout.setSpacing(2)
+        self.no_pictures = QLabel(self.images)  # "No pictures were sent", or those sent it cannot re-draw
+        self.no_pictures.setWordWrap(True)
+        self.no_pictures.setStyleSheet(f"color: {MUTED_COLOUR}; font-style: italic")
+        self._image_layout.addWidget(self.no_pictures)
+        self._captions: list[QLabel] = []
         self._image_views: list[ImageView] = []
+        self._pictures: tuple[AgentPicture, ...] = ()
+        self._caption_texts: list[str] = []
         self._dim = QGraphicsOpacityEffect(self.images)
         self._dim.setOpacity(1.0)
         self.images.setGraphicsEffect(self._dim)
@@ -366,35 +444,56 @@ class AgentPanel(QFrame):
         """The observation pictures currently shown."""
         return [view.pixmap() for view in self._visible_views()]
 
+    def pictures(self) -> list[AgentPicture]:
+        """The pictures currently shown: names, images (as drawn, NOT SENT marks included), sent or not."""
+        return list(self._pictures)
+
+    def captions(self) -> list[str]:
+        """The captions of the pictures shown, as plain text."""
+        return list(self._caption_texts)
+
     def calls(self) -> list[ModelCall]:
         """The model calls whose conversation is shown (the role's, at the shown turn)."""
         return list(self._calls)
 
-    def set_pictures_height(self, height: int | None) -> None:
-        """Keep the pictures together at most ``height`` pixels tall (None: as the width makes them)."""
-        views = self._visible_views()
-        for view in views:
-            view.set_max_height(None if height is None else max(1, height // len(views)))
+    def set_pictures_width(self, width: int | None) -> None:
+        """Draw the pictures at most ``width`` pixels wide (None: as wide as the panel)."""
+        for view in self._visible_views():
+            view.set_max_width(width)
         # layouts cache heights for widths and refresh them only on the next event loop pass: the grid asks now
         self._image_layout.invalidate()
         self.images.updateGeometry()
         self.layout().invalidate()
 
-    def pictures_height(self, width: int) -> int:
-        """How tall the pictures are at a panel ``width`` (the rest of the panel does not shrink)."""
+    def fit_pictures(self, width: int, height: int) -> None:
+        """Narrow the pictures so the panel is at most ``height`` tall at ``width``, but never below
+        ``MIN_PICTURE_WIDTH`` (past that they cannot be read: the dock scrolls instead)."""
+        self.set_pictures_width(None)
         inner = width - sum(self.layout().getContentsMargins()[::2])
-        return sum(view.heightForWidth(inner) for view in self._visible_views())
+        budget = height - (self.heightForWidth(width) - self._pictures_height(inner))
+        low, high = min(MIN_PICTURE_WIDTH, inner), inner
+        best = low
+        while low <= high:  # the widest pictures that fit: their height grows with their width
+            middle = (low + high) // 2
+            if self._pictures_height(middle) <= budget:
+                best, low = middle, middle + 1
+            else:
+                high = middle - 1
+        self.set_pictures_width(best if best < inner else None)
+
+    def _pictures_height(self, width: int) -> int:
+        return sum(view.heightForWidth(width) for view in self._visible_views())
 
     def _visible_views(self) -> list[ImageView]:
         return [view for view in self._image_views if not view.isHidden()]
 
     # ---- drawing ------------------------------------------------------------------------------------------
-    def show_turn(self, info: RoleTurn, pixmaps: Mapping[str, QPixmap]) -> None:
-        """Display ``info`` (what the role saw and did) with its observation ``pixmaps``."""
+    def show_turn(self, info: RoleTurn, pictures: PanelPictures | None) -> None:
+        """Display ``info`` (what the role saw and did) with its observation's ``pictures``."""
         self._shown_turn = info.shown_turn
         self._set_status(info)
         self._set_message(info)
-        self._set_images(pixmaps)
+        self._set_images(pictures)
         self._dim.setOpacity(1.0 if info.acted else DIMMED_OPACITY)
         observation = info.observation
         self.observation_text.set_text(str(observation.data.get("text", "")) if observation is not None else "")
@@ -436,40 +535,67 @@ class AgentPanel(QFrame):
         self.message.setText("<br>".join(lines))
         self.message.setVisible(bool(lines))
 
-    def _set_images(self, pixmaps: Mapping[str, QPixmap]) -> None:
+    def _set_images(self, shown: PanelPictures | None) -> None:
+        """Each picture under its caption, and a plain note when the observation sent none (or some cannot be
+        re-drawn here)."""
+        self._pictures = shown.found.pictures if shown is not None else ()
+        pixmaps = shown.pixmaps if shown is not None else ()
         while len(self._image_views) < len(pixmaps):
-            view = ImageView(self.images)
+            caption, view = QLabel(self.images), ImageView(self.images)
+            caption.setTextFormat(Qt.TextFormat.RichText)
+            caption.setWordWrap(True)  # a long caption wraps, never widening a panel
+            caption.setStyleSheet(f"color: {MUTED_COLOUR}")
+            self._image_layout.addWidget(caption)
             self._image_layout.addWidget(view)
+            self._captions.append(caption)
             self._image_views.append(view)
-        for view, pixmap in zip(self._image_views, pixmaps.values(), strict=False):
-            view.set_pixmap(pixmap)
-            view.setVisible(True)
-        for view in self._image_views[len(pixmaps) :]:
-            view.setVisible(False)
+        self._caption_texts = []
+        for k, (caption, view) in enumerate(zip(self._captions, self._image_views, strict=True)):
+            if k < len(pixmaps):
+                picture = self._pictures[k]
+                note, colour, tip = _caption(picture)
+                self._caption_texts.append(f"{picture.name} \u00b7 {note}" if note else picture.name)
+                weight = "400" if colour == MUTED_COLOUR else "700"
+                said = f' <span style="color:{colour}; font-weight:{weight}">\u00b7 {note}</span>' if note else ""
+                caption.setText(html.escape(picture.name) + said)
+                view.set_pixmap(pixmaps[k])
+                view.setToolTip(tip)
+            caption.setVisible(k < len(pixmaps))
+            view.setVisible(k < len(pixmaps))
+        notes = []
+        if shown is not None and not shown.found.sent:
+            notes.append(NO_PICTURES)
+        if shown is not None and shown.found.missing:
+            notes.append(f"Sent, but not re-drawn here: {', '.join(shown.found.missing)}")
+        self.no_pictures.setText("\n".join(notes))
+        self.no_pictures.setVisible(bool(notes))
 
 
 class AgentPanels(QWidget):
     """One :class:`AgentPanel` per role of the playback's episode in a grid that follows the widget's size,
-    redrawn on every turn change."""
+    redrawn on every turn change, under the switch between the pictures "as sent" and "annotated"."""
 
     def __init__(
         self,
         playback: PlaybackModel,
-        images_for: ImagesFor | None = None,
         parent: QWidget | None = None,
         cache_size: int = 512,
+        settings: QSettings | None = None,
     ) -> None:
         super().__init__(parent)
         self._playback = playback
-        self._images_for = images_for
+        self._settings = settings
+        remembered = settings.value(MODE_KEY, AS_SENT) if settings is not None else AS_SENT
+        self._mode = remembered if remembered in MODES else AS_SENT
         self._views: FamilyViews | None = None
         self._turn = 0
-        self._cache: dict[tuple[str, str, int], dict[str, QPixmap]] = {}
+        self._cache: dict[tuple[str, str, int, str, int], PanelPictures] = {}
         self._cache_size = cache_size
         self._index: EpisodeIndex | None = None
         self._panels: dict[str, AgentPanel] = {}
         self._only: frozenset[str] | None = None  # while a person plays: their roles' panels alone
         self._columns = 1
+        self.mode_bar = self._make_mode_bar()
         self._content = QWidget()
         self._grid = QGridLayout(self._content)
         self._grid.setContentsMargins(GRID_SPACING, GRID_SPACING, GRID_SPACING, GRID_SPACING)
@@ -483,10 +609,43 @@ class AgentPanels(QWidget):
         self.scroll.setWidget(self._content)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.mode_bar)
         layout.addWidget(self.scroll)
         playback.episodeChanged.connect(self._on_episode)
         playback.turnChanged.connect(self._on_turn)
         self._on_episode(playback.episode)
+
+    def _make_mode_bar(self) -> QWidget:
+        """The switch between the two modes: a pair of exclusive buttons, each saying what it shows."""
+        bar = QWidget(self)
+        row = QHBoxLayout(bar)
+        row.setContentsMargins(GRID_SPACING, 4, GRID_SPACING, 0)
+        row.setSpacing(2)
+        row.addWidget(QLabel("Pictures:", bar))
+        group = QButtonGroup(bar)
+        self.mode_buttons: dict[str, QToolButton] = {}
+        for mode in MODES:
+            button = self.mode_buttons[mode] = QToolButton(bar)
+            button.setText(mode.capitalize())
+            button.setCheckable(True)
+            button.setChecked(mode == self._mode)
+            button.setToolTip(MODE_HELP[mode][1])
+            button.setStyleSheet(
+                "QToolButton { padding: 1px 8px; border: 1px solid #b8bec6; background: #f6f7f9; }"
+                f"QToolButton:checked {{ color: white; background: {MODE_COLOUR[mode]}; "
+                "border-color: transparent; font-weight: 600; }"
+            )
+            button.clicked.connect(lambda _checked, mode=mode: self.set_mode(mode))
+            group.addButton(button)
+            row.addWidget(button)
+        self.mode_note = QLabel(MODE_HELP[self._mode][0], bar)
+        self.mode_note.setStyleSheet(f"color: {MUTED_COLOUR}; padding-left: 6px")
+        row.addWidget(self.mode_note)
+        row.addStretch(1)
+        # its width never sets the dock's minimum (nor the window's, which must tile beside its forks): clipped
+        bar.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        return bar
 
     # ---- public API ---------------------------------------------------------------------------------------
     def roles(self) -> list[str]:
@@ -498,18 +657,52 @@ class AgentPanels(QWidget):
         """How many columns the panels are laid out in."""
         return self._columns
 
+    @property
+    def mode(self) -> str:
+        """How pictures are shown: ``AS_SENT`` or ``ANNOTATED`` (as sent, whatever was chosen, while a person
+        plays: they see only what their role was given)."""
+        return AS_SENT if self._only is not None else self._mode
+
+    def set_mode(self, mode: str) -> None:
+        """Show the pictures ``AS_SENT`` or ``ANNOTATED`` (remembered in the settings, when given)."""
+        if mode not in MODES:
+            raise ValueError(f"unknown picture mode {mode!r}; expected one of {', '.join(MODES)}")
+        self._mode = mode
+        self._show_mode()
+        if self._settings is not None:
+            self._settings.setValue(MODE_KEY, mode)
+        self._on_turn(self._turn)
+
+    def _show_mode(self) -> None:
+        """The switch and its note as the mode in force is."""
+        self.mode_buttons[self.mode].setChecked(True)
+        self.mode_note.setText(MODE_HELP[self.mode][0])
+
     def grab_whole(self) -> QPixmap:
-        """A picture of every panel shown, those scrolled out of view included (File > Export Panel)."""
-        return self._content.grab()
+        """A picture of every panel shown, those scrolled out of view included, under the mode switch, which
+        says whether its pictures are as sent or annotated (File > Export Panel)."""
+        bar, panels = self.mode_bar.grab(), self._content.grab()
+        ratio = panels.devicePixelRatio()
+        size = QSize(max(bar.width(), panels.width()), bar.height() + panels.height())
+        whole = QPixmap(size)
+        whole.setDevicePixelRatio(ratio)
+        whole.fill(self.palette().window().color())
+        painter = QPainter(whole)
+        painter.drawPixmap(0, 0, bar)
+        painter.drawPixmap(0, round(bar.height() / ratio), panels)
+        painter.end()
+        return whole
 
     def panel(self, role: str) -> AgentPanel:
         """The panel of ``role`` (KeyError when the episode has no such role)."""
         return self._panels[role]
 
     def show_only(self, roles: Iterable[str] | None) -> None:
-        """Show the panels of ``roles`` alone (a person playing sees only what their roles were given), or
-        every role's again with None."""
+        """Show the panels of ``roles`` alone (a person playing sees only what their roles were given, as sent),
+        or every role's again, in the chosen mode, with None."""
         self._only = frozenset(roles) if roles is not None else None
+        self.mode_bar.setEnabled(self._only is None)
+        self._show_mode()
         for role, panel in self._panels.items():
             panel.setVisible(self._only is None or role in self._only)
         self._on_turn(self._turn)  # the panels shown now may never have been drawn
@@ -550,8 +743,8 @@ class AgentPanels(QWidget):
         for role, panel in self._panels.items():
             if self._only is not None and role not in self._only:
                 continue  # not even rendered: another role's pictures stay out of the process's caches too
-            info = self._index.role_turn(role, turn)
-            panel.show_turn(info, self._pixmaps(info))
+            info = self._index.role_turn(role, turn, as_told=self._only is not None)
+            panel.show_turn(info, self._pictures(info))
         self._reflow()
 
     # ---- the grid -----------------------------------------------------------------------------------------
@@ -575,7 +768,7 @@ class AgentPanels(QWidget):
         scroll_bar = self.scroll.verticalScrollBar().sizeHint().width()  # kept free, so a scroll bar never re-flows
         width, height = viewport.width() - margins - scroll_bar, viewport.height() - margins
         for panel in panels:
-            panel.set_pictures_height(None)
+            panel.set_pictures_width(None)
         heights = [panel.heightForWidth for panel in panels]
         self._columns = grid_columns(heights, width, height, MIN_PANEL_WIDTH)
         for k, panel in enumerate(panels):
@@ -593,33 +786,30 @@ class AgentPanels(QWidget):
             panel.setMinimumHeight(panel.heightForWidth(cell))
 
     def _fit_pictures(self, panels: list[AgentPanel], width: int, height: int) -> None:
-        """Give each row an equal share of ``height`` by shrinking its panels' pictures (not below
-        ``MIN_PICTURES_HEIGHT``: past that the dock scrolls)."""
+        """Give each row an equal share of ``height`` by narrowing its panels' pictures, not below
+        ``MIN_PICTURE_WIDTH``. When even that leaves the grid too tall, the dock scrolls: each panel is then
+        only kept as short as the dock, so it can be seen whole, its pictures as large as that allows."""
         cell = column_width(self._columns, width)
         rows = -(-len(panels) // self._columns)
         share = (height - GRID_SPACING * (rows - 1)) // rows
-        for panel in panels:
-            pictures = panel.pictures_height(cell)
-            rest = panel.heightForWidth(cell) - pictures
-            # less a spacing: frames and rounding take a few pixels the estimate does not see
-            panel.set_pictures_height(min(pictures, max(MIN_PICTURES_HEIGHT, share - rest - GRID_SPACING)))
+        for panel in panels:  # less a spacing: frames and rounding take a few pixels the estimate does not see
+            panel.fit_pictures(cell, share - GRID_SPACING)
+        if grid_height([panel.heightForWidth for panel in panels], self._columns, width) > height:
+            for panel in panels:
+                panel.fit_pictures(cell, height - GRID_SPACING)
 
-    def _render_images(self, observation: Mapping[str, Any]) -> dict[str, Image.Image]:
-        if self._images_for is not None:
-            return self._images_for(observation)
-        if self._views is None or self._index is None:
-            return {}
-        return self._views.observation_images(observation, self._index.episode, self._turn)
-
-    def _pixmaps(self, info: RoleTurn) -> dict[str, QPixmap]:
+    def _pictures(self, info: RoleTurn) -> PanelPictures | None:
+        """The pictures of the role's shown observation in the current mode (cached: stepping back is free)."""
         if info.observation is None or self._index is None:
-            return {}
-        follow = self._views is not None and self._views.images_follow_turn
-        key = (self._index.episode.episode_id, info.role, info.observation.turn, self._turn if follow else -1)
+            return None
+        annotated = self.mode == ANNOTATED
+        follow = annotated and self._views is not None and self._views.images_follow_turn
+        episode = self._index.episode
+        key = (episode.episode_id, info.role, info.observation.turn, self.mode, self._turn if follow else -1)
         cached = self._cache.get(key)
         if cached is None:
-            images = self._render_images(dict(info.observation.data))
-            cached = {name: pil_to_pixmap(image) for name, image in images.items()}
+            found = agent_pictures(self._views, info.observation, episode, self._turn, annotated, _digests(info.calls))
+            cached = PanelPictures(found, tuple(pil_to_pixmap(p.image) for p in found.pictures))
             if len(self._cache) >= self._cache_size:
                 self._cache.pop(next(iter(self._cache)))
             self._cache[key] = cached

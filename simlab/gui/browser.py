@@ -3,7 +3,10 @@
 It reads only the summaries (``Run.summaries``) and the unreadable index lines (``Run.problems``), never an
 episode file, so runs of thousands of episodes open at once. Episode ids repeat across runs (two runs of the
 same tasks), so a row is known by its :class:`EpisodeKey`, (run, episode id), never by the id alone; with more
-than one run a *Run* column and a run filter appear. Choosing an episode emits
+than one run a *Run* column and a run filter appear. A task id can name different tasks in different runs
+(generated ids name other structures under another seed): by the test ``report`` pairs episodes by
+(:func:`~simlab.analysis.pairing.same_task`), such a row's task reads ``structure_001 (≠ B)`` and the task menu
+lists each task apart, so episodes of different tasks are never shown as one task. Choosing an episode emits
 :attr:`EpisodeBrowser.episodeActivated`; what happens next (loading it into the playback model) is the main
 window's business.
 """
@@ -38,6 +41,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from simlab.analysis.episode_diff import value_text
+from simlab.analysis.pairing import TASKS_DIFFER, same_task
 from simlab.core.errors import SimlabError
 from simlab.worlds import get_family
 
@@ -68,6 +73,7 @@ class Column:
     key: str
     numeric: bool = False
     metric: bool = False  # read from the summary's metrics (a family's headline metric), not a top field
+    tip: str = ""  # the header's tooltip: what the column counts, where another view counts differently
 
 
 COLUMNS = (  # what decides which episode to open first: outcome and score next to the id
@@ -75,7 +81,13 @@ COLUMNS = (  # what decides which episode to open first: outcome and score next 
     Column("Outcome", "outcome"),
     Column("Score", "score", numeric=True),
     Column("Turns", "turns", numeric=True),
-    Column("Errors", "errors", numeric=True),
+    Column(
+        "Errors",
+        "errors",
+        numeric=True,
+        tip="The errors the world counts in its summary (what counts is the family's rule). The timeline's red "
+        "ticks mark every refused reply, broken protocol and mistake of a turn, so the two can differ.",
+    ),
     Column("Task", "task_id"),
     Column("Group", "group"),
     Column("Agents", "agents"),
@@ -149,8 +161,8 @@ def _display(column: Column, value: Any) -> str:
         return ""
     if column.key == "agents":
         return compact_agents(value if isinstance(value, Mapping) else {})
-    if (column.key == "score" or column.metric) and isinstance(value, int | float) and not isinstance(value, bool):
-        return f"{value:.3f}"
+    if column.key == "score" or column.metric:
+        return value_text(value)  # as the Compare dock and a fork's diff show the same number
     return str(value)
 
 
@@ -165,7 +177,8 @@ class _Row:
     """What the table needs of one summary, computed once in :meth:`RunIndexModel.set_runs`."""
 
     key: EpisodeKey
-    task_id: str
+    task: str  # what the Task column and menu say: the id, marked when it names another task in other runs
+    task_note: str  # why it is marked (the Task cell's tooltip), or ""
     outcome: str
     group: str
     display: tuple[str, ...]
@@ -181,16 +194,28 @@ def _value(summary: Mapping[str, Any], column: Column) -> Any:
     return summary.get(column.key)
 
 
-def _make_row(run: str, summary: Mapping[str, Any], columns: Sequence[Column] = COLUMNS) -> _Row:
-    values = [run if c is RUN_COLUMN else _value(summary, c) for c in columns]
+def task_label(task_id: str, other_runs: Sequence[str]) -> str:
+    """What the browser calls task ``task_id`` of a run when ``other_runs`` hold another task under that id."""
+    return f"{task_id} (≠ {', '.join(other_runs)})" if other_runs else task_id
+
+
+def _make_row(
+    run: str, summary: Mapping[str, Any], columns: Sequence[Column] = COLUMNS, differs_in: Sequence[str] = ()
+) -> _Row:
+    """The row of ``summary`` of run ``run``, whose task id names another task in the runs ``differs_in``."""
+    task_id = _task_id(summary)
+    task = task_label(task_id, differs_in)
+    values = [run if c is RUN_COLUMN else task if c.key == "task_id" else _value(summary, c) for c in columns]
     display = tuple(_display(c, v) for c, v in zip(columns, values, strict=True))
     episode_id = str(summary.get("episode_id", ""))
-    task_id = str(summary.get("task_id", "") or "")
     outcome = str(summary.get("outcome", "") or "")
     agents = compact_agents(summary.get("agents") if isinstance(summary.get("agents"), Mapping) else {})
+    runs = "run" if len(differs_in) == 1 else "runs"
+    note = f"{task_id} of run {run} is another task than {task_id} of {runs} {', '.join(differs_in)}: {TASKS_DIFFER}"
     return _Row(
         key=EpisodeKey(run, episode_id),
-        task_id=task_id,
+        task=task,
+        task_note=note if differs_in else "",
         outcome=outcome,
         group=str(summary.get("group") or ""),
         display=display,
@@ -198,6 +223,10 @@ def _make_row(run: str, summary: Mapping[str, Any], columns: Sequence[Column] = 
         agents_tooltip=full_agents(summary.get("agents") if isinstance(summary.get("agents"), Mapping) else None),
         haystack=" ".join((episode_id, task_id, agents, outcome, *_words(summary))).casefold(),
     )
+
+
+def _task_id(summary: Mapping[str, Any]) -> str:
+    return str(summary.get("task_id", "") or "")
 
 
 def _words(summary: Mapping[str, Any]) -> list[str]:
@@ -238,15 +267,22 @@ class RunIndexModel(QAbstractTableModel):
         """Replace every row by one run's (named ``""``)."""
         self.set_runs([("", summaries)])
 
-    def set_runs(self, runs: Sequence[tuple[str, Iterable[Mapping[str, Any]]]]) -> None:
+    def set_runs(
+        self,
+        runs: Sequence[tuple[str, Iterable[Mapping[str, Any]]]],
+        tasks: Mapping[str, Mapping[str, str]] | None = None,
+    ) -> None:
         """Replace every row by the summaries of each ``(run name, summaries)``, run after run (a model reset:
-        views keep no stale rows). Names must differ: they tell apart the episodes whose ids repeat."""
+        views keep no stale rows). Names must differ: they tell apart the episodes whose ids repeat. ``tasks``
+        holds each run's recorded tasks (:func:`~simlab.analysis.pairing.recorded_tasks`, by run name): a task
+        id naming different tasks in two runs is marked in both (a run left out is taken at its word)."""
         self.beginResetModel()
         self.runs = tuple(name for name, _ in runs)
         owned = [(name, dict(s)) for name, summaries in runs for s in summaries]
         self._summaries = [s for _, s in owned]
         self.columns = family_columns(self._summaries, several_runs=len(self.runs) > 1)
-        self._rows = [_make_row(name, s, self.columns) for name, s in owned]
+        differs = _differing_runs(owned, tasks or {})
+        self._rows = [_make_row(name, s, self.columns, differs.get((name, _task_id(s)), ())) for name, s in owned]
         self._row_of = {}
         for row, r in enumerate(self._rows):
             self._row_of.setdefault(r.key, row)
@@ -267,9 +303,9 @@ class RunIndexModel(QAbstractTableModel):
         """The source row of an episode of run ``run`` (``""``: a lone run), or None."""
         return self._row_of.get(EpisodeKey(run, episode_id))
 
-    def task_ids(self) -> list[str]:
-        """Distinct task ids in natural order."""
-        return sorted({r.task_id for r in self._rows if r.task_id}, key=natural_key)
+    def tasks(self) -> list[str]:
+        """Distinct tasks as the Task column names them (an id once per task it names), in natural order."""
+        return sorted({r.task for r in self._rows if r.task}, key=natural_key)
 
     def groups(self) -> list[str]:
         """Distinct task groups (a blocks tier, a rooms question type, a puzzle) in natural order."""
@@ -287,7 +323,7 @@ class RunIndexModel(QAbstractTableModel):
         return (
             (run is None or r.key.run == run)
             and (outcomes is None or r.outcome in outcomes)
-            and (not task or (r.group == task[len(GROUP) :] if task.startswith(GROUP) else r.task_id == task))
+            and (not task or (r.group == task[len(GROUP) :] if task.startswith(GROUP) else r.task == task))
             and (not text or text in r.haystack)
         )
 
@@ -306,6 +342,8 @@ class RunIndexModel(QAbstractTableModel):
             return column.title
         if role == Qt.ItemDataRole.TextAlignmentRole:
             return _alignment(column)
+        if role == Qt.ItemDataRole.ToolTipRole and column.tip:
+            return column.tip
         return None
 
     def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -321,6 +359,8 @@ class RunIndexModel(QAbstractTableModel):
             return _alignment(column)
         if column.key == "agents" and role == Qt.ItemDataRole.ToolTipRole:
             return row.agents_tooltip
+        if column.key == "task_id" and role == Qt.ItemDataRole.ToolTipRole:
+            return row.task_note or None
         if column.key == "outcome":
             return self._outcome_data(row.outcome, role)
         return None
@@ -338,6 +378,26 @@ class RunIndexModel(QAbstractTableModel):
         if not index.isValid():
             return Qt.ItemFlag.NoItemFlags
         return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
+
+
+def _differing_runs(
+    owned: Sequence[tuple[str, Mapping[str, Any]]], tasks: Mapping[str, Mapping[str, str]]
+) -> dict[tuple[str, str], tuple[str, ...]]:
+    """For each (run, task id) of the rows, the other runs that hold another task under that id (by
+    :func:`~simlab.analysis.pairing.same_task`, the test ``report`` pairs episodes by); only non-empty ones."""
+    runs_of: dict[str, list[str]] = {}
+    for run, summary in owned:
+        task_id = _task_id(summary)
+        if task_id and run not in runs_of.setdefault(task_id, []):
+            runs_of[task_id].append(run)
+    out: dict[tuple[str, str], tuple[str, ...]] = {}
+    for task_id, runs in runs_of.items():
+        for run in runs:
+            mine = tasks.get(run, {})
+            others = tuple(o for o in runs if o != run and not same_task(task_id, mine, tasks.get(o, {})))
+            if others:
+                out[run, task_id] = others
+    return out
 
 
 def _tint(colour: str) -> QColor:
@@ -533,10 +593,16 @@ class EpisodeBrowser(QWidget):
         """Show one run's summaries (its rows' run is ``""``) and any unreadable index lines."""
         self.set_runs([("", summaries)], problems)
 
-    def set_runs(self, runs: Sequence[tuple[str, Iterable[Mapping[str, Any]]]], problems: Sequence[str] = ()) -> None:
-        """Show the summaries of each ``(run name, summaries)`` and any unreadable index lines; filters stay as
-        the user left them (a run filter on a run no longer open shows every run again)."""
-        self.model.set_runs(runs)
+    def set_runs(
+        self,
+        runs: Sequence[tuple[str, Iterable[Mapping[str, Any]]]],
+        problems: Sequence[str] = (),
+        tasks: Mapping[str, Mapping[str, str]] | None = None,
+    ) -> None:
+        """Show the summaries of each ``(run name, summaries)`` and any unreadable index lines, a task id that
+        names different tasks in the runs' ``tasks`` (see :meth:`RunIndexModel.set_runs`) marked; filters stay
+        as the user left them (a run filter on a run no longer open shows every run again)."""
+        self.model.set_runs(runs, tasks)
         self._fill_runs()
         self._fill_tasks()
         self._fill_outcome_counts()
@@ -629,7 +695,7 @@ class EpisodeBrowser(QWidget):
     def _fill_tasks(self) -> None:
         current = self.task_combo.currentData() or ""
         choices = [(f"all {g} tasks", GROUP + g) for g in self.model.groups()]  # a tier, a question type
-        choices += [(task, task) for task in self.model.task_ids()]
+        choices += [(task, task) for task in self.model.tasks()]
         self.task_combo.blockSignals(True)
         self.task_combo.clear()
         self.task_combo.addItem(ALL_TASKS, "")

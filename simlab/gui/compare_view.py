@@ -1,8 +1,10 @@
 """The *Compare* dock: the open episode's task as another open run played it, turn by turn, side by side.
 
-For the episode the window shows, :class:`CompareView` finds the same task (the same ``task_id``, and the same
-repeat when both runs record one: :func:`~simlab.analysis.episode_diff.same_task`) in the other open runs; a
-menu picks which of them to compare with (only runs that played the task are listed). Both episodes are lined
+For the episode the window shows, :class:`CompareView` finds the same task in the other open runs by the test
+``report`` pairs episodes by (:func:`~simlab.analysis.pairing.pair_by_task`: the same task id and repeat, and
+the same task in both runs' ``run.json``); a menu picks which of them to compare with (only runs that played
+the task are listed). A run whose episode has the same task id and repeat but holds another task (generated
+ids name other structures under another seed) is never compared: the headline says so. Both episodes are lined
 up by :func:`~simlab.analysis.episode_diff.episode_diff`, the alignment a fork's diff uses too: every turn from
 1, one row each, the turns whose lines differ tinted and the first of them marked, and beside them the
 summaries and every metric, differences tinted. The view follows the window's playback (the current turn's
@@ -31,7 +33,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from simlab.analysis.episode_diff import EpisodeDiff, TurnDiff, episode_diff, same_task
+from simlab.analysis.episode_diff import EpisodeDiff, TurnDiff, episode_diff, value_text
+from simlab.analysis.pairing import TASKS_DIFFER, pair_by_task, recorded_tasks, task_key
+from simlab.analysis.report import natural_key
 from simlab.core.episode import Episode
 from simlab.core.errors import SimlabError
 from simlab.core.recording import Run
@@ -58,10 +62,13 @@ class CompareView(QWidget):
         super().__init__(parent)
         self.playback = playback
         self.runs: dict[str, Run] = {}
+        self.tasks: dict[str, dict[str, str]] = {}  # each open run's recorded tasks (pairing.recorded_tasks)
         self.run: str | None = None  # the open episode's run
         self.episode: Episode | None = None
         self.other: tuple[str, Episode] | None = None  # the run compared with, and its episode of the task
         self.diff: EpisodeDiff | None = None
+        self.partners: dict[str, Mapping[str, Any]] = {}  # other runs' summaries of the open episode's task
+        self.differing: dict[str, Mapping[str, Any]] = {}  # ... of its task id and repeat holding another task
         self._preferred: str | None = None  # the run last chosen to compare with, kept while it applies
         self._loaded: dict[tuple[str, str], Episode] = {}  # the other run's episode last read, by (run, id)
         self.partner_combo = QComboBox(self)
@@ -74,6 +81,7 @@ class CompareView(QWidget):
         self.headline = QLabel(self)
         self.headline.setWordWrap(True)
         self.headline.setTextFormat(Qt.TextFormat.PlainText)
+        self.headline.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)  # alone, it stays on top
         self.turns = _table(("Turn", "", ""))
         self.summary = _table(("", "", ""))
         self.summary.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
@@ -108,6 +116,7 @@ class CompareView(QWidget):
     def set_runs(self, runs: Mapping[str, Run]) -> None:
         """The open runs by name (the browser's names); the comparison is made again on them."""
         self.runs = dict(runs)
+        self.tasks = {name: recorded_tasks(run.config) for name, run in self.runs.items()}
         self._loaded = {key: e for key, e in self._loaded.items() if key[0] in self.runs}
         if self.run is not None and self.run not in self.runs:  # its run was closed
             self.run, self.episode = None, None
@@ -121,10 +130,27 @@ class CompareView(QWidget):
     # ---- what it offers ---------------------------------------------------------------------------------
     def partner_runs(self) -> list[str]:
         """The other open runs that played the open episode's task, in the order the runs were opened."""
-        if self.episode is None or self.run is None:
-            return []
+        return list(self.partners)
+
+    def _counterparts(self) -> tuple[dict[str, Mapping[str, Any]], dict[str, Mapping[str, Any]]]:
+        """Each other open run's episode of the open episode's task id and repeat (the first by id), split by
+        :func:`pair_by_task` into those of the same task and those holding another task under that id."""
+        same: dict[str, Mapping[str, Any]] = {}
+        differ: dict[str, Mapping[str, Any]] = {}
+        if self.episode is None or self.run not in self.runs:
+            return same, differ
         mine = self.episode.summary
-        return [name for name, run in self.runs.items() if name != self.run and same_task(mine, run.summaries)]
+        key = task_key(mine)
+        for name, run in self.runs.items():
+            if name == self.run or key is None:
+                continue
+            theirs = sorted((s for s in run.summaries if task_key(s) == key), key=_by_id)
+            pairing = pair_by_task([(key, mine)], self.tasks[self.run], [(key, s) for s in theirs], self.tasks[name])
+            if pairing.pairs:
+                same[name] = pairing.pairs[0][1]
+            elif pairing.differing:
+                differ[name] = pairing.differing[0][1]
+        return same, differ
 
     def choose(self, run: str) -> bool:
         """Compare with ``run``; False when it did not play this task."""
@@ -147,7 +173,9 @@ class CompareView(QWidget):
 
     # ---- building ---------------------------------------------------------------------------------------
     def _refresh(self) -> None:
-        """Refill the run menu for the open episode, then compare with the chosen run."""
+        """Pair the open episode with the other runs' again, refill the run menu, then compare with the chosen
+        run."""
+        self.partners, self.differing = self._counterparts()
         partners = self.partner_runs()
         choice = self._preferred if self._preferred in partners else (partners[0] if partners else None)
         self.partner_combo.blockSignals(True)
@@ -169,7 +197,7 @@ class CompareView(QWidget):
         reason = self._why_not()
         if partner is not None and self.episode is not None:
             try:
-                self.other = partner, self._episode_of(self.episode, partner)
+                self.other = partner, self._episode_of(partner)
                 self.diff = episode_diff(self.episode, self.other[1])
             except (SimlabError, KeyError) as exc:  # a damaged file in the other run: said, not raised
                 self.other, reason = None, f"Could not read run {partner}'s episode of this task:\n{exc}"
@@ -177,13 +205,10 @@ class CompareView(QWidget):
             self.headline.setText(reason)
         self._fill()
 
-    def _episode_of(self, episode: Episode, partner: str) -> Episode:
-        """``partner``'s episode of ``episode``'s task (the last one read is kept, so a run added or closed
-        does not read it again)."""
-        summary = same_task(episode.summary, self.runs[partner].summaries)
-        if summary is None:
-            raise KeyError(f"run {partner} did not play task {episode.summary.get('task_id')}")
-        key = (partner, str(summary["episode_id"]))
+    def _episode_of(self, partner: str) -> Episode:
+        """``partner``'s episode of the open episode's task (the last one read is kept, so a run added or
+        closed does not read it again)."""
+        key = (partner, str(self.partners[partner]["episode_id"]))
         if key not in self._loaded:
             self._loaded = {key: self.runs[partner].load_episode(key[1])}
         return self._loaded[key]
@@ -196,17 +221,32 @@ class CompareView(QWidget):
             return NOT_FROM_RUN
         if len(self.runs) < 2:
             return ONE_RUN
+        if self.differing:
+            return self._differing_text()
         return f"No other open run played task {self.episode.summary.get('task_id') or '?'}."
+
+    def _differing_text(self) -> str:
+        """A line per other run whose episode of this task id and repeat holds another task."""
+        task = self.episode.summary.get("task_id") if self.episode is not None else None
+        return "\n".join(
+            f"{summary.get('episode_id')} of {name} has task id {task} too, but run {name} recorded another task "
+            f"under that id: {TASKS_DIFFER}."
+            for name, summary in self.differing.items()
+        )
 
     def _fill(self) -> None:
         diff, other = self.diff, self.other
         self.open_here.setEnabled(other is not None)
         self.open_beside.setEnabled(other is not None)
+        self.splitter.setVisible(diff is not None)  # no empty tables headed by the runs last compared
         if diff is None or other is None or self.episode is None or self.run is None:
             self.turns.setRowCount(0)
             self.summary.setRowCount(0)
             return
-        self.headline.setText(_headline(self.run, self.episode, other, diff))
+        headline = _headline(self.run, self.episode, other, diff)
+        if self.differing:  # a third run's episode of this task id that is another task: said, not compared
+            headline += "\n" + self._differing_text()
+        self.headline.setText(headline)
         names = (self.run, other[0])
         self.turns.setHorizontalHeaderLabels(("Turn", *names))
         self.summary.setHorizontalHeaderLabels(("", *names))
@@ -278,7 +318,7 @@ def _turn_row(turn: TurnDiff, first: bool) -> tuple[list[str], bool, bool]:
 
 def _summary_row(row: tuple[str, Any, Any]) -> tuple[list[str], bool, bool]:
     name, a, b = row
-    return [name.replace("_", " "), _value(a), _value(b)], a != b, False
+    return [name.replace("_", " "), value_text(a), value_text(b)], a != b, False
 
 
 def _fill_rows(table: QTableWidget, rows: Sequence[tuple[list[str], bool, bool]]) -> None:
@@ -289,7 +329,7 @@ def _fill_rows(table: QTableWidget, rows: Sequence[tuple[list[str], bool, bool]]
     for r, (cells, differs, first) in enumerate(rows):
         for c, text in enumerate(cells):
             item = QTableWidgetItem(text)
-            item.setTextAlignment(int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop))
+            item.setTextAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
             if differs:
                 item.setBackground(tint)
             if first and c == 0:  # the turn's number: bold lines in both columns read heavily
@@ -297,12 +337,9 @@ def _fill_rows(table: QTableWidget, rows: Sequence[tuple[list[str], bool, bool]]
             table.setItem(r, c, item)
 
 
-def _value(value: Any) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, float):
-        return f"{value:.3f}"
-    return str(value)
+def _by_id(summary: Mapping[str, Any]) -> tuple[tuple[int, int | str], ...]:
+    """Episodes in id order, digits by value, as ``report`` orders a run's (the first of a task is paired)."""
+    return natural_key(str(summary.get("episode_id", "")))
 
 
 def _headline(run: str, episode: Episode, other: tuple[str, Episode], diff: EpisodeDiff) -> str:

@@ -1,19 +1,22 @@
 """The dialogue of an episode, turn by turn, bound to the :class:`~simlab.gui.playback.PlaybackModel`.
 
-:class:`DialoguePane` has two tabs. *Dialogue* is a :class:`QTextBrowser` holding the whole episode as HTML:
-a heading per turn (``<a name="turn-N">``), public messages with the speaker in a stable colour, builder
-actions in monospace, engine results (ok in green, FAILED in red with the error code), protocol errors in red
-and, when "Show private reasoning" is on, private reasoning in grey italics. Every piece of model output is
-HTML-escaped: it is data, never markup. The HTML is rebuilt only when the episode or the reasoning toggle
-changes; a turn change only moves the highlight (an extra selection) and scrolls to the turn's heading.
-Clicking a message seeks the playback to its turn. Ctrl+F opens a search bar. *Raw* shows the episode's model
-calls, for the current turn or for all turns, as chats (:mod:`simlab.render.model_calls`): per call its turn,
-role, model, tokens, latency, retries and why, cost, errors in red, then the messages sent as bubbles (system
-prompts shortened until "Full system prompts" is ticked, pictures as thumbnails re-rendered from the recording
-and marked when they are byte for byte the ones sent) and the reply; the episode's totals above. "JSON" shows
-the same records as pretty JSON. The Raw tab is drawn only while it is shown. *Judges* shows what LLM judges
-said about the turn (or every turn), run by run with their reasons (:mod:`simlab.render.judgments`), from the
-judgments stored beside the run's episodes.
+:class:`DialoguePane` has three tabs. *Dialogue* is a :class:`QTextBrowser` holding the whole episode as HTML: a
+heading per turn (``<a name="turn-N">``), public messages with the speaker in a stable colour, builder actions
+in monospace, engine results (ok in green, FAILED in red with the error code, MISTAKE in red when the engine
+took a move that works against the task), protocol errors in red and, when "Show private reasoning" is on,
+private reasoning in grey italics. While people play (:meth:`DialoguePane.set_players`) it shows only what
+their roles are told: public messages, and their own actions and results worded as the engine tells them (no
+mistake and no tag, which the engine judged against the hidden target).
+Every piece of model output is HTML-escaped: it is data, never markup. The HTML is rebuilt only when the
+episode, the reasoning toggle or that wording changes; a turn change only moves the highlight (an extra
+selection) and scrolls to the turn's heading. Clicking a message seeks the playback to its turn. Ctrl+F opens
+a search bar. *Raw* shows the episode's model calls, for the current turn or for all turns, as chats
+(:mod:`simlab.render.model_calls`): per call its turn, role, model, tokens, latency, retries and why, cost,
+errors in red, then the messages sent as bubbles (system prompts shortened until "Full system prompts" is
+ticked, pictures as thumbnails re-rendered from the recording and marked when they are byte for byte the ones
+sent) and the reply; the episode's totals above. "JSON" shows the same records as pretty JSON. The Raw tab is
+drawn only while it is shown. *Judges* shows what LLM judges said about the turn (or every turn), run by run
+with their reasons (:mod:`simlab.render.judgments`), from the judgments stored beside the run's episodes.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from __future__ import annotations
 import bisect
 import html
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from PIL import Image
@@ -70,15 +73,23 @@ HIT_TINT = QColor(255, 213, 79)
 MESSAGE_SCHEME = LINK_SCHEME
 
 
-def dialogue_html(episode: Episode | None, show_reasoning: bool = False) -> str:
+def dialogue_html(episode: Episode | None, show_reasoning: bool = False, players: Collection[str] | None = None) -> str:
     """The whole episode as HTML: a ``turn-N`` anchor and heading per turn that has something to show, each
-    event worded and coloured by the one formatter the exports use too."""
+    event worded and coloured by the one formatter the exports use too. While people play ``players`` (the
+    roles they play), only what those roles are told is shown: everyone's public messages, and their own
+    actions and results worded as the engine tells them (another role's actions, results and errors are not
+    necessarily sent to them, and no mistake judged against the hidden target is)."""
     if episode is None:
         return f'<p style="color:{MUTED_COLOUR}">No episode loaded.</p>'
     colours = episode_colours(episode)
     by_turn: dict[int, list[str]] = {}
+    as_told, actor = players is not None, None
     for index, event in enumerate(episode.events):
-        part = event_html(event, colours, show_reasoning, link=index)
+        actor = event.role if event.kind == "observation" else actor
+        owner = event.role if event.role in episode.agents else actor  # the engine's result: the role that acted
+        if players is not None and event.kind != "message" and owner not in players:
+            continue
+        part = event_html(event, colours, show_reasoning, link=index, as_told=as_told)
         if part:
             by_turn.setdefault(event.turn, []).append(part)
     parts = []
@@ -218,6 +229,7 @@ class DialoguePane(QWidget):
         self._pictures: dict[int, dict[str, tuple[QImage, bool]]] = {}  # raw index -> re-rendered pictures
         self._judges: list[Judge] = []
         self._judgments: list[JudgmentRecord] = []  # the open episode's
+        self._players: frozenset[str] | None = None  # the roles people play now: only what they are told
         self._build_ui()
         playback.episodeChanged.connect(self._on_episode)
         playback.turnChanged.connect(self._on_turn)
@@ -329,6 +341,19 @@ class DialoguePane(QWidget):
         """Show or hide private reasoning (rebuilds the document)."""
         self.reasoning_box.setChecked(show)
 
+    @property
+    def as_told(self) -> bool:
+        """Whether people are playing, so only what their roles are told is shown."""
+        return self._players is not None
+
+    def set_players(self, roles: Collection[str] | None) -> None:
+        """While people play ``roles``, show only what those roles are told (see :func:`dialogue_html`); None
+        shows everything again (rebuilds the document when it changes)."""
+        players = frozenset(roles) if roles is not None else None
+        if players != self._players:
+            self._players = players
+            self._rebuild()
+
     def turn_position(self, turn: int) -> int | None:
         """Document position of the heading of ``turn``, or None when the turn has no heading."""
         for position, t in self._turn_starts:
@@ -380,7 +405,7 @@ class DialoguePane(QWidget):
         self._refresh_judges()
 
     def _rebuild(self) -> None:
-        self.browser.setHtml(dialogue_html(self._episode, self.show_reasoning))
+        self.browser.setHtml(dialogue_html(self._episode, self.show_reasoning, self._players))
         self._turn_starts = self._scan_turn_anchors()
         if self.search_bar.isVisible() and self.search_bar.edit.text():
             self.search(self.search_bar.edit.text())

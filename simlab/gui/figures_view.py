@@ -66,9 +66,11 @@ from simlab.analysis.figures import (
     merge_figures,
     run_figures,
     write_figure,
+    x_limits,
 )
 from simlab.analysis.judgments import RunJudgments, judge_figure, run_judgments
 from simlab.core.errors import SimlabError
+from simlab.core.exports import export_into
 from simlab.core.family import FigureData, FigureSeries, FigureSpec, WorldFamily
 from simlab.core.judging import JUDGMENTS_DIR, Judge
 from simlab.core.recording import INDEX_FILE, Run, load_episode
@@ -100,6 +102,15 @@ RunKey = tuple[str, int, int, int]
 was judged again is read again."""
 
 
+def skipped_note(skipped: Sequence[str], shown: int = 3) -> str:
+    """The note naming episodes left out of the figures because their files could not be read ("" if none)."""
+    if not skipped:
+        return ""
+    more = f"; and {len(skipped) - shown} more" if len(skipped) > shown else ""
+    count = f"{len(skipped)} episode{'s' if len(skipped) != 1 else ''}"
+    return f"{count} left out of the figures (unreadable files): {'; '.join(skipped[:shown])}{more}"
+
+
 def series_colour(index: int) -> str:
     """The colour of the figure's ``index``-th series (matplotlib's cycle, repeating after ten)."""
     return SERIES_COLOURS[index % len(SERIES_COLOURS)]
@@ -124,6 +135,7 @@ class RunFigures:
     judges: dict[str, tuple[Judge, FigureData]]
     features: RunFeatures
     judged: RunJudgments
+    skipped: tuple[str, ...] = ()  # the episodes whose files could not be read, each with why
 
 
 class Cancelled(Exception):
@@ -134,20 +146,25 @@ def compute_run(
     name: str, run: Run, family: WorldFamily, cancelled: threading.Event, read: Callable[[], None]
 ) -> RunFigures:
     """Every figure of ``family`` from ``run``'s episodes, in declared order, and its judges' figures. Calls
-    ``read`` after each episode file; raises :class:`Cancelled` as soon as ``cancelled`` is set, FormatError
-    for an unreadable episode."""
-    episodes = []
+    ``read`` after each episode file; raises :class:`Cancelled` as soon as ``cancelled`` is set. An episode
+    whose file cannot be read is left out of every figure (its summary too, so the figures agree) and named
+    in ``skipped``: one damaged file does not take the run's figures with it."""
+    episodes, summaries, skipped = [], [], []
     for summary in run.summaries:
         if cancelled.is_set():
             raise Cancelled
-        episodes.append(load_episode(run.episode_path(summary)))
+        try:
+            episodes.append(load_episode(run.episode_path(summary)))
+            summaries.append(summary)
+        except (SimlabError, OSError, ValueError) as exc:
+            skipped.append(f"{summary.get('episode_id')}: {exc}")
         read()
     judged = run_judgments(run.path, family.name)
-    judges = {j.name: (j, judge_figure(j, judged.records, run.summaries)) for j in judged.judges}
+    judges = {j.name: (j, judge_figure(j, judged.records, summaries)) for j in judged.judges}
     words = {e.episode_id: message_words(e) for e in episodes}
-    features = RunFeatures(run.summaries, judged.records, words)
+    features = RunFeatures(summaries, judged.records, words)
     figures = tuple(data for _spec, data in run_figures([(name, episodes)], family))
-    return RunFigures(figures, judges, features, judged)
+    return RunFigures(figures, judges, features, judged, tuple(skipped))
 
 
 @dataclass(frozen=True)
@@ -253,7 +270,7 @@ class FiguresPanel(QWidget):
         self.note = QLabel()
         self.note.setWordWrap(True)
         self.plot = pg.PlotWidget(background="w")
-        self.plot.setMinimumHeight(160)
+        self.plot.setMinimumHeight(120)  # beside the dialogue on a 768-pixel screen, with the dialogue its share
         self.plot.getPlotItem().showGrid(x=False, y=True, alpha=0.25)
         for side in ("left", "bottom"):
             self.plot.getPlotItem().getAxis(side).setTextPen(TEXT_COLOUR)
@@ -351,11 +368,13 @@ class FiguresPanel(QWidget):
 
     def export_to(self, folder: Path) -> list[Path]:
         """Write the shown figure into ``folder`` as NAME.csv, NAME.png and NAME.svg, the files
-        ``report RUN... --figures`` writes for the same runs; returns them. OSError when it cannot write."""
+        ``report RUN... --figures`` writes for the same runs; returns them. SimlabError, before anything is
+        written, when one would replace a recording (:func:`~simlab.core.exports.export_into`); OSError when it
+        cannot write."""
         shown = self.current()
         if shown is None:
             raise SimlabError("there is no figure to export")
-        return write_figure(shown.spec, shown.data, folder)
+        return export_into(folder, lambda scratch: write_figure(shown.spec, shown.data, scratch))
 
     # ---- computing ----------------------------------------------------------------------------------------
     def _start(
@@ -402,6 +421,9 @@ class FiguresPanel(QWidget):
             data = merge_figures([(name, data) for name, (_judge, data) in parts])
             self._add(judge_figure_spec(parts[0][1][0], data), [(name, data) for name, (_j, data) in parts])
         self._add_correlations([figures for _name, figures in per_run])
+        skipped = skipped_note([f"{name}: {why}" for name, figures in per_run for why in figures.skipped])
+        if skipped:  # beside the note on runs of another world, when there is one
+            self._say(" ".join(text for text in (self.note.text(), skipped) if text))
         self.combo.blockSignals(True)
         self.combo.clear()
         for shown in self._shown:  # the tooltip: a long title is cut in a narrow dock
@@ -488,6 +510,8 @@ class FiguresPanel(QWidget):
             note.setPos(0.5, (low + high) / 2)
             item.addItem(note)
             self.no_data_note = note
+        elif (limits := x_limits(data)) is not None:
+            item.setXRange(*limits, padding=0)
         else:
             item.enableAutoRange(axis="x")
         if data.y_range is not None:

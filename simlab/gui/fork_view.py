@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from PySide6.QtCore import QObject, QRect, QUrl
 from PySide6.QtWidgets import QCheckBox, QTextBrowser, QVBoxLayout, QWidget
 
-from simlab.analysis.episode_diff import EpisodeDiff, TurnDiff
+from simlab.analysis.episode_diff import EpisodeDiff, TurnDiff, value_text
 from simlab.analysis.fork_diff import fork_diff
 from simlab.core.episode import Episode
 from simlab.core.family import hex_colour
@@ -97,7 +97,7 @@ def diff_html(diff: EpisodeDiff, original_id: str) -> str:
     """The diff as rich text: headline, the summaries table (differences tinted), then every turn."""
     rows = "".join(
         f"<tr style='background:{DIFFERENT if a != b else 'white'}'><td>{esc(name)}</td>"
-        f"<td>{esc(_value(a))}</td><td>{esc(_value(b))}</td></tr>"
+        f"<td>{esc(value_text(a))}</td><td>{esc(value_text(b))}</td></tr>"
         for name, a, b in diff.outcome
     )
     table = f"<table cellpadding='2'><tr><th></th><th>original</th><th>fork</th></tr>{rows}</table>"
@@ -152,12 +152,6 @@ def share(total: int, least: Sequence[int]) -> list[int]:
             break
         flexible = [k for k in flexible if k not in fixed]
     return widths
-
-
-def _value(value: object) -> str:
-    if value is None:
-        return "-"
-    return f"{value:.3g}" if isinstance(value, float) else str(value)
 
 
 def _headline(diff: EpisodeDiff) -> str:

@@ -5,21 +5,23 @@ session's ``needsHuman`` signal) and blocks until the GUI calls :meth:`HumanAgen
 :class:`~simlab.core.world.Reply`. The reply then goes through ``world.step`` like any other agent's, so a
 person's turns are recorded exactly as a model's.
 
-The role window shows only what that role is given: the instructions a model playing it gets (the family
-protocol's system prompt for the role), the observation's own pictures and text (never the task, the target or
-other roles' private reasoning) and the reply form the family declares for the role at this
-observation (:meth:`~simlab.core.family.WorldFamily.reply_form`): message and reasoning boxes, the action's
-fields, presets that fill them, answer buttons. Nothing here knows any family.
+The role window shows exactly what a model playing the role is sent at that turn, no more: the instructions
+(the family protocol's system prompt for the role), the observation's text and its pictures (the very pictures,
+scaled only to fit). What became of a reply is told as a model is told it, in the next observation's text,
+never in a line of its own: a result event may carry what the engine judged against the hidden target (a
+mistake). Below them the reply form the family declares for the role at this observation
+(:meth:`~simlab.core.family.WorldFamily.reply_form`): message and reasoning boxes, the action's fields,
+presets that fill them, answer buttons. Nothing here knows any family.
 """
 
 from __future__ import annotations
 
-import html
 import queue
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QPixmap
 from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
@@ -32,11 +34,10 @@ from PySide6.QtWidgets import (
 
 from simlab.core.family import ReplyForm, WorldFamily
 from simlab.core.world import Observation, Reply
-from simlab.gui.agent_panels import pil_to_pixmap
-from simlab.gui.dialogue import ERROR_COLOUR, OK_COLOUR
+from simlab.gui.agent_panels import ImageView, pil_to_pixmap
 from simlab.gui.forms import ActionForm
 
-IMAGE_SIZE = 340  # longest side of a picture in the role window, in pixels
+IMAGE_SIZE = 340  # a picture in the role window is scaled to fit a square this big, in pixels
 
 
 class HumanStopped(Exception):
@@ -97,15 +98,17 @@ class RoleWindow(QWidget):
         self.resize(1100, 820)
         self.header = QLabel()
         self.header.setStyleSheet("font-size: 15px; font-weight: bold")
-        self.feedback = QLabel()  # what became of this role's last reply, as the engine tells a model
-        self.feedback.setWordWrap(True)
-        self.feedback.setVisible(False)
-        self.images = QVBoxLayout()
+        self.pictures_box = QWidget()
+        self.pictures_box.setFixedWidth(IMAGE_SIZE)
+        self.images = QVBoxLayout(self.pictures_box)
+        self.images.setContentsMargins(0, 0, 0, 0)
         self.instructions = QPlainTextEdit(readOnly=True)
         self.instructions.setMaximumHeight(150)
         self.text = QPlainTextEdit(readOnly=True)
         self.text.setMinimumHeight(220)
-        self.controls = QVBoxLayout()
+        self.reply_area = QWidget()  # the reply form: what can be sent, never anything more to read
+        self.controls = QVBoxLayout(self.reply_area)
+        self.controls.setContentsMargins(0, 0, 0, 0)
         told = QVBoxLayout()
         # a model gets these as its system prompt; a person needs them too (the turn's text does not repeat them)
         told.addWidget(QLabel("Your instructions (as a model is given them; the form below writes its reply format):"))
@@ -113,13 +116,12 @@ class RoleWindow(QWidget):
         told.addWidget(QLabel("What you are told:"))
         told.addWidget(self.text, 1)
         top = QHBoxLayout()
-        top.addLayout(self.images)
+        top.addWidget(self.pictures_box, 0, Qt.AlignmentFlag.AlignTop)
         top.addLayout(told, 1)
         layout = QVBoxLayout(self)
         layout.addWidget(self.header)
-        layout.addWidget(self.feedback)
         layout.addLayout(top, 1)
-        layout.addLayout(self.controls)
+        layout.addWidget(self.reply_area)
         self._reset_controls()
 
     # ---- showing an observation ---------------------------------------------------------------------
@@ -139,14 +141,6 @@ class RoleWindow(QWidget):
         self.raise_()
         self.activateWindow()
 
-    def show_feedback(self, lines: Sequence[tuple[bool, str]]) -> None:
-        """What the engine said of this role's last reply: (ok, words) per result, in green or red."""
-        html_lines = [
-            f'<span style="color:{OK_COLOUR if ok else ERROR_COLOUR}">{html.escape(text)}</span>' for ok, text in lines
-        ]
-        self.feedback.setText("Your last reply: " + "<br>".join(html_lines) if html_lines else "")
-        self.feedback.setVisible(bool(html_lines))
-
     def end(self, outcome: str) -> None:
         """The episode is over (finished, stopped or failed): say so, and nothing can be sent any more."""
         self.header.setText(f"You played {self.role}. The episode is over: {outcome}.")
@@ -160,19 +154,13 @@ class RoleWindow(QWidget):
     def _show_images(self, observation: Observation) -> None:
         _clear(self.images)
         for name in observation.images:
-            label = QLabel()
-            pixmap = pil_to_pixmap(observation.images[name])
-            label.setPixmap(
-                pixmap.scaled(
-                    IMAGE_SIZE,
-                    IMAGE_SIZE,
-                    Qt.AspectRatioMode.KeepAspectRatio,
-                    Qt.TransformationMode.SmoothTransformation,
-                )
-            )
-            label.setToolTip(name)
-            self.images.addWidget(label, 0, Qt.AlignmentFlag.AlignTop)
+            view = ImageView()  # keeps the picture as the model gets it; only its painting is scaled
+            view.set_pixmap(pil_to_pixmap(observation.images[name]))
+            view.set_max_height(IMAGE_SIZE)
+            view.setToolTip(name)
+            self.images.addWidget(view)
         self.images.addStretch(1)
+        self.pictures_box.setVisible(bool(observation.images))  # no empty column beside a text-only observation
 
     # ---- controls ------------------------------------------------------------------------------------
     def _reset_controls(self) -> None:
@@ -224,7 +212,7 @@ class RoleWindow(QWidget):
         for choice in form.answers.choices:
             button = QPushButton(choice)
             button.setMinimumHeight(40)
-            button.clicked.connect(lambda _c=False, a=choice: self._send(form.answer(a)))
+            button.clicked.connect(lambda _c=False, a=choice: self.send(form.answer(a)))
             row.addWidget(button)
             self.answer_buttons[choice] = button
         self.controls.addLayout(row)
@@ -233,7 +221,7 @@ class RoleWindow(QWidget):
         self.send_button = QPushButton("Send")
         self.send_button.setDefault(True)
         self.send_button.setMinimumHeight(36)
-        self.send_button.clicked.connect(lambda _c=False: self._send(self.reply()))
+        self.send_button.clicked.connect(lambda _c=False: self.send(self.reply()))
         self.controls.addWidget(self.send_button)
 
     # ---- replying ------------------------------------------------------------------------------------
@@ -245,14 +233,19 @@ class RoleWindow(QWidget):
         values = self.move_form.values() if self.move_form is not None else {}
         return self.form.reply(message, reasoning, values)
 
-    def _send(self, reply: Reply) -> None:
+    def send(self, reply: Reply) -> None:
+        """Send ``reply`` as this role's (Send and the answer buttons do) and wait for the others."""
         self.wait_for_others()
         self.submitted.emit(reply)
 
+    def pictures(self) -> list[tuple[str, QPixmap]]:
+        """The pictures the window shows now, in order: (name, the picture at the size the model gets it)."""
+        views = (self.images.itemAt(k).widget() for k in range(self.images.count()))
+        return [(w.toolTip(), w.pixmap()) for w in views if isinstance(w, ImageView) and not w.pixmap().isNull()]
+
     def pixmaps_shown(self) -> int:
         """How many pictures the window shows now."""
-        labels = (self.images.itemAt(k).widget() for k in range(self.images.count()))
-        return sum(1 for w in labels if isinstance(w, QLabel) and w.pixmap() is not None and not w.pixmap().isNull())
+        return len(self.pictures())
 
     def visible_text(self) -> str:
         """Every text the window shows now (for tests: what this role can read)."""

@@ -44,7 +44,6 @@ from simlab.core.world import Agent, Observation, Reply
 from simlab.gui.forms import SettingsForm
 from simlab.gui.human import HumanAgent, HumanStopped, RoleWindow
 from simlab.gui.playback import PlaybackModel
-from simlab.render.formatting import event_line
 from simlab.runner.episode import EpisodeRun
 from simlab.runner.fork import fork_run
 from simlab.worlds import family_names, get_family
@@ -410,23 +409,6 @@ class LiveFollower(QObject):
 # ---- the window side ------------------------------------------------------------------------------------
 
 
-def last_reply_feedback(events: Sequence[Event], role: str) -> list[tuple[bool, str]]:
-    """What the engine said of ``role``'s previous reply: (ok, words) for each result and protocol error between
-    its previous observation and the next observation of anyone (the formatter's words, as in the dialogue)."""
-    seen = [k for k, e in enumerate(events) if e.kind == "observation" and e.role == role]
-    if len(seen) < 2:
-        return []
-    out = []
-    for event in events[seen[-2] + 1 :]:
-        if event.kind == "observation":
-            break
-        if event.kind == "result" or (event.kind == "protocol_error" and event.role in (role, None)):
-            line = event_line(event)
-            if line is not None:
-                out.append((line.tone == "ok", line.plain()))
-    return out
-
-
 class LiveController(QObject):
     """A live session shown in the main window: playback following, role windows, a Live toolbar."""
 
@@ -453,7 +435,7 @@ class LiveController(QObject):
         bar = QToolBar("Live", self.window)
         bar.setObjectName("toolbar-live")
         self.state_label = QLabel()
-        bar.addWidget(QLabel(f" Live {self.session.episode.episode_id}: "))
+        bar.addWidget(QLabel(f" {self.session.episode.episode_id}: "))  # a live id says "live-" itself
         bar.addWidget(self.state_label)
         self.live_actions = {
             "pause": bar.addAction("Pause", self.session.pause),
@@ -466,14 +448,14 @@ class LiveController(QObject):
         return bar
 
     def ask_human(self, role: str, observation: Observation) -> None:
-        """Show (or bring back) the role window of ``role`` with its new observation."""
+        """Show (or bring back) the role window of ``role`` with its new observation: all it is told, as a
+        model in the role is sent it."""
         if role not in self.role_windows:
             episode = self.session.episode
             win = RoleWindow(role, get_family(episode.world), self.window, episode.settings)
             win.submitted.connect(lambda reply, r=role: self.session.submit(r, reply))
             self.role_windows[role] = win
         self.role_windows[role].show_observation(observation)
-        self.role_windows[role].show_feedback(last_reply_feedback(self.session.episode.events, role))
 
     def _on_state(self, state: str) -> None:
         over = state in ("finished", "stopped", "failed")
@@ -494,7 +476,7 @@ class LiveController(QObject):
 
     def _on_finished(self, episode: Episode) -> None:
         outcome = episode.summary.get("outcome", "?")
-        self.window.statusBar().showMessage(f"Live episode {episode.episode_id} ended: {outcome}", 10000)
+        self.window.statusBar().showMessage(f"Episode {episode.episode_id} ended: {outcome}", 10000)
         for win in self.role_windows.values():
             win.end(outcome)
 
@@ -505,10 +487,13 @@ class LiveController(QObject):
             self.save(path)
 
     def save(self, path: str | Path) -> bool:
-        """Write the (finished or stopped) episode as an episode file."""
+        """Write the (finished or stopped) episode as an episode file, never over a recording (the guard every
+        export uses)."""
+        from simlab.core.exports import refuse_overwriting_a_recording
         from simlab.core.recording import save_episode
 
         try:
+            refuse_overwriting_a_recording(Path(path))
             save_episode(path, self.session.episode)
         except (OSError, SimlabError) as exc:
             return self.window.show_error(f"Could not write {path}: {exc}")

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QRect, QSettings, Qt, QTimer
-from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
@@ -30,8 +30,10 @@ from PySide6.QtWidgets import (
 )
 
 from simlab.analysis.judgments import episode_judgments
+from simlab.analysis.pairing import recorded_tasks
 from simlab.core.episode import Episode
 from simlab.core.errors import SimlabError
+from simlab.core.exports import refuse_overwriting_a_recording
 from simlab.core.recording import Run, load_episode, load_run
 from simlab.gui.agent_panels import AgentPanels
 from simlab.gui.browser import EpisodeBrowser, EpisodeKey
@@ -106,6 +108,8 @@ class MainWindow(QMainWindow):
         self.forks: list[MainWindow] = []  # windows showing forks of this window's episodes
         self.remembers_layout = True  # closing saves the geometry and docks for the next start
         self.forks_fit = True  # whether this window and its forks last fitted side by side
+        self._own_layout: tuple[QByteArray, QByteArray] | None = None  # geometry and docks before forks tiled it
+        self._size_when_shown = False  # the default layout is sized again once the window is shown
         self.last_error = ""
         self.players: frozenset[str] | None = None  # roles people are playing live (see set_players)
         self.world = WorldView(self.playback)
@@ -114,7 +118,7 @@ class MainWindow(QMainWindow):
         self.timeline = TimelineWidget(self.playback)
         self.dialogue = DialoguePane(self.playback)
         self.plots = MetricPlots(self.playback)
-        self.agents = AgentPanels(self.playback)
+        self.agents = AgentPanels(self.playback, settings=self.settings)
         self.compare = CompareView(self.playback)
         self.figures = FiguresPanel()
         self.validity = ValidityLauncher(self, self._say)
@@ -150,10 +154,20 @@ class MainWindow(QMainWindow):
             # laid out now: a second tab group made before the first was laid out got two tab bars in Qt 6.11,
             # the stray one drawn over the timeline
             self.layout().activate()
-        self.resizeDocks([docks["Episodes"], docks["Agents"]], [390, 520], Qt.Orientation.Horizontal)
-        self.resizeDocks([docks["Timeline"], docks["Dialogue"]], [60, 320], Qt.Orientation.Vertical)
-        self.resizeDocks([docks["Dialogue"], docks["Plots"]], [700, 500], Qt.Orientation.Horizontal)
         return docks
+
+    def size_docks(self) -> None:
+        """The default dock sizes for the window's size: the 3D view keeps the largest share (at 1366x768 too,
+        where fixed sizes left it the smallest panel), the docks take what is left in proportion."""
+        width, height = self.width(), self.height()
+        docks = self.docks
+        left, right = round(min(max(0.25 * width, 300), 390)), round(min(max(0.24 * width, 300), 520))
+        dialogue = round(min(max(0.3 * height, 200), 320))
+        self.resizeDocks([docks["Episodes"], docks["Agents"]], [left, right], Qt.Orientation.Horizontal)
+        self.resizeDocks([docks["Timeline"], docks["Dialogue"]], [60, dialogue], Qt.Orientation.Vertical)
+        self.resizeDocks(
+            [docks["Dialogue"], docks["Plots"]], [7 * width // 12, 5 * width // 12], Qt.Orientation.Horizontal
+        )
 
     def _panels(self) -> dict[str, QWidget]:
         return {
@@ -178,9 +192,10 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(geometry)
         else:
             self.resize(1600, 1000)
-        if state is not None:
-            self.restore_state(state, LAYOUT_VERSION)
         self.fit_to_screen()
+        if state is None or not self.restore_state(state, LAYOUT_VERSION):
+            self.size_docks()  # no layout of the user's own: the default one, for this screen
+            self._size_when_shown = True  # and again once shown: the dock areas take their sizes at first layout
 
     def restore_state(self, state: QByteArray, version: int = 0) -> bool:
         """``restoreState``, leaving shown only the dock tab bars the restored layout uses: Qt 6.11 keeps the
@@ -210,15 +225,23 @@ class MainWindow(QMainWindow):
         self.move(max(x, area.left()), max(y, area.top()))
 
     def reset_layout(self) -> None:
-        """Put every dock back where it starts."""
+        """Put every dock back where it starts, sized for the window as it is now."""
         self.restore_state(self._default_state)
         for dock in self.docks.values():
             dock.show()
+        self.size_docks()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._size_when_shown:
+            self._size_when_shown = False
+            QTimer.singleShot(0, self.size_docks)
 
     def closeEvent(self, event: object) -> None:
-        if self.remembers_layout:
-            self.settings.setValue("window/geometry", self.saveGeometry())
-            self.settings.setValue("window/state", self.saveState(LAYOUT_VERSION))
+        if self.remembers_layout:  # the user's own layout: never the narrow tiling forks made of it
+            geometry, state = self._own_layout or (self.saveGeometry(), self.saveState(LAYOUT_VERSION))
+            self.settings.setValue("window/geometry", geometry)
+            self.settings.setValue("window/state", state)
         self.playback.pause()
         self._end_live()
         self.world.close_view()
@@ -442,6 +465,7 @@ class MainWindow(QMainWindow):
         self.browser.set_runs(
             [(name, run.summaries) for name, run in self.runs.items()],
             [problem for run in self.runs.values() for problem in run.problems],
+            {name: recorded_tasks(run.config) for name, run in self.runs.items()},  # a task id of two tasks is marked
         )
         self.compare.set_runs(self.runs)
         self._figures_stale = True
@@ -532,8 +556,10 @@ class MainWindow(QMainWindow):
 
     def set_players(self, roles: Iterable[str] | None) -> None:
         """While people play ``roles``, the window shows only what those roles were given: their agent panels,
-        no world view, no plots (progress against the target), no private reasoning, no raw model calls.
-        None shows everything again (the episode ended, or another run is opened)."""
+        no world view, no plots (progress against the target), no private reasoning, no raw model calls, and
+        results only as the engine tells the roles (no mistake judged against the target in the dialogue or
+        on the timeline, no jumps to them). None shows everything again (the episode ended, or another run is
+        opened)."""
         playing = roles is not None
         self.agents.show_only(roles)
         self.world.hide_for_players(playing)
@@ -542,6 +568,10 @@ class MainWindow(QMainWindow):
             self.dialogue.set_show_reasoning(False)
         self.dialogue.reasoning_box.setEnabled(not playing)
         self.dialogue.tabs.setTabEnabled(1, not playing)  # the Raw tab: every role's model requests
+        self.dialogue.set_players(roles)
+        self.timeline.set_as_told(playing)
+        for name in ("next_error", "previous_error"):  # a jump to a turn says it held a mistake
+            self.actions_by_name[name].setEnabled(not playing)
         self.players = frozenset(roles) if playing else None
 
     def show_error(self, text: str) -> bool:
@@ -587,29 +617,41 @@ class MainWindow(QMainWindow):
         """Save a picture of the window (or one panel); the 3D view is rendered before grabbing."""
         self.world.plotter.render()
         target = widget or self
-        ok = getattr(target, "grab_whole", target.grab)().save(str(path))  # a scrolled grid (Agents) grabs it all
-        return ok or self.show_error(f"Could not write {path}")
+        picture = getattr(target, "grab_whole", target.grab)()  # a scrolled grid (Agents) grabs it all
+
+        def write(out: Path) -> None:
+            if not picture.save(str(out)):  # Qt says only that it failed (a format it does not know, a folder)
+                raise OSError(f"{out}: the picture could not be written")
+
+        return self._export(path, write)
 
     def export_html(self, path: str | Path) -> bool:
         from simlab.render.transcript import episode_html
 
-        if self.playback.episode is None:
+        episode = self.playback.episode
+        if episode is None:
             return self.show_error("Open an episode first: the transcript is of one episode")
-        try:
-            Path(path).write_text(episode_html(self.playback.episode), encoding="utf-8")
-        except OSError as exc:
-            return self.show_error(f"Could not write {path}: {exc.strerror}")
-        return True
+        return self._export(path, lambda out: out.write_text(episode_html(episode), encoding="utf-8"))
 
-    def export_animation(self, path: str | Path, first: int, last: int) -> bool:
+    def export_animation(self, path: str | Path, first: int, last: int, dialogue: bool = False) -> bool:
+        """Turns ``first``..``last`` as a GIF or MP4; ``dialogue`` puts each turn's dialogue and outcome beside
+        the picture."""
         from simlab.render.animation import write_animation
 
-        if self.playback.episode is None:
+        episode = self.playback.episode
+        if episode is None:
             return self.show_error("Open an episode first: the animation is of one episode")
+        return self._export(path, lambda out: write_animation(episode, first, last, out, dialogue=dialogue))
+
+    def _export(self, path: str | Path, write: Callable[[Path], object]) -> bool:
+        """``write`` the export to ``path`` unless that would replace a recording (the guard the command line
+        uses too; refused before anything is written); a refusal or a failure is said in a message."""
+        path = Path(path)
         try:
-            write_animation(self.playback.episode, first, last, path)
+            refuse_overwriting_a_recording(path)
+            write(path)
         except (SimlabError, OSError) as exc:
-            return self.show_error(f"Could not write {path}: {exc}")
+            return self.show_error(f"Nothing was exported:\n{exc}")
         return True
 
     def _ask_export_png(self, widget: QWidget | None = None) -> None:
@@ -628,9 +670,13 @@ class MainWindow(QMainWindow):
         if not ok:
             return
         last, ok = QInputDialog.getInt(self, "Animation", "Last turn:", last_turn, first, last_turn)
+        if not ok:
+            return
+        choices = ["The picture only", "The picture with each turn's dialogue and outcome"]
+        shown, ok = QInputDialog.getItem(self, "Animation", "Each frame shows:", choices, 1, False)
         path, _ = QFileDialog.getSaveFileName(self, "Export animation", "episode.gif", "GIF (*.gif);;MP4 (*.mp4)")
         if ok and path:
-            self.export_animation(path, first, last)
+            self.export_animation(path, first, last, dialogue=shown == choices[1])
 
     def _ask_open_run(self) -> None:
         path = QFileDialog.getExistingDirectory(self, "Open run folder")
@@ -761,7 +807,10 @@ class MainWindow(QMainWindow):
         return twin
 
     def _beside(self, twin: MainWindow) -> None:
-        """Tile ``twin`` beside this window and the other windows it opened."""
+        """Tile ``twin`` beside this window and the other windows it opened (this window's own layout is kept
+        to be saved on closing: the tiling is for the forks' time only)."""
+        if self._own_layout is None:
+            self._own_layout = (self.saveGeometry(), self.saveState(LAYOUT_VERSION))
         self.forks = [w for w in self.forks if w.isVisible()] + [twin]
         self.tile_forks()
         QTimer.singleShot(0, self.tile_forks)  # again once the new window's docks have their real minimum sizes

@@ -153,7 +153,7 @@ class MetricPlots(QWidget):
         # Legends sit in one row across the top, in headroom above the data, so they never hide a curve.
         legend = item.addLegend(offset=(8, 4), labelTextColor="#20242a", brush=pg.mkBrush(255, 255, 255, 200))
         legend.setColumnCount(min(4, len(spec.series)))
-        plot.setMinimumHeight(140)
+        plot.setMinimumHeight(100)  # two fit beside the dialogue on a 768-pixel screen
         return plot
 
     def _fill(self, plot: pg.PlotWidget, spec: PlotSpec, episode: Episode) -> None:

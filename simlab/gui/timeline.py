@@ -2,13 +2,15 @@
 
 Neither widget keeps the current turn: they read ``model.turn`` when they draw and call model methods when
 the user acts. The scrubber's ticks come from :func:`simlab.core.playback.turn_marks`, the same facts reports
-use. Keyboard shortcuts (Space, arrows, Home/End, Ctrl+E) belong to the main window; the buttons only name
-them in their tooltips.
+use; while people play (:meth:`TimelineWidget.set_as_told`) only what the engine tells the roles is marked: no
+mistakes and no score changes, which are judged against the hidden target, and no error jumps. Keyboard
+shortcuts (Space, arrows, Home/End, Ctrl+E) belong to the main window; the buttons only name them in their
+tooltips.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QHelpEvent, QMouseEvent, QPainter, QPaintEvent, QPen, QWheelEvent
@@ -25,20 +27,25 @@ from PySide6.QtWidgets import (
 )
 
 from simlab.core.episode import Episode
+from simlab.core.errors import SimlabError
 from simlab.core.events import Event
 from simlab.core.playback import TurnMarks, turn_marks
 from simlab.gui.playback import PlaybackModel
+from simlab.worlds import get_family
 
 SPEECH_COLOUR = "#1e6fd9"
 ACTION_COLOUR = "#7a7a7a"
 ERROR_COLOUR = "#d32f2f"
-SCORE_COLOUR = "#2e9e4f"
+SCORE_COLOURS = {"gain": "#2e9e4f", "drop": "#e65100", "change": "#7a7a7a"}
+SCORE_WORDS = {"gain": "score rose", "drop": "score fell", "change": "metrics changed"}
 LEGEND_HTML = (
     "<b>Timeline marks</b><br>"
     f"<span style='color:{SPEECH_COLOUR}'>▮</span> speech: someone sent a message (above the track)<br>"
     f"<span style='color:{ACTION_COLOUR}'>▮</span> action: a move was taken (below the track)<br>"
-    f"<span style='color:{ERROR_COLOUR}'>▮</span> error: engine or protocol error (tall red)<br>"
-    f"<span style='color:{SCORE_COLOUR}'>●</span> score changed"
+    f"<span style='color:{ERROR_COLOUR}'>▮</span> error: engine or protocol error, or a mistake (tall red)<br>"
+    f"<span style='color:{SCORE_COLOURS['gain']}'>●</span> score rose "
+    f"<span style='color:{SCORE_COLOURS['drop']}'>●</span> score fell "
+    f"(the family's leading metric) <span style='color:{SCORE_COLOURS['change']}'>●</span> other metrics changed"
 )
 MIN_SPEED, MAX_SPEED = 0.25, 20.0
 
@@ -52,7 +59,7 @@ class _TurnInfo:
 
 
 def _describe_turn(marks: TurnMarks, events: list[Event]) -> str:
-    """``turn 7: 2 messages, action, engine error, score changed``."""
+    """``turn 7: 2 messages, action, engine error, score rose``."""
     parts: list[str] = []
     messages = sum(1 for e in events if e.kind == "message")
     if messages:
@@ -65,17 +72,37 @@ def _describe_turn(marks: TurnMarks, events: list[Event]) -> str:
     if protocol:
         parts.append(f"protocol error{f' x{protocol}' if protocol > 1 else ''}")
     if marks.score_change:
-        parts.append("score changed")
+        parts.append(SCORE_WORDS[marks.score_change])
     return f"turn {marks.turn}: {', '.join(parts) if parts else 'no messages or actions'}"
 
 
-def _turn_infos(episode: Episode | None) -> list[_TurnInfo]:
+def headline_of(world: str) -> tuple[str, ...]:
+    """The headline metrics of the family ``world`` (none for a family this SimLab does not know)."""
+    try:
+        return tuple(get_family(world).headline_metrics)
+    except SimlabError:
+        return ()
+
+
+def _told_error(event: Event) -> bool:
+    """Whether ``event`` is an error the roles are told of: a refused reply or a broken protocol (a mistake,
+    a reply the engine took that works against the target, is judged against what the roles cannot see)."""
+    return event.kind == "protocol_error" or (event.kind == "result" and not event.data.get("ok", True))
+
+
+def _turn_infos(episode: Episode | None, as_told: bool = False) -> list[_TurnInfo]:
+    """Each turn's marks and description; ``as_told`` keeps only what the engine tells the roles."""
     if episode is None:
         return []
     by_turn: dict[int, list[Event]] = {}
     for e in episode.events:
         by_turn.setdefault(e.turn, []).append(e)
-    return [_TurnInfo(m, _describe_turn(m, by_turn.get(m.turn, []))) for m in turn_marks(episode)]
+    marks = turn_marks(episode, headline_of(episode.world))
+    if as_told:
+        marks = [
+            replace(m, error=any(_told_error(e) for e in by_turn.get(m.turn, [])), score_change=None) for m in marks
+        ]
+    return [_TurnInfo(m, _describe_turn(m, by_turn.get(m.turn, []))) for m in marks]
 
 
 class TimelineScrubber(QWidget):
@@ -93,6 +120,7 @@ class TimelineScrubber(QWidget):
         super().__init__(parent)
         self.model = model
         self._infos: list[_TurnInfo] = []
+        self._as_told = False
         self._dragging = False
         self._wheel = 0
         self.setMinimumHeight(self.NUMBERS_FROM)  # turn numbers always fit under the marks
@@ -126,8 +154,18 @@ class TimelineScrubber(QWidget):
         return max(0, min(turn, self.turn_count() - 1))
 
     def error_turns(self) -> list[int]:
-        """Turns marked with an engine or protocol error."""
+        """Turns marked with an engine or protocol error (or a mistake, unless marking only what is told)."""
         return [i.marks.turn for i in self._infos if i.marks.error]
+
+    @property
+    def as_told(self) -> bool:
+        """Whether only what the engine tells the roles is marked (see :meth:`set_as_told`)."""
+        return self._as_told
+
+    def set_as_told(self, as_told: bool) -> None:
+        """Mark only what the engine tells the roles (True, while people play), or every fact again."""
+        self._as_told = as_told
+        self._episode_changed(self.model.episode)
 
     def tooltip_for_turn(self, turn: int) -> str:
         """One line on what happened in ``turn`` ("turn 7: 2 messages, action, engine error")."""
@@ -135,7 +173,7 @@ class TimelineScrubber(QWidget):
 
     # ---- model reactions -----------------------------------------------------------------------------
     def _episode_changed(self, episode: Episode | None) -> None:
-        self._infos = _turn_infos(episode)
+        self._infos = _turn_infos(episode, self._as_told)
         self.update()
 
     def _turn_changed(self, _turn: int) -> None:
@@ -240,7 +278,7 @@ class TimelineScrubber(QWidget):
                 _vline(painter, ERROR_COLOUR, width + 1, x, mid - 19, mid + 13)
             if m.score_change:
                 painter.setPen(Qt.PenStyle.NoPen)
-                painter.setBrush(QColor(SCORE_COLOUR))
+                painter.setBrush(QColor(SCORE_COLOURS[m.score_change]))
                 painter.drawEllipse(QPointF(x, mid + 17), 2.5, 2.5)
 
     def _paint_handle(self, painter: QPainter, mid: float) -> None:
@@ -353,6 +391,12 @@ class TimelineWidget(QWidget):
         """The turn label as shown ("turn 7 of 20", or "no episode")."""
         return self.turn_label.text()
 
+    def set_as_told(self, as_told: bool) -> None:
+        """While people play (True): the scrubber marks only what the engine tells the roles, and the error
+        buttons are off, as they jump to mistakes too (the playback model's error turns); False undoes it."""
+        self.scrubber.set_as_told(as_told)
+        self._turn_changed(self.model.turn)
+
     # ---- model reactions -------------------------------------------------------------------------------
     def _loop_toggled(self, checked: bool) -> None:
         self.model.loop = checked
@@ -372,8 +416,9 @@ class TimelineWidget(QWidget):
             return
         self.turn_label.setText(f"turn {turn} of {self.model.last_turn}")
         errors = self.scrubber.error_turns()
+        jumps = not self.scrubber.as_told
         for button in (self.error_button, self.previous_error_button):  # they wrap: any error will do
-            button.setEnabled(bool(errors) and errors != [turn])
+            button.setEnabled(jumps and bool(errors) and errors != [turn])
 
     def _playing_changed(self, playing: bool) -> None:
         icon = QStyle.StandardPixmap.SP_MediaPause if playing else QStyle.StandardPixmap.SP_MediaPlay

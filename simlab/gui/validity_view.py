@@ -39,6 +39,7 @@ from simlab.analysis.stats import Summary
 from simlab.analysis.validity import VALIDITY_FORMAT, ValidityReport, compute_validity
 from simlab.analysis.validity import cell as cell_text  # the CLI table's cell, so both read the same
 from simlab.core.errors import ConfigError, SimlabError
+from simlab.core.exports import refuse_overwriting_a_recording
 from simlab.core.family import WorldFamily
 from simlab.core.recording import read_json, write_json_atomic
 
@@ -63,20 +64,19 @@ def versus_chance(summary: Summary, chance: Summary) -> int:
 
 def refuse_overwriting(path: Path) -> None:
     """ConfigError unless ``path`` is free or holds a previous validity report: a recording, a benchmark or any
-    other file is never replaced by a report."""
-    if not path.exists():
-        return
-    if path.is_dir():
-        raise ConfigError(f"{path} is a folder; name the file to write")
-    try:
-        previous = read_json(path, REPORT_MAX_BYTES)
-    except (SimlabError, OSError):
-        previous = None
-    if not isinstance(previous, dict) or previous.get("format") != VALIDITY_FORMAT:
-        raise ConfigError(
-            f"{path} exists and is not a validity report (format {VALIDITY_FORMAT!r}); it is left as it is: "
-            "choose another file"
-        )
+    other file is never replaced by a report, nor is one put among a run's recordings (the export guard,
+    :func:`~simlab.core.exports.refuse_overwriting_a_recording`, judges that)."""
+    if path.exists() and not path.is_dir():  # a folder is the guard's to refuse, saying so
+        try:
+            previous = read_json(path, REPORT_MAX_BYTES)
+        except (SimlabError, OSError):
+            previous = None
+        if not isinstance(previous, dict) or previous.get("format") != VALIDITY_FORMAT:
+            raise ConfigError(
+                f"{path} exists and is not a validity report (format {VALIDITY_FORMAT!r}); it is left as it is: "
+                "choose another file"
+            )
+    refuse_overwriting_a_recording(path, replaces=VALIDITY_FORMAT)
 
 
 def save_report(report: ValidityReport, path: Path) -> Path:

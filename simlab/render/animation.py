@@ -1,7 +1,10 @@
 """Animated replays: one frame per turn, written as GIF or MP4 with imageio.
 
 A frame is the turn's big picture (:func:`simlab.render.episode_pictures.main_picture`): the family's 3D
-scene from a camera preset, or its turn pictures side by side for a family without a 3D scene."""
+scene from a camera preset, or its turn pictures side by side for a family without a 3D scene. With
+``dialogue`` the frame also shows, beside the picture, what was said and done that turn and the engine's
+results (private reasoning stays out), under a bar with the turn, the family's headline metric at that turn
+and, on the episode's last turn, its outcome: a frame a researcher can put in a talk as it is."""
 
 from __future__ import annotations
 
@@ -13,17 +16,25 @@ from PIL import Image, ImageDraw
 from simlab.core.episode import Episode
 from simlab.core.errors import SimlabError
 from simlab.render.episode_pictures import main_picture
-from simlab.render.formatting import TEXT_RGB
-from simlab.render.images import text_font
+from simlab.render.formatting import TEXT_RGB, episode_colours
+from simlab.render.images import BACKGROUND, text_font
+from simlab.render.turn_sheet import text_panel, title_bar, turn_lines
 
 FORMATS: tuple[str, ...] = (".gif", ".mp4")
 
 
+DIALOGUE_SHARE = 0.75
+"""The dialogue panel's width beside the picture, as a share of the picture's."""
+
+
 def turn_frame(
-    episode: Episode, turn: int, camera: str | None = None, size: tuple[int, int] = (800, 600)
+    episode: Episode, turn: int, camera: str | None = None, size: tuple[int, int] = (800, 600), dialogue: bool = False
 ) -> Image.Image:
     """The picture of ``turn`` (the 3D scene from ``camera``, default the family's) with a "turn N of M"
-    caption in the top-left corner."""
+    caption in the top-left corner; with ``dialogue``, the turn's dialogue and outcome beside it (see the
+    module docstring)."""
+    if dialogue:
+        return _dialogue_frame(episode, turn, camera, size)
     image, _ = main_picture(episode, turn, size, camera)
     draw = ImageDraw.Draw(image)
     draw.text(
@@ -33,6 +44,18 @@ def turn_frame(
         fill=TEXT_RGB,
     )
     return image
+
+
+def _dialogue_frame(episode: Episode, turn: int, camera: str | None, size: tuple[int, int]) -> Image.Image:
+    width, height = size
+    bar, pad = max(28, height // 20), max(8, width // 80)
+    frame = Image.new("RGB", (width + round(width * DIALOGUE_SHARE), height + bar), BACKGROUND)
+    title_bar(frame, episode, turn, bar, outcome=turn == episode.last_turn)
+    picture, _ = main_picture(episode, turn, size, camera)
+    frame.paste(picture, (0, bar))
+    lines = turn_lines(episode, turn, episode_colours(episode))
+    text_panel(frame, (width + pad, bar + pad, frame.width - pad, frame.height - pad), lines, max(12, height // 40))
+    return frame
 
 
 def _check_range(episode: Episode, first: int, last: int) -> None:
@@ -63,16 +86,18 @@ def write_animation(
     fps: float = 2.0,
     camera: str | None = None,
     size: tuple[int, int] = (800, 600),
+    dialogue: bool = False,
 ) -> Path:
     """Write turns ``first``..``last`` (inclusive, one frame each) to ``path``: a looping GIF (Pillow) or an
-    MP4 (needs ``imageio-ffmpeg``), chosen by the suffix. Returns the path."""
+    MP4 (needs ``imageio-ffmpeg``), chosen by the suffix; ``dialogue`` puts each turn's dialogue and outcome
+    beside its picture. Returns the path."""
     path = Path(path)
     if path.suffix.lower() not in FORMATS:
         raise SimlabError(f"{path}: expected a file ending in {' or '.join(FORMATS)}")
     _check_range(episode, first, last)
     if path.suffix.lower() == ".mp4":
         _check_mp4_plugin(path)
-    frames = [np.asarray(turn_frame(episode, t, camera, size)) for t in range(first, last + 1)]
+    frames = [np.asarray(turn_frame(episode, t, camera, size, dialogue)) for t in range(first, last + 1)]
     if path.suffix.lower() == ".mp4":
         _write_mp4(path, frames, fps)
         return path

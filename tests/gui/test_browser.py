@@ -64,6 +64,8 @@ def test_model_has_one_row_per_summary_with_the_columns(scripted_run: Run) -> No
     headers = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())]
     blocks = ["overall progress", "completion", "iou", "position accuracy"]  # the family's headline metrics
     assert headers == ["Episode", "Outcome", "Score", "Turns", "Errors", *blocks, "Task", "Group", "Agents", "World"]
+    tip = model.headerData(headers.index("Errors"), Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
+    assert "red ticks" in tip and "mistake" in tip  # the timeline counts more: a reader is told so
     first = scripted_run.summaries[0]
     row = dict(zip(headers, (model.index(0, c).data() for c in range(model.columnCount())), strict=True))
     assert row["completion"] == f"{first['metrics']['completion']:.3f}"

@@ -171,6 +171,13 @@ def test_the_turn_line_follows_the_open_episode(qtbot, panel, runs):
     assert cursor_lines(panel) == []
 
 
+def test_a_budget_of_turns_is_no_turn_of_the_open_episode(qtbot, panel, runs):
+    [(_name, recorded)] = show(qtbot, panel, ("puzzles", runs["puzzles"]))
+    panel.select("puzzles_success_by_budget")
+    panel.set_cursor("puzzles", recorded.summaries[0]["episode_id"], 2)
+    assert cursor_lines(panel) == []  # "turn 2" on an axis of allowed turns would read as this episode's
+
+
 def test_the_open_episodes_scatter_point_is_ringed_in_its_own_run(qtbot, panel, runs):
     named = show(qtbot, panel, ("first", runs["rooms"]), ("second", runs["rooms-2"]))
     panel.select("rooms_words_vs_accuracy")
@@ -246,18 +253,32 @@ def test_a_run_with_nothing_to_draw_shows_empty_plots_that_say_so(qtbot, panel, 
     assert panel.no_data_note is None
 
 
-def test_an_unreadable_episode_is_named_and_runs_of_another_world_are_left_out(qtbot, panel, runs, tmp_path):
+def test_an_unreadable_episode_is_left_out_with_a_note_and_runs_of_another_world_too(qtbot, panel, runs, tmp_path):
     broken = tmp_path / "broken"
     shutil.copytree(runs["puzzles"], broken)
-    episode = broken / load_run(broken).summaries[0]["file"]
+    summaries = load_run(broken).summaries
+    episode = broken / summaries[0]["file"]
     episode.write_text("{not json", encoding="utf-8")
     show(qtbot, panel, ("broken", broken), ("rooms", runs["rooms"]))
-    assert "Left out (not puzzles runs): rooms" not in panel.note.text()  # replaced by the failure
-    assert "could not be computed" in panel.note.text() and episode.name in panel.note.text()
-    assert panel.figure_names() == []
+    note = panel.note.text()
+    assert note.startswith("Left out (not puzzles runs): rooms")
+    assert "1 episode left out of the figures (unreadable files): broken: " + summaries[0]["episode_id"] in note
+    assert panel.figure_names()  # one damaged file does not take the run's figures with it
+    assert summaries[0]["episode_id"] not in named_episodes(panel)  # and it is in none of them
+    show(qtbot, panel, ("whole", runs["puzzles"]))
+    assert summaries[0]["episode_id"] in named_episodes(panel)
     show(qtbot, panel, ("puzzles", runs["puzzles"]), ("rooms", runs["rooms"]))
     assert panel.note.text() == "Left out (not puzzles runs): rooms"
     assert all(not s.label.startswith("rooms") for s in panel.current().data.series)
+
+
+def named_episodes(panel: FiguresPanel) -> set[str]:
+    """The episodes every figure of the panel says its points were computed from."""
+    names = set()
+    for name in panel.figure_names():
+        panel.select(name)
+        names |= {e for s in panel.current().data.series for p in s.points for e in p.episodes}
+    return names
 
 
 def test_a_superseded_computation_is_dropped_and_a_known_run_is_drawn_at_once(qtbot, panel, runs, monkeypatch):

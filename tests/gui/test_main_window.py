@@ -301,6 +301,25 @@ def test_forks_tile_beside_the_original_step_with_it_and_show_where_they_differ(
         twin.close()
 
 
+def test_a_forks_tiling_is_not_the_layout_the_next_start_opens_with(qtbot, tmp_path):
+    window = make_window(qtbot, tmp_path)
+    assert window.open_path(DEMO_RUN)
+    window.open_episode_id(window.browser.visible_episode_ids()[0])
+    own = window.size()
+    agents = window.docks["Agents"].width()
+    twin = window.fork("builder=oracle")
+    qtbot.addWidget(twin)
+    qtbot.wait(50)
+    tiled = window.width()
+    assert tiled < own.width()  # tiled beside the fork for the time being
+    qtbot.waitUntil(lambda: twin.live.session.state in ("finished", "failed"), timeout=20000)
+    twin.close()
+    window.close()
+    again = make_window(qtbot, tmp_path)  # the same settings file: the next start
+    assert again.width() > tiled + 200 and abs(again.docks["Agents"].width() - agents) <= 10
+    again.close()
+
+
 def test_vtks_own_keys_do_not_reach_the_3d_view(window, qtbot):
     window.open_episode_id(load_run(DEMO_RUN).summaries[0]["episode_id"])
     window.playback.seek(window.playback.last_turn)

@@ -6,6 +6,7 @@ import pytest
 from PySide6.QtCore import QSettings, Qt
 
 from simlab.core.recording import load_run
+from simlab.gui.agent_panels import ANNOTATED
 from simlab.gui.main_window import MainWindow
 from simlab.runner.batch import RunConfig, run
 from simlab.worlds.rooms.scene import mentioned_at, scene_and_views
@@ -35,6 +36,8 @@ def test_overlay_tints_every_seen_object_and_draws_the_corner_rays(window):
     _scene, views = scene_and_views(window.playback.episode)
     assert window.world.count("frustum") == 2
     assert window.world.count("tint") == len({*views.answerer_visible, *views.helper_visible})
+    assert window.world.count("ray") == 0  # off at first: drawn for every object, rays hide the room
+    window.world.set_layer_visible("Corner rays", True)
     assert window.world.count("ray") >= 2  # visible rays from each camera at least
     assert not window.world.target_mode.isVisible()  # the layer list switches tints and rays on their own
     assert set(window.world.cameras) == {"answerer", "helper", "top", "free"}
@@ -48,7 +51,9 @@ def test_the_layer_list_switches_tints_rays_and_walls_apart_and_shows_the_legend
     legend = [tints_row.child(k).text(0) for k in range(tints_row.childCount())]
     assert legend == ["Answerer only", "Helper only", "both agents"]
     tints, walls = world.count("tint"), world.count("wall")
-    assert tints and walls and world.count("ray")
+    assert tints and walls and not world.count("ray")  # the rays start off
+    world.set_layer_visible("Corner rays", True)
+    assert world.count("ray")
     world.set_layer_visible("Corner rays", False)
     assert world.count("ray") == 0 and world.count("tint") == tints
     world.set_layer_visible("Walls", False)
@@ -107,7 +112,9 @@ def test_the_answerer_panel_shows_its_view_the_question_and_the_answers(window):
     window.open_episode_id(mapping)
     window.playback.last()
     answerer = window.agents.panel("answerer")
-    assert len(answerer.pixmaps()) == 3  # its view, the map it was shown, the question card with the answers
+    assert [p.name for p in answerer.pictures()] == ["view", "map"]  # as sent: its view and the map it was shown
+    window.agents.set_mode(ANNOTATED)  # and for the researcher, the question card with the answers
+    assert [p.name for p in answerer.pictures()] == ["view", "map", "question"]
     assert all(not p.isNull() for p in answerer.pixmaps())
     assert len(window.agents.panel("helper").pixmaps()) == 1
     summary = next(s for s in load_run(window.run.path).summaries if s["episode_id"] == mapping)

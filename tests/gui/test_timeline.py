@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 
 import pytest
@@ -10,10 +11,10 @@ from PySide6.QtGui import QWheelEvent
 from PySide6.QtWidgets import QApplication
 
 from simlab.core.episode import Episode
-from simlab.core.playback import error_turns
+from simlab.core.playback import error_turns, turn_marks
 from simlab.core.recording import load_run
 from simlab.gui.playback import PlaybackModel
-from simlab.gui.timeline import TimelineScrubber, TimelineWidget
+from simlab.gui.timeline import SCORE_COLOURS, SCORE_WORDS, TimelineScrubber, TimelineWidget, headline_of
 from simlab.runner.batch import RunConfig, run
 from tests.gui.conftest import wait_shown
 
@@ -205,3 +206,29 @@ def test_play_advances_and_pause_stops(qtbot, timeline: TimelineWidget, model) -
     stopped = model.turn
     qtbot.wait(150)
     assert model.turn == stopped
+
+
+def test_a_score_that_rises_and_one_that_falls_are_marked_apart(random_episode: Episode) -> None:
+    """The random builder places and removes blocks: progress rises and falls, each turn told by its colour."""
+    marks = turn_marks(random_episode, ("overall_progress",))
+    progress = {}
+    for e in random_episode.events:
+        if e.kind == "score":
+            progress[e.turn] = e.data["metrics"]["overall_progress"]
+    turns = sorted(progress)
+    expected = {
+        t: "gain" if progress[t] > progress[p] else "drop"
+        for p, t in itertools.pairwise(turns)
+        if progress[t] != progress[p]
+    }
+    assert {m.turn: m.score_change for m in marks if m.score_change in ("gain", "drop")} == expected
+    assert {m.score_change for m in turn_marks(random_episode)} <= {None, "change"}  # no headline: no direction
+
+
+def test_rising_and_falling_scores_draw_in_their_own_colours(qtbot, timeline: TimelineWidget, model) -> None:
+    scrubber = timeline.scrubber
+    changes = {m.turn: m.score_change for m in turn_marks(model.episode, headline_of(model.episode.world))}
+    for turn, change in changes.items():
+        if change:
+            assert SCORE_WORDS[change] in scrubber.tooltip_for_turn(turn)
+    assert SCORE_COLOURS["gain"] != SCORE_COLOURS["drop"]

@@ -35,7 +35,7 @@ from simlab.worlds.rooms.observations import (
     HELPER_VIEW,
     view_in_words,
 )
-from simlab.worlds.rooms.scene import PANEL_SIZE, agent_view, observation_pictures
+from simlab.worlds.rooms.scene import PANEL_SIZE, agent_view, annotated_pictures, sent_pictures
 from simlab.worlds.rooms.tasks import TASKS
 from simlab.worlds.rooms.world import RoomsWorld
 
@@ -262,12 +262,13 @@ def test_pettingzoo_plays_the_conditions(tasks, condition):
     assert all(game.terminations.values()) and game.rewards[ANSWERER] == 1.0
 
 
-def test_the_agent_panel_shows_both_pictures_each_captioned(capsys, tmp_path):
+def test_the_agent_panel_shows_both_pictures_as_sent_and_annotated_each_captioned(capsys, tmp_path):
     out = tmp_path / "both"
     assert run_cli(capsys, out, "--episodes", "1", "--group", "distance", "--set", "condition=both-views")[0] == 0
     episode = episodes_of(out)[0]
     seen = next(e for e in episode.events if e.kind == "observation")
-    pictures = observation_pictures(seen.data, episode, seen.turn)
+    assert list(sent_pictures(seen.data, episode, seen.turn)) == ["view", HELPER_VIEW]  # as the model got them
+    pictures = annotated_pictures(seen.data, episode, seen.turn)
     assert list(pictures) == ["view", HELPER_VIEW, "question"]
     for name, role in (("view", ANSWERER), (HELPER_VIEW, HELPER)):
         band = pictures[name].height - PANEL_SIZE[1]

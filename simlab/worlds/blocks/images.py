@@ -190,11 +190,18 @@ def _read_interior(raw: Mapping[str, Any]) -> _Interior:
     return _Interior((int(cell[0]), int(cell[1])), color, size, layer if isinstance(layer, int) else None)
 
 
+def _cell_pair(value: Any) -> tuple[int, int] | None:
+    """``[row, column]`` as whole numbers, or None for anything else (a damaged recording's position)."""
+    if isinstance(value, list | tuple) and len(value) == 2 and all(isinstance(v, int) for v in value):
+        return int(value[0]), int(value[1])
+    return None
+
+
 def _read_wall(view: Mapping[str, Any], target_json: Mapping[str, Any] | None = None) -> _Wall:
     """The one place that knows ``WallView.to_json()``; tolerant of missing optional fields.
 
     With the target board, a size-1 face whose block is large is marked as seen end-on."""
-    positions = tuple((int(p[0]), int(p[1])) for p in view.get("positions", ()))
+    positions = tuple(_cell_pair(p) for p in view.get("positions") or () if _cell_pair(p) is not None)
     layers = tuple(tuple(_read_wall_cell(c) for c in row) for row in view.get("layers", ()))
     if target_json is not None:
         stacks = _read_stacks(target_json)
@@ -613,10 +620,22 @@ OBSERVATION_IMAGE_SOURCES: dict[str, tuple[str, Callable[[Any], Image.Image]]] =
 
 
 def observation_images(observation: Mapping[str, Any]) -> dict[str, Image.Image]:
-    """Re-render the pictures a blocks observation event names (``images``) from its recorded ``data``:
-    a director's wall (``view``) and/or the builder's ``board``. Without a name list, every source present."""
+    """Re-render the pictures a blocks observation event names (``images``) from its recorded ``data``, as
+    the world drew them: a director's wall (``view``), the builder's ``board``. None for a text-only agent."""
     data = observation.get("data") or {}
-    names = observation.get("images") or list(OBSERVATION_IMAGE_SOURCES)
+    return _drawn(observation.get("images") or [], data)
+
+
+def annotated_images(observation: Mapping[str, Any]) -> dict[str, Image.Image]:
+    """For the researcher, when an agent was given text only: the picture its role would have been shown
+    (a director's wall, the builder's board), drawn from the recorded ``data``; nothing when it was sent."""
+    if observation.get("images"):
+        return {}
+    data = observation.get("data") or {}
+    return _drawn(["wall" if "director" in data else "board"], data)
+
+
+def _drawn(names: Iterable[str], data: Mapping[str, Any]) -> dict[str, Image.Image]:
     out: dict[str, Image.Image] = {}
     for name in names:
         source = OBSERVATION_IMAGE_SOURCES.get(name)

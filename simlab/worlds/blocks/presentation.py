@@ -2,26 +2,19 @@
 
 The 3D view shows the board after a turn with the target as its overlay (ghosts or wireframes), the three
 directors' walls and eyes, and the turn's move; the agent panels re-render a director's wall or the
-builder's board from the recorded observation; exports add the builder's board per turn and each
-director's wall once.
+builder's board from the recorded observation, as sent (annotated: the picture a text-only agent was given
+in words); exports add the builder's board per turn and each director's wall once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from PIL import Image
 
 from simlab.core.episode import Episode
-from simlab.core.family import FamilyViews
-from simlab.worlds.blocks.images import board_image, observation_images, wall_image
+from simlab.core.family import FamilyViews, from_observation
+from simlab.worlds.blocks.images import annotated_images, board_image, observation_images, wall_image
 from simlab.worlds.blocks.inspection import LAYERS, inspect_item
 from simlab.worlds.blocks.scene import CAMERAS, blocks_scene, board_json_at, director_walls
-
-
-def _observation_images(observation: Mapping[str, Any], episode: Episode, turn: int) -> dict[str, Image.Image]:
-    return observation_images(observation)
 
 
 def turn_pictures(episode: Episode, turn: int) -> dict[str, Image.Image]:
@@ -44,7 +37,7 @@ def persona(episode: Episode, role: str) -> str:
 
 
 VIEWS = FamilyViews(
-    observation_images=_observation_images,
+    observation_images=from_observation(observation_images),
     turn_pictures=turn_pictures,
     scene=blocks_scene,
     cameras=lambda _episode: CAMERAS,
@@ -54,4 +47,5 @@ VIEWS = FamilyViews(
     role_note=persona,
     layers=LAYERS,
     inspect=inspect_item,
+    annotated_images=from_observation(annotated_images),
 )

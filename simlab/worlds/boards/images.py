@@ -23,7 +23,7 @@ the pixels are the same on every machine.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -483,11 +483,22 @@ def _observation_picture(name: str, data: Mapping[str, Any]) -> Image.Image | No
 
 
 def observation_images(observation_json: Mapping[str, Any]) -> dict[str, Image.Image]:
-    """Re-render the pictures a recorded observation names (``images``) from its ``data``: the robot's
-    ``board``, the ``target``, the target's levels 1..K (``target_level_K``) and the ``legend``. Without a
-    name list (a text-only agent), the board and the target as they were, when recorded."""
-    data = observation_json.get("data") or {}
-    names = list(observation_json.get("images") or ("board", "target"))
+    """Re-render the pictures a recorded observation names (``images``) from its ``data``, as the world drew
+    them: the robot's ``board``, the ``target``, the target's levels 1..K (``target_level_K``) and the
+    ``legend``. None for a text condition or a text-only agent."""
+    return _drawn(observation_json.get("images") or [], observation_json.get("data") or {})
+
+
+def annotated_images(observation_json: Mapping[str, Any]) -> dict[str, Image.Image]:
+    """For the researcher: the robot's board and the target as pictures where the observation gave them as
+    text (a text condition, a text-only agent), drawn from its recorded ``data``; the sent ones are left out."""
+    sent = {str(name) for name in observation_json.get("images") or []}
+    target_sent = any(name == "target" or _level_of(name) is not None for name in sent)
+    wanted = [*(["board"] if "board" not in sent else []), *(["target"] if not target_sent else [])]
+    return _drawn(wanted, observation_json.get("data") or {})
+
+
+def _drawn(names: Iterable[Any], data: Mapping[str, Any]) -> dict[str, Image.Image]:
     out: dict[str, Image.Image] = {}
     for name in names:
         picture = _observation_picture(str(name), data)

@@ -2,25 +2,26 @@
 
 The 3D view shows the robot's board after a turn with the target as its overlay (missing pieces as ghosts or
 wireframes, extra and wrong pieces outlined); the agent panels re-render the pictures a model was given
-(target, layer-wise targets, the robot's board, the legend) from the recorded observation; exports add the
-robot's board per turn, marked against the target, and the target once.
+(target, layer-wise targets, the robot's board, the legend) from the recorded observation, and annotated the
+board and target a text condition gave as text; exports add the robot's board per turn, marked against the
+target, and the target once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from PIL import Image
 
 from simlab.core.episode import Episode
-from simlab.core.family import FamilyViews, Layer
-from simlab.worlds.boards.images import DIFF_LABELS, DIFF_RGB, board_image, observation_images, target_image
+from simlab.core.family import FamilyViews, Layer, from_observation
+from simlab.worlds.boards.images import (
+    DIFF_LABELS,
+    DIFF_RGB,
+    annotated_images,
+    board_image,
+    observation_images,
+    target_image,
+)
 from simlab.worlds.boards.scene import board_at, boards_cameras, boards_scene, target_board
-
-
-def _observation_images(observation: Mapping[str, Any], episode: Episode, turn: int) -> dict[str, Image.Image]:
-    return observation_images(observation)
 
 
 def turn_pictures(episode: Episode, turn: int) -> dict[str, Image.Image]:
@@ -53,7 +54,7 @@ LAYERS = (
 """The boards view's layers: the target overlay, the differences, the pieces and the grid numbers."""
 
 VIEWS = FamilyViews(
-    observation_images=_observation_images,
+    observation_images=from_observation(observation_images),
     turn_pictures=turn_pictures,
     scene=boards_scene,
     cameras=boards_cameras,
@@ -63,4 +64,5 @@ VIEWS = FamilyViews(
     "pieces outlined in magenta, wrong ones in black",
     episode_pictures=episode_pictures,
     layers=LAYERS,
+    annotated_images=from_observation(annotated_images),
 )

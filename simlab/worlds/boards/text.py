@@ -1,5 +1,7 @@
 """The boards' text renderings, exactly as the reference game words them (1-based rows and columns):
-the layered listing a text-mode model reads, and the difference grid a text-mode programmer gets."""
+the layered listing a text-mode model reads, and the difference grid a text-mode programmer gets. One
+departure: an empty board, which the reference prints as ``None`` (its listing returns no string), is said
+in words (:data:`EMPTY_LISTING`)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from simlab.worlds.boards.model import Board, Cell, Piece
 
 LISTING_HEAD = "Grid levels (bottom to top):"
 DIFF_HEAD = "Differences between target grid and player's grid (bottom to top):"
+EMPTY_LISTING = "Empty: no pieces on the board."
 
 
 def piece_text(piece: Piece) -> str:
@@ -22,7 +25,7 @@ def at_level(board: Board, cell: Cell, level: int) -> Piece | None:
 
 
 def listing(board: Board) -> str:
-    """The layered listing (``None`` for an empty board)::
+    """The layered listing (:data:`EMPTY_LISTING` for an empty board)::
 
     Grid levels (bottom to top):
     Level 1:
@@ -30,7 +33,7 @@ def listing(board: Board) -> str:
     """
     cells = board.cells()
     if not cells:
-        return "None"
+        return EMPTY_LISTING
     lines = [LISTING_HEAD]
     for level in range(1, max(board.height(*c) for c in cells) + 1):
         lines.append(f"Level {level}:")

@@ -40,7 +40,7 @@ def success_by_budget(episodes: Sequence[Episode]) -> FigureData:
         solved = [solved_at(e) for e in group]
         points = tuple(FigurePoint(b, sum(t is not None and t <= b for t in solved) / len(group)) for b in budgets)
         series.append(FigureSeries(label, points))
-    return FigureData("line", "allowed conversation turns", "success rate", tuple(series), (0.0, 1.0), x_is_turn=True)
+    return FigureData("line", "allowed conversation turns", "success rate", tuple(series), (0.0, 1.0))
 
 
 def partial_success_by_category(episodes: Sequence[Episode]) -> FigureData:

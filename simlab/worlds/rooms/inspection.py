@@ -46,7 +46,9 @@ LAYERS: tuple[Layer, ...] = (
             ("corner blocked", rgb255(RAY_RGB["blocked"])),
             ("outside the view", rgb255(RAY_RGB["outside"])),
         ),
-        "From each eye to every object's eight box corners: an object is seen when enough corners are",
+        "From each eye to every object's eight box corners: an object is seen when enough corners are "
+        "(off at first: drawn for every object they hide the room; clicking an object shows its own)",
+        visible=False,
     ),
     Layer(
         "Cameras",

@@ -3,11 +3,13 @@
 The 3D scene shows the room, both agents' camera frustums and, with the visibility overlay on, every
 object tinted by who sees it (Answerer only, Helper only, both) and the rays from each camera to each
 box corner (green: in the frustum and unblocked, red: blocked, grey: outside the frustum). The objects
-named in this turn's message are outlined in both the 3D view and the agents' camera pictures.
+named in this turn's message are outlined in the 3D view and, for the researcher, on the agents' camera
+pictures (:func:`annotated_pictures`); :func:`sent_pictures` are the pictures exactly as the agents got them.
 """
 
 from __future__ import annotations
 
+import json
 import textwrap
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
@@ -25,6 +27,7 @@ from simlab.worlds.rooms.model import Camera, RoomObject, Scene
 from simlab.worlds.rooms.observations import ANSWERER, HELPER, HELPER_VIEW, PALETTE
 from simlab.worlds.rooms.render import camera_pose, project, render_view, room_scene_items, topdown_map
 from simlab.worlds.rooms.visibility import SceneGeometry, ViewPair, corner_rays
+from simlab.worlds.rooms.world import RoomsWorld
 
 ROLE_RGB: dict[str, tuple[float, float, float]] = {
     role: (r / 255, g / 255, b / 255) for role, (r, g, b) in PALETTE.items()
@@ -190,10 +193,28 @@ def answerer_map(episode: Episode) -> Image.Image | None:
     return topdown_map(scene, ids, views.answerer, (480, 480), swap=episode.task["question"].get("map_swap"))
 
 
-def observation_pictures(observation: Mapping[str, Any], episode: Episode, turn: int) -> dict[str, Image.Image]:
-    """A role's camera picture with this turn's named objects outlined, and for the Answerer the question
-    card and, in cognitive mapping, the map it was shown. An Answerer given both views (``both-views``) has
-    the Helper's picture after its own, each captioned with whose it is (the panel names no picture)."""
+def sent_pictures(observation: Mapping[str, Any], episode: Episode, turn: int) -> dict[str, Image.Image]:
+    """The pictures an observation names, as the world's own ``observe`` draws them from the recorded task
+    and settings (so the same PNG a model was sent): the role's camera view, in ``both-views`` the Helper's
+    too, in cognitive mapping the map; in the order the world gives them. Nothing drawn on them."""
+    names = set(observation.get("images") or [])
+    if not names:
+        return {}
+    role = str((observation.get("data") or {}).get("role", ""))
+
+    def observed() -> Mapping[str, Any]:  # a role's pictures depend on the task and settings alone, not the turn
+        return RoomsWorld(episode.task, episode.settings).observe(role).images
+
+    settings = json.dumps(episode.settings, sort_keys=True)  # two runs may share episode ids, not image sizes
+    given = _memo(("given", episode.episode_id, settings, role), observed)  # lazy: each drawn on first look
+    return {name: given[name] for name in given if name in names}
+
+
+def annotated_pictures(observation: Mapping[str, Any], episode: Episode, turn: int) -> dict[str, Image.Image]:
+    """For the researcher, never sent: the role's camera picture with the objects named at ``turn`` outlined
+    (an Answerer given both views has the Helper's too, each captioned with whose it is), the map when the
+    Answerer got it in words only, and the Answerer's question card with, once answered, its answer and the
+    right one."""
     data = observation.get("data") or {}
     role = data.get("role", "")
     out = {"view": agent_view(episode, role, turn)}
@@ -203,7 +224,7 @@ def observation_pictures(observation: Mapping[str, Any], episode: Episode, turn:
             agent_view(episode, HELPER, turn), "Helper's view, given to the Answerer", PALETTE[HELPER]
         )
     if role == ANSWERER:
-        found = answerer_map(episode)
+        found = answerer_map(episode) if "map" not in (observation.get("images") or []) else None
         if found is not None:
             out["map"] = found
         out["question"] = question_card(episode, turn)
