@@ -111,8 +111,11 @@ class EditorWindow(QMainWindow):
         bar.addWidget(QLabel("Camera:"))
         bar.addLayout(self._camera_row)
         bar.addStretch(1)
-        bar.addWidget(self.summary)
         column.addLayout(bar)
+        # its own wrapped line: on the camera bar, a long summary set the 3D view's minimum width and squeezed
+        # the side docks to a sliver
+        self.summary.setWordWrap(True)
+        column.addWidget(self.summary)
         column.addWidget(self.canvas.widget, 1)
         self.setCentralWidget(central)
         self._mouse = _MouseFilter(self)

@@ -162,7 +162,7 @@ class MainWindow(QMainWindow):
         width, height = self.width(), self.height()
         docks = self.docks
         left, right = round(min(max(0.25 * width, 300), 390)), round(min(max(0.24 * width, 300), 520))
-        dialogue = round(min(max(0.3 * height, 200), 320))
+        dialogue = round(min(max(0.32 * height, 200), 320))
         self.resizeDocks([docks["Episodes"], docks["Agents"]], [left, right], Qt.Orientation.Horizontal)
         self.resizeDocks([docks["Timeline"], docks["Dialogue"]], [60, dialogue], Qt.Orientation.Vertical)
         self.resizeDocks(

@@ -132,3 +132,14 @@ def test_selecting_another_kind_of_entity_shows_one_form_not_two_overlapping(edi
     editor.select(small)
     shown = [form for form in editor.properties.findChildren(ActionForm) if form.isVisible()]
     assert shown == [editor.properties.form]
+
+
+def test_a_long_summary_leaves_the_side_docks_their_width(editor, qtbot):
+    """A structure's summary runs long: it wraps on its own line instead of widening the 3D view until the
+    Scene and Add docks are slivers."""
+    widths = {name: editor.docks[name].width() for name in ("Scene", "Add")}
+    editor.summary.setText("; ".join(f"{k} blocks of a long structure summary" for k in range(40)))
+    editor.centralWidget().layout().activate()
+    qtbot.wait(50)
+    assert editor.centralWidget().minimumSizeHint().width() < 600
+    assert all(editor.docks[name].width() >= min(widths[name], 150) for name in widths)
