@@ -11,8 +11,10 @@ from typing import Any
 from pydantic import BaseModel
 
 from simlab.core.family import Importer, PlotSpec, Progress, SeriesSpec, TaskSource, WorldFamily
+from simlab.core.recording import read_json
 from simlab.worlds.blocks import protocol
 from simlab.worlds.blocks.agents import AGENTS
+from simlab.worlds.blocks.craft_structures import craft_structures, is_craft_dataset
 from simlab.worlds.blocks.figures import FIGURES
 from simlab.worlds.blocks.generator import TIERS, Structure, generate_structure, load_structures, save_structures
 from simlab.worlds.blocks.metrics import attempted_removes, oracle_removes
@@ -71,7 +73,10 @@ def hidden_report(structures: Sequence[Structure]) -> str:
 
 
 def _load(path: Path) -> list[dict[str, Any]]:
-    return [s.to_json() for s in load_structures(path)]
+    """SimLab's structure files (one, an index, a folder) or CRAFT's own published list of structures."""
+    data = read_json(path) if path.is_file() else None
+    structures = craft_structures(path, data) if is_craft_dataset(data) else load_structures(path)
+    return [s.to_json() for s in structures]
 
 
 def _validate(task: Mapping[str, Any]) -> None:
