@@ -148,3 +148,23 @@ def test_a_refused_program_is_recorded_and_changes_nothing():
     result = next(e for e in events if e.kind == "result")
     assert result.data["ok"] is False and w.board == Board()
     assert any(e.kind == "action" and "__import__" in e.data["action"]["details"] for e in events)
+
+
+def test_a_placement_against_the_target_is_a_mistake_of_its_kind():
+    """As blocks flags a wrong colour, boards names what a piece put down is against the target there."""
+    from simlab.worlds.boards.metrics import placement_mistakes
+    from simlab.worlds.boards.model import Placement, build, placements_of
+
+    target = build([Placement("bridge-h", "red", 1, 1), Placement("nut", "green", 3, 3)])
+    empty = build([])
+    assert placement_mistakes(empty, build([Placement("bridge-h", "blue", 1, 1)]), target) == ["wrong-colour"]
+    assert placement_mistakes(empty, build([Placement("washer", "green", 3, 3)]), target) == ["wrong-piece"]
+    assert placement_mistakes(empty, build([Placement("screw", "red", 5, 5)]), target) == ["wrong-place"]
+    assert placement_mistakes(empty, build([Placement("nut", "green", 3, 3)]), target) == []  # right: none
+    task = {"id": "t", "placements": [p.to_json() for p in placements_of(target)]}
+    world = BoardsWorld(task, get_family("boards").check_settings({}))
+    world.reset(0)
+    world.step(Reply(message="Put a red bridge across (1,1) and (1,2)."))
+    events = world.step(Reply(action={"status": "code", "details": "put(board, 'bridge-h', 'blue', 1, 1)"}))
+    result = next(e for e in events if e.kind == "result")
+    assert result.data["ok"] and result.data["mistake"] == "wrong-colour"

@@ -172,7 +172,7 @@ def stray_washer(observation: Observation) -> Reply:
     ("world", "role", "settings", "bad_reply", "mistake"),
     [
         ("blocks", "builder", {"turns": 4}, wrong_colour, "wrong-colour"),
-        ("boards", "robot", {}, stray_washer, "the board moved away from the target"),
+        ("boards", "robot", {}, stray_washer, "wrong-place"),
     ],
 )
 def test_while_a_person_plays_a_mistake_judged_against_the_target_is_shown_nowhere(

@@ -34,6 +34,35 @@ def progress(board: Board, target: Board) -> dict[str, float]:
     }
 
 
+PLACEMENT_MISTAKES = ("wrong-colour", "wrong-piece", "wrong-place")
+"""What a piece the robot's code put down can be against the target at that cell and level (as blocks
+flags a placed block of the wrong colour or place)."""
+
+
+def placement_mistakes(before: Board, after: Board, target: Board) -> list[str]:
+    """The mistakes of the pieces ``after`` holds where ``before`` held another or none, in board order: the
+    target holds the same piece in another colour there (``wrong-colour``), another piece (``wrong-piece``),
+    or nothing at that cell and level (``wrong-place``). A bridge's two halves are one mistake."""
+    had = {(cell, level): piece for cell, level, piece in before.pieces()}
+    wanted = {(cell, level): piece for cell, level, piece in target.pieces()}
+    found: list[str] = []
+    seen_bridges: set[tuple[str, str, int]] = set()
+    for cell, level, piece in after.pieces():
+        if had.get((cell, level)) == piece or wanted.get((cell, level)) == piece:
+            continue
+        if piece.shape != piece.name:  # a bridge half: its other half is the same mistake
+            bridge = (piece.shape, piece.colour, level)
+            if bridge in seen_bridges:
+                continue
+            seen_bridges.add(bridge)
+        goal = wanted.get((cell, level))
+        if goal is None:
+            found.append("wrong-place")
+        else:
+            found.append("wrong-colour" if goal.shape == piece.shape else "wrong-piece")
+    return found
+
+
 def failure_types(board: Board, target: Board) -> dict[str, bool]:
     """Which of :data:`FAILURE_TYPES` a final board shows (all False when it matches):
 

@@ -187,10 +187,14 @@ class BoardsWorld(World):
             self.log["code_errors"] += 1
             return self._failed(ERROR_KINDS.get(run.code or "", "code"), run.feedback(), data)
         self.failures = 0
+        placed_on = self.board
         self.board, self.before_turns = run.board, list(run.before_turns)
         after = metrics.distance(self.board, self.target)
         self._needs_correction = after >= before and after > 0
-        if after > before:  # the code ran, but the board is further from the target than before
+        mistakes = metrics.placement_mistakes(placed_on, self.board, self.target)
+        if mistakes:  # a piece put down where the target holds another colour, another piece or nothing
+            data["mistake"], data["mistakes"] = ", ".join(dict.fromkeys(mistakes)), mistakes
+        elif after > before:  # the code ran, but the board is further from the target than before (a removal)
             data["mistake"] = "the board moved away from the target"
         out = [Event("result", self.turn, "engine", data), ev.state(self.turn, {"board": self.board.to_json()})]
         out.append(ev.score(self.turn, metrics.progress(self.board, self.target)))
