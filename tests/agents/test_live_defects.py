@@ -160,7 +160,7 @@ def test_rooms_sends_the_role_introduction_and_the_task_once():
 # ---- context ----------------------------------------------------------------------------------------------
 TALKATIVE = (
     "<think>My wall shows it.</think>\n<message>"
-    + "Put the large red block along the bottom of my wall, then the small blue one above its left end. " * 6
+    + "Put the large red block along the bottom of my wall, then the small blue one above its left end. " * 5
     + "</message>"
 )
 WAITING_BUILDER = "CLARIFY:Which block should I place first, and where exactly?"

@@ -48,7 +48,7 @@ def simple(builder: str) -> RunConfig:
 
 
 CAREFUL, SLOPPY = simple("builder=scripted:0"), simple("builder=scripted:0.5")
-OTHER_SEED = RunConfig("blocks", seed=7, episodes=3, agents=["builder=scripted:0"], settings={"turns": 6})
+OTHER_SEED = RunConfig("blocks", seed=7, episodes=5, agents=["builder=scripted:0"], settings={"turns": 6})
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,14 @@ from simlab.worlds.blocks import protocol
 from simlab.worlds.blocks.agents import AGENTS
 from simlab.worlds.blocks.craft_structures import craft_structures, is_craft_dataset
 from simlab.worlds.blocks.figures import FIGURES
-from simlab.worlds.blocks.generator import TIERS, Structure, generate_structure, load_structures, save_structures
+from simlab.worlds.blocks.generator import (
+    TIER_SHARES,
+    TIERS,
+    Structure,
+    generate_structure,
+    load_structures,
+    save_structures,
+)
 from simlab.worlds.blocks.metrics import attempted_removes, oracle_removes
 from simlab.worlds.blocks.views import hidden_cells
 from simlab.worlds.blocks.world import BUILDER, DIRECTORS, PALETTE, BlocksSettings, BlocksWorld
@@ -54,7 +61,25 @@ def write(
     structures = [Structure.from_json(t) for t in generate(n, seed, options, groups, progress)]
     save_structures(structures, out_dir, seed=seed)
     tiers = ", ".join(f"{sum(s.tier == t for s in structures)} {t}" for t in TIERS)
-    return f"wrote {len(structures)} structures to {out_dir} ({tiers})\n{hidden_report(structures)}"
+    return f"wrote {len(structures)} structures to {out_dir} ({tiers})\n{domino_report(structures)}\n" + (
+        hidden_report(structures)
+    )
+
+
+REFERENCE_DOMINOES = 11.7
+"""Large-block cells per structure in CRAFT's published 100 (structures_dataset_v2.json)."""
+
+
+def domino_report(structures: Sequence[Structure]) -> str:
+    """Large-block cells per structure and the tier shares, beside CRAFT's published 100."""
+    cells = [2 * sum(p.large for p in s.board.pieces()) for s in structures]
+    mean = sum(cells) / len(cells) if cells else 0.0
+    shares = " / ".join(f"{100 * sum(s.tier == t for s in structures) / max(1, len(structures)):.0f}" for t in TIERS)
+    reference = " / ".join(str(TIER_SHARES[t]) for t in TIERS)
+    return (
+        f"large-block cells per structure: {mean:.1f} (CRAFT's published 100: {REFERENCE_DOMINOES}); "
+        f"tiers simple / medium / complex %: {shares} (published: {reference})"
+    )
 
 
 def hidden_report(structures: Sequence[Structure]) -> str:

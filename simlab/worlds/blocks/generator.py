@@ -29,7 +29,7 @@ from simlab.worlds.blocks.model import CELLS, COLORS, MAX_HEIGHT, Board, Cell, M
 
 OPTIONAL_CELLS: tuple[Cell, ...] = ((1, 1), (2, 1))
 REQUIRED_CELLS: tuple[Cell, ...] = tuple(c for c in CELLS if c not in OPTIONAL_CELLS)
-DOMINO_PROBABILITY = 0.35
+DOMINO_PROBABILITY = 0.5
 REPEAT_RETRIES = 3
 TIERS: tuple[str, ...] = ("simple", "medium", "complex")
 INDEX_FILE = "structures.json"
@@ -108,10 +108,20 @@ def generate_structures(n: int, seed: int) -> list[Structure]:
     return [generate_structure(seed, index) for index in range(n)]
 
 
+TIER_SHARES = {"simple": 29, "medium": 52, "complex": 19}
+"""The tiers of CRAFT's published 100 structures: uniform optional heights (the reference generator's rule)
+would give 1 complex in 9, the published set holds 19 in 100, so the tier is drawn first at these shares."""
+OPTIONAL_HEIGHTS = {
+    tier: [(a, b) for a in range(3) for b in range(3) if tier_of(21 + a + b) == tier] for tier in TIER_SHARES
+}
+"""The heights of the two optional cells that make each tier (the seven outer cells hold 21 blocks)."""
+
+
 def _heights(r: random.Random) -> dict[Cell, int]:
     heights = dict.fromkeys(REQUIRED_CELLS, MAX_HEIGHT)
-    for cell in OPTIONAL_CELLS:
-        heights[cell] = r.randint(0, 2)
+    tier = r.choices(list(TIER_SHARES), weights=list(TIER_SHARES.values()))[0]
+    for cell, height in zip(OPTIONAL_CELLS, r.choice(OPTIONAL_HEIGHTS[tier]), strict=True):
+        heights[cell] = height
     return heights
 
 
@@ -120,8 +130,10 @@ def _tile_layer(
 ) -> list[tuple[tuple[Cell, ...], str]]:
     """Cover ``needed`` with small blocks and dominoes; ``below`` holds the codes of the layers under it."""
     free = list(needed)  # a list in grid order, so choices never depend on set iteration order
+    order = list(needed)
+    r.shuffle(order)  # as the reference: cells in a random order (grid order lays fewer dominoes)
     tiles: list[tuple[tuple[Cell, ...], str]] = []
-    for cell in needed:
+    for cell in order:
         if cell not in free:
             continue
         free.remove(cell)
