@@ -220,6 +220,10 @@ class ImageView(QWidget):
         if pixmap.cacheKey() == self._pixmap.cacheKey():
             return
         self._pixmap = pixmap
+        self._redraw()
+
+    def _redraw(self) -> None:
+        """Scale the picture again on the next paint, and ask the layout for the new size."""
         self._scaled = QPixmap()
         self.updateGeometry()
         self.update()
@@ -228,9 +232,7 @@ class ImageView(QWidget):
         """Keep the picture at most ``height`` pixels tall (None: as tall as the width makes it)."""
         if height != self._max_height:
             self._max_height = height
-            self._scaled = QPixmap()
-            self.updateGeometry()
-            self.update()
+            self._redraw()
 
     def shown_width(self) -> int:
         """How wide the picture is drawn now, in pixels (0 without one)."""
@@ -240,9 +242,7 @@ class ImageView(QWidget):
         """Draw the picture at most ``width`` pixels wide (None: as wide as the widget allows)."""
         if width != self._max_width:
             self._max_width = width
-            self._scaled = QPixmap()
-            self.updateGeometry()
-            self.update()
+            self._redraw()
 
     def _target_width(self, width: int) -> int:
         widest = min(width, round(self._pixmap.width() * MAX_UPSCALE))

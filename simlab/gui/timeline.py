@@ -27,11 +27,10 @@ from PySide6.QtWidgets import (
 )
 
 from simlab.core.episode import Episode
-from simlab.core.errors import SimlabError
 from simlab.core.events import Event
 from simlab.core.playback import TurnMarks, turn_marks
 from simlab.gui.playback import PlaybackModel
-from simlab.worlds import get_family
+from simlab.render.formatting import headline_metrics
 
 SPEECH_COLOUR = "#1e6fd9"
 ACTION_COLOUR = "#7a7a7a"
@@ -76,14 +75,6 @@ def _describe_turn(marks: TurnMarks, events: list[Event]) -> str:
     return f"turn {marks.turn}: {', '.join(parts) if parts else 'no messages or actions'}"
 
 
-def headline_of(world: str) -> tuple[str, ...]:
-    """The headline metrics of the family ``world`` (none for a family this SimLab does not know)."""
-    try:
-        return tuple(get_family(world).headline_metrics)
-    except SimlabError:
-        return ()
-
-
 def _told_error(event: Event) -> bool:
     """Whether ``event`` is an error the roles are told of: a refused reply or a broken protocol (a mistake,
     a reply the engine took that works against the target, is judged against what the roles cannot see)."""
@@ -97,7 +88,7 @@ def _turn_infos(episode: Episode | None, as_told: bool = False) -> list[_TurnInf
     by_turn: dict[int, list[Event]] = {}
     for e in episode.events:
         by_turn.setdefault(e.turn, []).append(e)
-    marks = turn_marks(episode, headline_of(episode.world))
+    marks = turn_marks(episode, headline_metrics(episode))
     if as_told:
         marks = [
             replace(m, error=any(_told_error(e) for e in by_turn.get(m.turn, [])), score_change=None) for m in marks

@@ -96,6 +96,12 @@ def family_of(episode: Episode) -> WorldFamily | None:
         return None
 
 
+def headline_metrics(episode: Episode) -> tuple[str, ...]:
+    """The headline metrics of the episode's family (none for a world this SimLab does not know)."""
+    family = family_of(episode)
+    return tuple(family.headline_metrics) if family is not None else ()
+
+
 def episode_roles(episode: Episode) -> list[str]:
     """The roles of ``episode`` in the family's own order (D1, D2, D3, builder), then any others sorted: the
     agents it recorded, else the roles that were observed."""

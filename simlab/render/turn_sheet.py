@@ -6,14 +6,14 @@ uses it; what is drawn is whatever the episode's family declares (see :mod:`siml
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
 from PIL import Image, ImageDraw
 
 from simlab.core.episode import Episode
 from simlab.core.family import RGB
 from simlab.render.episode_pictures import main_picture, once_pictures, turn_pictures
-from simlab.render.formatting import MUTED_RGB, TEXT_RGB, TONE_RGB, episode_colours, event_line, family_of
+from simlab.render.formatting import MUTED_RGB, TEXT_RGB, TONE_RGB, episode_colours, event_line, headline_metrics
 from simlab.render.images import BACKGROUND, fit, text_font
 
 TITLE_RGB: RGB = (40, 46, 56)
@@ -62,16 +62,10 @@ def title_bar(image: Image.Image, episode: Episode, turn: int, height: int, outc
     if outcome:
         text += f"  -  {episode.summary.get('outcome', 'unfinished')}"
     metrics = episode.metrics_at(turn) or {}
-    metric = next((m for m in _headline(episode) if isinstance(metrics.get(m), (int, float))), None)
+    metric = next((m for m in headline_metrics(episode) if isinstance(metrics.get(m), (int, float))), None)
     if metric is not None:
         text += f"  -  {metric} {metrics[metric]:.2f}"
     draw.text((16, height // 2), text, font=text_font(round(height * 0.45)), fill=(255, 255, 255), anchor="lm")
-
-
-def _headline(episode: Episode) -> Sequence[str]:
-    """The family's headline metrics; the title shows the first one the turn's scores carry."""
-    family = family_of(episode)
-    return family.headline_metrics if family is not None else ()
 
 
 def turn_lines(episode: Episode, turn: int, colours: Mapping[str, RGB]) -> list[tuple[str, str, RGB]]:

@@ -14,7 +14,8 @@ from simlab.core.episode import Episode
 from simlab.core.playback import error_turns, turn_marks
 from simlab.core.recording import load_run
 from simlab.gui.playback import PlaybackModel
-from simlab.gui.timeline import SCORE_COLOURS, SCORE_WORDS, TimelineScrubber, TimelineWidget, headline_of
+from simlab.gui.timeline import SCORE_COLOURS, SCORE_WORDS, TimelineScrubber, TimelineWidget
+from simlab.render.formatting import headline_metrics
 from simlab.runner.batch import RunConfig, run
 from tests.gui.conftest import wait_shown
 
@@ -227,7 +228,7 @@ def test_a_score_that_rises_and_one_that_falls_are_marked_apart(random_episode: 
 
 def test_rising_and_falling_scores_draw_in_their_own_colours(qtbot, timeline: TimelineWidget, model) -> None:
     scrubber = timeline.scrubber
-    changes = {m.turn: m.score_change for m in turn_marks(model.episode, headline_of(model.episode.world))}
+    changes = {m.turn: m.score_change for m in turn_marks(model.episode, headline_metrics(model.episode))}
     for turn, change in changes.items():
         if change:
             assert SCORE_WORDS[change] in scrubber.tooltip_for_turn(turn)
