@@ -5,11 +5,16 @@ squamous cell carcinoma, melanoma, seborrheic keratosis, actinic keratosis, nevu
 treatment: surgery, cryotherapy or no treatment (paper, appendix A and B). It must not reveal its private
 health data (here its age, gender and the lesion's body region).
 
-Ours, where the paper is silent:
-* the expert's diagnostic manual and the disease-to-treatment rules are not in the paper: ours, in
-  ``prompts/manuals/telehealth.txt``, written from the dataset's metadata fields (a decision list over
-  bleed, hurt, changed, elevation, itch, age 50 or older and a sun-exposed region; treatments after Mayo
-  Clinic's patient pages, the profile deciding for seborrheic keratosis and nevus);
+The treatment rules are COMMA's, from its module code (``TelehealthPuzzle.check_action`` in the public copy
+pschwendy/multimodal_comms, ``src/multimodal_comms/apps/comma/modules/telehealth.py`` at f6732d8): a basal or
+squamous cell carcinoma gets surgery when either of the lesion's two recorded diameters is at least 5 mm,
+else cryotherapy; melanoma surgery; actinic keratosis cryotherapy; seborrheic keratosis cryotherapy when it
+itches or bleeds, else none; nevus none. As there, a diameter that is not recorded is not at least 5 mm.
+
+Ours, where the paper and that code are silent:
+* the expert's diagnostic manual (the code takes the dataset's diagnosis and gives the expert no steps): a
+  decision list in ``prompts/manuals/telehealth.txt`` over bleed, hurt, changed, elevation, itch, age 50 or
+  older and a sun-exposed region, the dataset's own fields;
 * the photos: PAD-UFES-20 cannot be downloaded here. With the generate option ``telehealth_data`` (the
   dataset's folder: ``metadata.csv`` and its PNGs, e.g. under ``images/imgs_part_1..3``) an instance is a
   real row: a diagnosis drawn uniformly among the six, then one of its rows (the dataset has 52 melanomas
@@ -17,15 +22,18 @@ Ours, where the paper is silent:
   absolute path (tasks made this way play on a machine with the dataset there); the answer is the dataset's
   diagnosis, which the manual's rules need not match. Without it, an instance is a synthetic stand-in: a
   profile drawn so that the manual's rules give its diagnosis, and a lesion drawn with Pillow, labelled
-  "SYNTHETIC STAND-IN, not a real photo" on the picture and ``"source": "synthetic"`` in the instance;
+  "SYNTHETIC STAND-IN, not a real photo" on the picture and ``"source": "synthetic"`` in the instance. Its
+  larger diameter is drawn below 5 mm (2.0-4.9) or from 5 mm up (5.0-20.0) with even odds, whatever the
+  disease, so the size neither gives the diagnosis away nor settles a carcinoma's treatment in advance;
 * nine actions, always legal: ``Diagnose <disease>`` for the six, ``Treat with surgery``, ``Treat with
   cryotherapy``, ``No treatment necessary``. The right diagnosis is progress (PSR 50), the right treatment
   after it solves (PSR 100); a wrong diagnosis, a treatment before the diagnosis, or a wrong treatment is a
   strike; the right diagnosis again does nothing. With every wrong button a strike the random solver is near
-  the paper's Random row: SR 8, PSR 14.5, 2.87 mistakes, ACL 2.21 over the 100 instances (the paper: 3, 16,
-  2.96, 2.27; these rules expect 6.4, 18.1, 2.89, 2.25; docs/PUZZLES.md's row, which a test replays);
-* the scripted solver never says its age, gender or the region: it says whether it is fifty or older and
-  whether the lesion is on a sun-exposed part of the body, the facts the manual asks, in words without digits.
+  the paper's Random row (docs/PUZZLES.md quotes ours, the paper's and the exact expectation; a test
+  replays them);
+* the scripted solver never says its age, gender or the region: it says whether it is fifty or older,
+  whether the lesion is on a sun-exposed part of the body and whether it is at least half a centimetre
+  across, the facts the manual asks, in words without digits.
 """
 
 from __future__ import annotations
@@ -69,6 +77,10 @@ SUN_EXPOSED = ("face", "nose", "ear", "lip", "scalp", "neck", "arm", "forearm", 
 COVERED = ("chest", "back", "abdomen", "thigh", "foot")
 HISTORY = ("smoke", "drink", "pesticide", "skin_cancer_history", "cancer_history")
 OLDER = 50
+SURGERY_MM = 5.0
+"""COMMA's threshold: a carcinoma with a recorded diameter of at least this many mm gets surgery."""
+DIAGNOSIS_FACTS = ("bleed", "hurt", "changed", "elevation", "itch", "old", "sun")
+"""What the manual's diagnosis steps ask, in :func:`manual_diagnosis`'s order."""
 SYNTHETIC, REAL = "synthetic", "PAD-UFES-20"
 STAND_IN = "SYNTHETIC STAND-IN, not a real photo"
 
@@ -85,6 +97,18 @@ def older(patient: Mapping[str, Any]) -> bool:
 
 def sun_exposed(patient: Mapping[str, Any]) -> bool:
     return str(patient.get("region") or "").lower() in SUN_EXPOSED
+
+
+def diameter(patient: Mapping[str, Any]) -> float | None:
+    """The larger of the lesion's two recorded diameters in mm (None when neither is recorded)."""
+    recorded = [d for d in (patient.get("diameter_1"), patient.get("diameter_2")) if isinstance(d, (int, float))]
+    return max(recorded) if recorded else None
+
+
+def large(patient: Mapping[str, Any]) -> bool:
+    """COMMA's size test: a recorded diameter of at least 5 mm (an unrecorded one fails, as NaN does there)."""
+    size = diameter(patient)
+    return size is not None and size >= SURGERY_MM
 
 
 def manual_diagnosis(bleeds: bool, hurts: bool, changed: bool, raised: bool, itches: bool, old: bool, sun: bool) -> str:
@@ -110,21 +134,23 @@ def diagnose(patient: Mapping[str, Any]) -> str:
     )
 
 
-def manual_treatment(code: str, itches: bool, hurts: bool, grew: bool) -> str:
-    """The manual's treatments (ours, after Mayo Clinic): cancers are removed by surgery, actinic keratosis is
-    frozen, an irritated seborrheic keratosis is frozen, a nevus that grew is removed, the rest need nothing."""
-    if code in ("BCC", "SCC", "MEL"):
+def manual_treatment(code: str, itches: bool, bleeds: bool, wide: bool) -> str:
+    """COMMA's treatments (its module code): a basal or squamous cell carcinoma at least 5 mm across (``wide``)
+    is removed by surgery, a smaller one frozen; a melanoma is removed; an actinic keratosis is frozen; a
+    seborrheic keratosis is frozen when it itches or bleeds; a nevus and a quiet seborrheic keratosis need
+    nothing."""
+    if code in ("BCC", "SCC"):
+        return SURGERY if wide else CRYOTHERAPY
+    if code == "MEL":
         return SURGERY
-    if code == "ACK" or (code == "SEK" and (itches or hurts)):
+    if code == "ACK" or (code == "SEK" and (itches or bleeds)):
         return CRYOTHERAPY
-    if code == "NEV" and grew:
-        return SURGERY
     return NO_TREATMENT
 
 
 def treatment(code: str, patient: Mapping[str, Any]) -> str:
-    yes = functools.partial(said_yes, patient)
-    return manual_treatment(code, yes("itch"), yes("hurt"), yes("grew"))
+    """The right treatment of disease ``code`` for this profile."""
+    return manual_treatment(code, said_yes(patient, "itch"), said_yes(patient, "bleed"), large(patient))
 
 
 # ---- PAD-UFES-20 ---------------------------------------------------------------------------------------------
@@ -206,8 +232,8 @@ def real_instance(r: random.Random, folder: str) -> dict[str, Any]:
 
 # ---- the synthetic stand-in ------------------------------------------------------------------------------------
 LOOKS = {  # how each stand-in lesion is drawn, and how a careful solver puts it in words
-    "MEL": ("a large dark patch, black and brown, uneven in colour, with a ragged border", (60, 35, 25)),
-    "NEV": ("a small round brown spot, even in colour, with a smooth border", (120, 75, 45)),
+    "MEL": ("a dark patch, black and brown, uneven in colour, with a ragged border", (60, 35, 25)),
+    "NEV": ("a round brown spot, even in colour, with a smooth border", (120, 75, 45)),
     "SEK": ("a waxy light-brown spot with a rough, cracked top that looks stuck on the skin", (160, 115, 70)),
     "ACK": ("a rough, scaly pink-red patch", (205, 110, 105)),
     "BCC": ("a shiny, translucent pink bump with tiny red vessels", (225, 160, 160)),
@@ -228,11 +254,16 @@ def _symptoms(r: random.Random) -> dict[str, str]:
     return {field: r.choices(ANSWERS, weights=(4, 5, 1))[0] for field in SYMPTOMS}
 
 
+def synthetic_size(r: random.Random) -> float:
+    """The stand-in's larger diameter in mm: below COMMA's 5 mm or from it up, with even odds."""
+    return round(r.uniform(2.0, 4.9) if r.random() < 0.5 else r.uniform(SURGERY_MM, 20.0), 1)
+
+
 def synthetic_patient(r: random.Random, code: str) -> dict[str, Any]:
     """A profile the manual's rules diagnose as ``code`` (drawn again until they do)."""
     while True:
         low, high = (8, 45) if code == "NEV" else (35, 90)
-        size = round(r.uniform(3, 8) if code in ("NEV", "ACK") else r.uniform(4, 25), 1)
+        size = synthetic_size(r)
         patient = {
             "age": r.randint(low, high),
             "gender": r.choice(("female", "male")),
@@ -260,7 +291,7 @@ def check(instance: Mapping[str, Any]) -> tuple[str, dict[str, Any], str]:
     source, code, patient = instance.get("source"), instance.get("diagnosis"), instance.get("patient")
     if source not in (SYNTHETIC, REAL):
         raise ValueError(f"source: {SYNTHETIC!r} or {REAL!r} expected, got {source!r:.40}")
-    if code not in DISEASES:
+    if not isinstance(code, str) or code not in DISEASES:  # a str first: a list or an object is unhashable
         raise ValueError(f"diagnosis: one of {', '.join(DISEASES)} expected, got {code!r:.20}")
     if not isinstance(patient, Mapping):
         raise ValueError(f"patient: a profile object expected, got {patient!r:.40}")
@@ -273,6 +304,10 @@ def check(instance: Mapping[str, Any]) -> tuple[str, dict[str, Any], str]:
     region = patient.get("region")
     if region is not None and (not isinstance(region, str) or not re.fullmatch(r"[a-z ]{2,20}", region)):
         raise ValueError(f"patient.region: a body region in lower case or null expected, got {region!r:.30}")
+    for field in ("diameter_1", "diameter_2"):  # the treatment of a carcinoma turns on them
+        size = patient.get(field)
+        if size is not None and (type(size) not in (int, float) or not 0 <= size <= 500):
+            raise ValueError(f"patient.{field}: a size in mm (0-500) or null expected, got {size!r:.20}")
     _check_picture(instance, str(source))
     return str(source), dict(patient), str(code)
 
@@ -284,7 +319,7 @@ def _check_picture(instance: Mapping[str, Any], source: str) -> None:
             raise ValueError(f"image: img_id and path of the dataset's photo expected, got {image!r:.60}")
         return
     lesion = instance.get("lesion")
-    if not isinstance(lesion, Mapping) or lesion.get("look") not in LOOKS:
+    if not isinstance(lesion, Mapping) or not isinstance(lesion.get("look"), str) or lesion["look"] not in LOOKS:
         raise ValueError(f"lesion: a look among {', '.join(LOOKS)} expected, got {lesion!r:.60}")
     if type(lesion.get("seed")) is not int or type(lesion.get("size")) is not int or not 20 <= lesion["size"] <= 160:
         raise ValueError(f"lesion: an integer seed and a size of 20-160 pixels expected, got {lesion!r:.60}")
@@ -376,16 +411,15 @@ class TelehealthPuzzle(Puzzle):
     @classmethod
     def advise(cls, said: Sequence[str]) -> str:
         heard = _heard(said)
-        lacking = [k for k in (*SYMPTOMS, "old", "sun") if k not in heard]
-        if lacking:
+        if any(fact not in heard for fact in (*DIAGNOSIS_FACTS, "large")):
             return (
-                "Tell me, from your profile, whether the lesion itches, bleeds, hurts, has grown, has changed and is "
-                "raised (yes, no or unknown), whether you are fifty or older, and whether the lesion is on a "
-                "sun-exposed part of the body (face, nose, ears, lips, scalp, neck, arms, hands). Do not tell me "
-                "your age or where exactly it is."
+                "Tell me, from your profile, whether the lesion itches, bleeds, hurts, has changed and is raised "
+                "(yes, no or unknown), whether you are fifty or older, whether the lesion is on a sun-exposed part "
+                "of the body (face, nose, ears, lips, scalp, neck, arms, hands), and whether its larger diameter is "
+                "at least 5 mm (half a centimetre). Do not tell me your age or where exactly it is."
             )
-        code = manual_diagnosis(*(heard[k] for k in ("bleed", "hurt", "changed", "elevation", "itch", "old", "sun")))
-        cure = manual_treatment(code, heard["itch"], heard["hurt"], heard["grew"])
+        code = manual_diagnosis(*(heard[fact] for fact in DIAGNOSIS_FACTS))
+        cure = manual_treatment(code, heard["itch"], heard["bleed"], heard["large"])
         name = DISEASES[code]
         steps = [cure] if _recorded(said) == name else [f"Diagnose {name}", cure]
         told = {SURGERY: "surgery", CRYOTHERAPY: "cryotherapy", NO_TREATMENT: "no treatment"}[cure]
@@ -424,7 +458,13 @@ def _profile_words(patient: Mapping[str, Any]) -> str:
     where = (
         "is on a sun-exposed part of the body" if sun_exposed(patient) else "is on a part of the body usually covered"
     )
-    return f"From my patient profile, the lesion {answers}. {age.capitalize()}. The lesion {where}."
+    size = "at least half a centimetre" if large(patient) else "under half a centimetre"
+    if diameter(patient) is None:
+        size = "not in the profile"
+    return (
+        f"From my patient profile, the lesion {answers}. {age.capitalize()}. The lesion {where}. "
+        f"Its larger diameter is {size}."
+    )
 
 
 def _recorded_words(snapshot: Mapping[str, Any]) -> str:
@@ -433,7 +473,8 @@ def _recorded_words(snapshot: Mapping[str, Any]) -> str:
 
 
 def _heard(said: Sequence[str]) -> dict[str, bool]:
-    """The manual's facts from the newest messages that state them (an unknown answer reads as no)."""
+    """The manual's facts from the newest messages that state them (an unknown answer reads as no; ``large``
+    is a larger diameter of at least 5 mm)."""
     heard: dict[str, bool] = {}
     for text in reversed(said):
         for field, words in SYMPTOMS.items():
@@ -444,6 +485,9 @@ def _heard(said: Sequence[str]) -> dict[str, bool]:
             heard["old"] = "fifty or older" in text.lower()
         if "sun" not in heard and re.search(r"sun-exposed part|usually covered", text, re.IGNORECASE):
             heard["sun"] = "sun-exposed part" in text.lower()
+        size = re.search(r"diameter is (at least half|under half|not in the profile)", text, re.IGNORECASE)
+        if size and "large" not in heard:  # an unrecorded size is not at least 5 mm (the manual says so)
+            heard["large"] = size.group(1).lower() == "at least half"
     return heard
 
 
@@ -468,8 +512,8 @@ def profile_lines(patient: Mapping[str, Any]) -> list[tuple[str, str]]:
     def shown(value: Any) -> str:
         return "not recorded" if value is None else str(value)
 
-    d1, d2 = patient.get("diameter_1"), patient.get("diameter_2")
-    size = f"{d1:g} x {d2:g} mm" if d1 is not None and d2 is not None else "not recorded"
+    recorded = [f"{d:g}" for d in (patient.get("diameter_1"), patient.get("diameter_2")) if d is not None]
+    size = " x ".join(recorded) + " mm" if recorded else "not recorded"  # each one the treatment may turn on
     lines = [
         ("Age", shown(patient.get("age"))),
         ("Gender", shown(patient.get("gender"))),
