@@ -15,7 +15,8 @@ from simlab.worlds.boards.targets import generate_targets
 from simlab.worlds.boards.world import BoardsWorld
 
 FAMILY = get_family("boards")
-TASK = generate_targets(10, seed=3)[2].to_json()
+TASK = generate_targets(10, seed=3)[2].to_json()  # three screws: green (2,6), red (2,7), yellow (1,6)
+WRONG = "put(board, 'screw', 'blue', 1, 6)"  # where the yellow one belongs
 
 
 def play(task, players: dict[str, str], **settings):
@@ -65,6 +66,26 @@ def test_noisy_agents_make_mistakes_and_the_oracle_corrects_them():
         play(t.to_json(), {"programmer": "noisy:0.5", "robot": "scripted"}).summary for t in generate_targets(20, 2)
     ]
     assert again == summaries  # seeded
+
+
+def test_an_instruction_after_a_code_turn_with_a_mistake_is_a_correction_even_when_it_made_progress():
+    """The paper's correction: the Programmer revises an incorrect or incomplete action. Two right screws and a
+    wrong-coloured third move the board closer, yet the next instruction corrects the wrong one."""
+    w = world()
+    w.step(Reply(message="Build the screws."))
+    events = w.step(code("put(board, 'screw', 'green', 2, 6)\nput(board, 'screw', 'red', 2, 7)\n" + WRONG))
+    result = next(e for e in events if e.kind == "result")
+    assert result.data["ok"] and result.data["mistakes"] == ["wrong-colour"]
+    w.step(Reply(message="The screw at row 1, column 6 should be yellow."))
+    assert w.summary()["metrics"]["corrections"] == 1.0
+
+
+def test_an_instruction_after_a_clean_step_towards_the_target_is_no_correction():
+    w = world()
+    w.step(Reply(message="Put the green screw down."))
+    w.step(code("put(board, 'screw', 'green', 2, 6)"))
+    w.step(Reply(message="Now the red screw."))
+    assert w.summary()["metrics"]["corrections"] == 0.0
 
 
 def test_done_ends_the_episode_and_success_needs_an_exact_match():

@@ -190,8 +190,11 @@ class BoardsWorld(World):
         placed_on = self.board
         self.board, self.before_turns = run.board, list(run.before_turns)
         after = metrics.distance(self.board, self.target)
-        self._needs_correction = after >= before and after > 0
         mistakes = metrics.placement_mistakes(placed_on, self.board, self.target)
+        # The paper (A.3.3): "Correction instructions occur when the Programmer observes the updated Robot grid
+        # and attempts to revise an incorrect or incomplete action": incorrect = a piece put down against the
+        # target, incomplete = the board no closer to it; either way while the board still differs.
+        self._needs_correction = after > 0 and (bool(mistakes) or after >= before)
         if mistakes:  # a piece put down where the target holds another colour, another piece or nothing
             data["mistake"], data["mistakes"] = ", ".join(dict.fromkeys(mistakes)), mistakes
         elif after > before:  # the code ran, but the board is further from the target than before (a removal)
