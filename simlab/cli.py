@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
     from simlab.analysis.judgments import RunJudgments
     from simlab.core.episode import Episode
-    from simlab.core.family import WorldFamily
+    from simlab.core.family import Importer, WorldFamily
     from simlab.core.recording import Run
     from simlab.runner.batch import RunConfig
 
@@ -32,7 +32,10 @@ if TYPE_CHECKING:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the process exit status."""
     parser = _parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra and getattr(args, "func", None) is not _cmd_import:  # only importers take options of their own
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    args.importer_options = extra
     try:
         return int(args.func(args) or 0)
     except SimlabError as exc:
@@ -206,7 +209,15 @@ def _parser() -> argparse.ArgumentParser:
         "--correlate",
         metavar="METRIC",
         help="also correlate every feature (episode metrics, judge questions, words per message) with METRIC "
-        "across the agent lineups, e.g. overall_progress_t20 (CRAFT table 7)",
+        "across the agent lineups, e.g. overall_progress_t20 (CRAFT table 7); with --unit turn, the world's "
+        "per-turn values with the per-turn METRIC over every turn, e.g. followed_oracle (CRAFT table 8)",
+    )
+    rep.add_argument(
+        "--unit",
+        choices=("lineup", "turn"),
+        default="lineup",
+        help="what --correlate correlates over: agent lineups (the mean of each), or every turn of every "
+        "episode (the world's per-turn values; blocks: followed_oracle, attempted_remove, remove_gap, failed...)",
     )
     rep.set_defaults(func=_cmd_report)
 
@@ -214,6 +225,7 @@ def _parser() -> argparse.ArgumentParser:
     imp.add_argument("source", help="what made them: an importer a world offers (craft: CRAFT's logs; see `worlds`)")
     imp.add_argument("file", type=Path)
     imp.add_argument("--out", type=Path, required=True)
+    imp.epilog = "An importer may take options of its own (--NAME VALUE after the file); `worlds` lists them."
     imp.set_defaults(func=_cmd_import)
 
     rep_ = sub.add_parser("replay", help="export an episode headless: a turn sheet, an HTML transcript or an animation")
@@ -580,6 +592,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
     from simlab.analysis.report import build_report, paper_table
     from simlab.worlds import get_family
 
+    if args.unit != "lineup" and args.correlate is None:
+        raise SimlabError("--unit says what --correlate correlates over: name the metric with --correlate")
     if len(args.run_dir) > 1:
         return _compare_runs(args)
     run, judged = _judged(_load_run_warning(args.run_dir[0]))
@@ -587,9 +601,11 @@ def _cmd_report(args: argparse.Namespace) -> int:
     seed = int(run.config.get("seed", 0))
     report = build_report(run.summaries, group_by=group_by, seed=seed)
     world = run.config.get("world")
-    headline = list(get_family(world).headline_metrics) if world else None
+    family = get_family(world) if world else None
+    headline = list(family.headline_metrics) if family else None
     if args.format == "paper":
-        print(paper_table(report, headline or report.metric_names))
+        rows = list(family.paper_metrics or family.headline_metrics) if family else []
+        print(paper_table(report, rows or report.metric_names))
     elif args.format == "json":
         out = report.to_json()
         out["judges"] = [s.to_json() for s in judged.summaries(seed)]
@@ -603,7 +619,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
             for judge in (j for j in judged.judges if j.figure is not None):
                 data = judge_figure(judge, judged.records, run.summaries)
                 print(figure_table(f"judge {judge.name}: {judge.title}", data))
-    _print_correlations(args.correlate, [(run, judged)], args.figures)
+    _print_correlations(args.correlate, [(run, judged)], args.figures, args.unit)
     if args.figures is not None:
         _write_figures([(run.path.name, run)], args.figures, [judged])
     return 0
@@ -622,37 +638,42 @@ def _judged(run: Run) -> tuple[Run, RunJudgments]:
     return dataclasses.replace(run, summaries=with_judge_metrics(run.summaries, metrics)), judged
 
 
-def _print_correlations(target: str | None, runs: Sequence[tuple[Run, RunJudgments]], figures: Path | None) -> None:
+def _print_correlations(
+    target: str | None, runs: Sequence[tuple[Run, RunJudgments]], figures: Path | None, unit: str = "lineup"
+) -> None:
     """``--correlate METRIC``: every feature against METRIC across the runs' agent lineups (CRAFT table 7),
-    printed, and with ``--figures`` drawn (feature_correlations.*) with the whole table beside it."""
+    or with ``--unit turn`` the world's per-turn values over every turn of their episodes (CRAFT table 8),
+    printed, and with ``--figures`` drawn (feature_correlations.* or turn_correlations.*) with the whole table
+    beside it."""
     if target is None:
         return
     from simlab.analysis.correlations import (
-        FIGURE_NAME,
         RunFeatures,
-        correlation_figure,
-        correlation_spec,
-        correlations_csv,
         correlations_table,
         feature_correlations,
         lineup_count,
+        run_turn_correlations,
+        turn_correlations_table,
+        write_correlation_figure,
     )
-    from simlab.analysis.figures import write_figure
 
-    features = [RunFeatures(run.summaries, judged.records, _message_words(run)) for run, judged in runs]
-    judges = list({j.name: j for _, judged in runs for j in judged.judges}.values())
-    try:
-        correlations = feature_correlations(features, target, judges)
-    except ValueError as exc:
-        raise SimlabError(f"--correlate: {exc}") from None
-    print(correlations_table(correlations, target, lineup_count(features)))
+    if unit == "turn":
+        try:
+            found = run_turn_correlations([run for run, _ in runs], target)
+        except ValueError as exc:
+            raise SimlabError(f"--correlate --unit turn: {exc}") from None
+        table, correlations = turn_correlations_table(found), found.correlations
+    else:
+        features = [RunFeatures(run.summaries, judged.records, _message_words(run)) for run, judged in runs]
+        judges = list({j.name: j for _, judged in runs for j in judged.judges}.values())
+        try:
+            correlations = feature_correlations(features, target, judges)
+        except ValueError as exc:
+            raise SimlabError(f"--correlate: {exc}") from None
+        table = correlations_table(correlations, target, lineup_count(features))
+    print(table)
     if figures is not None:
-        data = correlation_figure(correlations)
-        spec = correlation_spec(target, data)
-        table = figures / f"{FIGURE_NAME}_table.csv"
-        written = write_figure(spec, data, figures)
-        table.write_text(correlations_csv(correlations), encoding="utf-8")
-        for path in [*written, table]:
+        for path in write_correlation_figure(target, correlations, figures, "turn" if unit == "turn" else "lineup"):
             print(f"wrote {path}", file=sys.stderr)
 
 
@@ -679,7 +700,7 @@ def _compare_runs(args: argparse.Namespace) -> int:
         print(comparison.to_csv(), end="")
     else:
         print(comparison.to_table())
-    _print_correlations(args.correlate, judged, args.figures)
+    _print_correlations(args.correlate, judged, args.figures, args.unit)
     if args.figures is not None:
         _write_figures(named, args.figures, [j for _, j in judged])
     return 0
@@ -717,8 +738,24 @@ def _cmd_import(args: argparse.Namespace) -> int:
     if args.source not in offered:
         known = ", ".join(sorted(offered)) or "none"
         raise SimlabError(f"no importer called {args.source!r}; importers: {known}")
-    print(offered[args.source].run(args.file, args.out))
+    importer = offered[args.source]
+    print(importer.run(args.file, args.out, _importer_options(importer, args.importer_options)))
     return 0
+
+
+def _importer_options(importer: Importer, given: Sequence[str]) -> dict[str, str]:
+    """The importer's own options from the words the import command did not know; unknown ones refused."""
+    parser = argparse.ArgumentParser(prog=f"main.py import {importer.name}", add_help=False, exit_on_error=False)
+    for option in importer.options:
+        parser.add_argument(f"--{option.name}", metavar=option.metavar, help=option.help)
+    try:
+        values, unknown = parser.parse_known_args(list(given))
+    except argparse.ArgumentError as exc:
+        raise SimlabError(f"import {importer.name}: {exc}") from None
+    if unknown:
+        known = ", ".join(f"--{o.name} {o.metavar}" for o in importer.options) or "none"
+        raise SimlabError(f"import {importer.name}: unknown option(s) {' '.join(unknown)}; its options: {known}")
+    return {k: v for k, v in vars(values).items() if v is not None}
 
 
 def _load_replay_episode(source: Path, episode_id: str | None) -> Episode:
@@ -817,6 +854,7 @@ def describe_family(family: WorldFamily, plugin_agents: Sequence[str]) -> str:
             lines.append(f"    {key} = {json.dumps(field.default)}: {field.description}")
     for key, importer in family.importers.items():
         lines.append(f"  importer: import {key} FILE --out RUN_DIR ({importer.description})")
+        lines.extend(f"    --{o.name} {o.metavar}: {o.help}" for o in importer.options)
     for judge in family.load_judges():
         lines.append(f"  judge: judge RUN --judge {judge.name} --model M ({judge.title}: {judge.description})")
     return "\n".join(lines) + "\n"

@@ -15,6 +15,9 @@ kind               data
 ``state``          ``state``: the full world state after a change (small worlds snapshot it whole)
 ``score``          ``metrics``: name -> number after this turn
 ``protocol_error`` ``code``, ``message``: a reply the protocol could not use
+``check``          ``code``, ``message``, ``detail``: a finding about the recording itself, made by a
+                   checker rather than the game (an imported turn SimLab's engine judges otherwise);
+                   no role is ever shown it
 =================  =================================================================================
 
 Model requests and responses are not events: they go to the episode's separate raw stream.
@@ -39,6 +42,7 @@ EVENT_KINDS: tuple[str, ...] = (
     "state",
     "score",
     "protocol_error",
+    "check",
 )
 
 
@@ -100,3 +104,8 @@ def score(turn: int, metrics: Mapping[str, float]) -> Event:
 
 def protocol_error(turn: int, role: str | None, code: str, text: str) -> Event:
     return Event("protocol_error", turn, role, {"code": code, "message": text})
+
+
+def check(turn: int, code: str, text: str, detail: Mapping[str, Any] | None = None) -> Event:
+    """A checker's finding about ``turn`` of the recording (see the module table)."""
+    return Event("check", turn, None, {"code": code, "message": text, "detail": dict(detail or {})})

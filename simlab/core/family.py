@@ -126,13 +126,24 @@ class TaskSource:
 
 
 @dataclass(frozen=True)
+class ImporterOption:
+    """An option of one importer, given as ``--NAME VALUE`` after ``import NAME FILE``."""
+
+    name: str
+    metavar: str
+    help: str
+
+
+@dataclass(frozen=True)
 class Importer:
-    """``python main.py import NAME FILE --out RUN_DIR``: turns another tool's recordings into a run folder.
-    ``run(file, out_dir)`` returns a line to print; bad input raises a SimlabError naming the place."""
+    """``python main.py import NAME FILE --out RUN_DIR [--OPTION VALUE ...]``: turns another tool's recordings
+    into a run folder. ``run(file, out_dir, options)`` (``options``: the given values of :attr:`options` by
+    name) returns a line to print; bad input raises a SimlabError naming the place."""
 
     name: str
     description: str
-    run: Callable[[Path, Path], Any]
+    run: Callable[[Path, Path, Mapping[str, str]], Any]
+    options: tuple[ImporterOption, ...] = ()
 
 
 # ---- how models and people play a role -----------------------------------------------------------------
@@ -439,6 +450,8 @@ class WorldFamily:
     role_groups: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     plots: Sequence[PlotSpec] = ()
     headline_metrics: Sequence[str] = ()
+    paper_metrics: Sequence[str] = ()
+    """The rows of ``report --format paper`` in the paper's own table order (default: the headline metrics)."""
     importers: Mapping[str, Importer] = field(default_factory=dict)
     figures: Sequence[FigureSpec] = ()
     """The analysis figures ``report --figures`` draws from a run of this family (plain data, no plotting)."""
@@ -454,6 +467,10 @@ class WorldFamily:
     """``"module:attribute"`` of ``(tasks, source, seed) -> simlab.analysis.validity.ValidityReport``: what
     baselines (chance, priors without the world, single views...) score on a set of this family's tasks, so
     ``python main.py validity BENCH`` shows whether they measure what they claim. None: no such report."""
+    turn_metrics: Callable[[Episode], Sequence[Mapping[str, float | None]]] | None = None
+    """An episode's per-turn values read from its events, one mapping per turn in order (name -> number, None
+    where the value is undefined at that turn): what ``report --correlate NAME --unit turn`` correlates over
+    every turn of a run (CRAFT table 8). None: the family declares none."""
 
     # ---- roles ----------------------------------------------------------------------------------------
     def expand_role(self, role: str) -> tuple[str, ...]:

@@ -24,7 +24,9 @@ from simlab.core.errors import FormatError
 from simlab.core.events import MAX_TURN
 
 Outcome = Literal["success", "failure", "abort"]
-EventKind = Literal["observation", "reasoning", "message", "action", "result", "state", "score", "protocol_error"]
+EventKind = Literal[
+    "observation", "reasoning", "message", "action", "result", "state", "score", "protocol_error", "check"
+]
 
 
 class RoleUsage(BaseModel):

@@ -70,6 +70,9 @@ def _describe_turn(marks: TurnMarks, events: list[Event]) -> str:
     protocol = sum(1 for e in events if e.kind == "protocol_error")
     if protocol:
         parts.append(f"protocol error{f' x{protocol}' if protocol > 1 else ''}")
+    checks = sum(1 for e in events if e.kind == "check")
+    if checks:
+        parts.append(f"{checks} check finding{'s' if checks != 1 else ''}")
     if marks.score_change:
         parts.append(SCORE_WORDS[marks.score_change])
     return f"turn {marks.turn}: {', '.join(parts) if parts else 'no messages or actions'}"

@@ -23,16 +23,23 @@ from simlab.core.family import RGB, WorldFamily, hex_colour, role_colours
 OK_RGB: RGB = (46, 125, 50)
 FAILED_RGB: RGB = (198, 40, 40)
 MUTED_RGB: RGB = (122, 127, 135)
+CHECK_RGB: RGB = (176, 96, 0)
 TEXT_RGB: RGB = (32, 36, 42)
 LINK_SCHEME = "ev"
-TONE_RGB: dict[str, RGB] = {"ok": OK_RGB, "failed": FAILED_RGB, "error": FAILED_RGB, "private": MUTED_RGB}
+TONE_RGB: dict[str, RGB] = {
+    "ok": OK_RGB,
+    "failed": FAILED_RGB,
+    "error": FAILED_RGB,
+    "private": MUTED_RGB,
+    "check": CHECK_RGB,
+}
 """The colour of a line's tone (``plain`` lines take the speaker's colour or the text colour)."""
 
 
 @dataclass(frozen=True)
 class EventLine:
     """An event as every view shows it: who, the words, a tone (``plain``, ``private``, ``ok``, ``failed``,
-    ``error``), a short ``label`` naming what it is (``FAILED [cell_occupied]``) and a ``note`` (a tag)."""
+    ``error``, ``check``), a short ``label`` naming what it is (``FAILED [cell_occupied]``) and a ``note`` (a tag)."""
 
     kind: str
     who: str
@@ -83,6 +90,12 @@ def event_line(event: Event, as_told: bool = False) -> EventLine | None:
     if event.kind == "protocol_error":
         label = f"PROTOCOL ERROR [{data.get('code', '')}]"
         return EventLine("protocol_error", who, str(data.get("message", "")), "error", label)
+    if event.kind == "check" and not as_told:  # a finding about the recording, never part of the game
+        detail = data.get("detail") if isinstance(data.get("detail"), Mapping) else {}
+        note = str(detail.get("kind") or "")
+        return EventLine(
+            "check", "check", str(data.get("message", "")), "check", f"CHECK [{data.get('code', '')}]", note
+        )
     return None
 
 
@@ -160,4 +173,6 @@ def event_html(
     note = f' <span style="color:{hex_colour(MUTED_RGB)}">[{esc(line.note)}]</span>' if line.note else ""
     if line.kind == "result":
         return f'<p style="margin:1px 0 3px 26px">&rarr; {head} {text}{note}</p>'
+    if line.kind == "check":  # not said by a role: no speaker, set apart in the checker's colour
+        return f'<p style="margin:1px 0 3px 26px">&#9888; {head} {text}{note}</p>'
     return f'<p style="margin:1px 0 1px 10px">{who} {head} {text}</p>'

@@ -1,5 +1,6 @@
 """CRAFT's table 7 for any run: features of each agent lineup (episode metrics, judge questions, words per
-message) correlated with a target metric, checked against scipy on means computed here another way."""
+message) correlated with a target metric, checked against scipy on means computed here another way; and
+table 8's turn-level form, every turn a unit."""
 
 from __future__ import annotations
 
@@ -15,7 +16,10 @@ from simlab.analysis.correlations import (
     feature_correlations,
     lineup_count,
     message_words,
+    turn_correlations,
+    turn_correlations_table,
 )
+from simlab.core.episode import Episode
 from simlab.core.judging import JudgmentRecord
 from simlab.core.recording import load_run
 from simlab.runner.batch import RunConfig, run
@@ -122,3 +126,46 @@ def test_report_correlate_writes_the_figure_and_the_whole_table_holding_the_prin
     line = next(ln for ln in printed.splitlines() if ln.startswith("remove_gap ") and "behavioural" in ln)
     assert f"{float(gap['pearson_r']):+.3f}" in line
     assert (tmp_path / "f" / "feature_correlations.png").stat().st_size > 0
+
+
+# ---- turn level (CRAFT table 8) ------------------------------------------------------------------------------
+
+
+def turn_rows(episode: Episode) -> list[dict[str, float | None]]:
+    """Per turn: the outcome, a feature rising with it, one falling with it (undefined on every third turn), and
+    a constant: the relation each has with the outcome is known."""
+    outcome = [float(t % 3 == 0) + 0.1 * t for t in range(episode.seed, episode.seed + 5)]
+    return [{"outcome": y, "up": 2 * y + 1, "down": -y if k % 3 else None, "flat": 1.0} for k, y in enumerate(outcome)]
+
+
+def test_turn_level_correlations_pool_every_turn_of_every_episode_as_scipy_says() -> None:
+    episodes = [Episode(f"e{k}", "blocks", k, {}) for k in range(4)]
+    found = turn_correlations(episodes, turn_rows, "outcome")
+    assert (found.episodes, found.turns, found.with_outcome) == (4, 20, 20)
+    by_name = {c.feature: c for c in found.correlations}
+    ys = [row["outcome"] for e in episodes for row in turn_rows(e)]
+    downs = [(row["down"], row["outcome"]) for e in episodes for row in turn_rows(e) if row["down"] is not None]
+    assert by_name["up"].n == 20 and by_name["up"].spearman_rho == pytest.approx(1.0)
+    assert by_name["down"].n == len(downs) == 12 and by_name["down"].spearman_rho == pytest.approx(-1.0)
+    expected = stats.pearsonr([2 * y + 1 for y in ys], ys)
+    assert by_name["up"].pearson_r == pytest.approx(expected.statistic) and by_name["up"].kind == "turn"
+    assert by_name["flat"].spearman_rho is None  # constant: no coefficient
+    assert [c.feature for c in found.correlations] == ["down", "up", "flat"]  # |rho| ties by name, none last
+    text = turn_correlations_table(found)
+    assert text.startswith("turn-level correlations with outcome across the 20 turns that have it")
+
+
+def test_turn_level_correlations_name_the_values_when_the_outcome_is_unknown() -> None:
+    with pytest.raises(ValueError, match=r"no turn has a value for 'nope'; per-turn values: outcome, up, down, flat"):
+        turn_correlations([Episode("e", "blocks", 0, {})], turn_rows, "nope")
+
+
+def test_report_turn_unit_says_when_the_world_declares_no_per_turn_values(tmp_path: Path, capsys) -> None:
+    from simlab.cli import main
+
+    folder = tmp_path / "puzzles"
+    run(RunConfig("puzzles", seed=0, episodes=1, settings={"turns": 2}), folder)
+    assert main(["report", str(folder), "--correlate", "sr", "--unit", "turn"]) != 0
+    assert "world 'puzzles' declares no per-turn values" in capsys.readouterr().err
+    assert main(["report", str(folder), "--unit", "turn"]) != 0
+    assert "--unit says what --correlate correlates over" in capsys.readouterr().err

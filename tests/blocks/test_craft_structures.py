@@ -12,6 +12,7 @@ from simlab.worlds import get_family
 from simlab.worlds.blocks.model import parse_cell
 
 EXCERPT = Path(__file__).parent / "fixtures" / "craft_structures_excerpt.json"
+SHIPPED = Path(__file__).resolve().parents[2] / "simlab" / "worlds" / "blocks" / "data" / "structures_dataset_20.json"
 
 
 def test_the_published_structures_load_with_their_ids_labels_and_boards():
@@ -35,6 +36,16 @@ def test_run_plays_them_as_they_are_and_a_group_is_a_complexity_label(tmp_path, 
     complex_only = tmp_path / "complex"
     assert main([*args[:-1], str(complex_only), "--group", "complex"]) == 0
     assert [s["task_id"] for s in load_run(complex_only).summaries] == ["structure_003"]
+
+
+def test_the_shipped_evaluation_set_plays_whole_with_the_oracle_builder(tmp_path):
+    """The paper's 20 evaluation structures, shipped as published, all build with the oracle builder."""
+    out = tmp_path / "run"
+    args = ["run", "--world", "blocks", "--tasks", str(SHIPPED), "--agent", "builder=oracle", "--out", str(out)]
+    assert main(args) == 0
+    summaries = load_run(out).summaries
+    assert [s["task_id"] for s in summaries] == [f"structure_{k:03d}" for k in range(1, 21)]
+    assert all(s["outcome"] == "success" for s in summaries)
 
 
 def test_a_damaged_entry_is_refused_naming_its_field(tmp_path, capsys):

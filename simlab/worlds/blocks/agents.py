@@ -19,7 +19,10 @@ other agent ignores the task and works from its observation alone.
   from the target. With no move available it asks for clarification.
 * :class:`ScriptedBuilder` (``scripted``): parses this turn's director messages in order and plays the first
   parsed move the engine accepts, preferring one that matches an oracle candidate when candidates are
-  shown; otherwise it asks for clarification. Deterministic.
+  shown (or, when its observation holds the target, a verified progress move towards it); otherwise it asks
+  for clarification. When its observation offers simulations (``builder="tools"``) it follows the reference's
+  tool workflow instead: it simulates each instruction it heard, once, as it heard it, then plays the
+  simulated move that went best (:meth:`ScriptedBuilder.tool_reply`). Deterministic.
 * :class:`RandomBuilder` (``random``): a uniformly random legal move from :func:`legal_moves`.
 * :class:`SilentDirector` (``silent``): never gives an instruction (for tests).
 
@@ -49,6 +52,7 @@ from simlab.worlds.blocks.model import (
     is_large,
 )
 from simlab.worlds.blocks.oracle import oracle_moves
+from simlab.worlds.blocks.simulation import simulate_action
 from simlab.worlds.blocks.views import DIRECTORS, WALL_NAMES, sees_move, visible_cell_layers
 
 BUILDER = "builder"
@@ -206,7 +210,8 @@ class ScriptedBuilder(ScriptedAgent):
     """Not privileged: plays the first legal move parsed from this turn's messages (candidates preferred).
 
     ``slip`` is the chance per move of a listener's slip (seeded): the layer, the colour or the cell is
-    misheard, so a run shows engine errors and wrong moves the way a fallible builder makes them.
+    misheard, so a run shows engine errors and wrong moves the way a fallible builder makes them. When its
+    observation offers simulations it plays by :meth:`tool_reply` instead.
     """
 
     def __init__(self, role: str, slip: float = 0.0) -> None:
@@ -214,6 +219,8 @@ class ScriptedBuilder(ScriptedAgent):
         self.slip = slip
 
     def act(self, observation: Observation) -> Reply:
+        if "simulations_left" in observation.data:
+            return self.tool_reply(observation)
         reply = self._follow(observation)
         r = self.turn_rng(observation, "slip")
         if self.slip and reply.action and reply.action.get("action") != "clarify" and r.random() < self.slip:
@@ -228,7 +235,7 @@ class ScriptedBuilder(ScriptedAgent):
             (message_role(m), move) for m in data.get("messages") or [] for move in parse_moves(message_text(m), board)
         ]
         legal = [(who, move) for who, move in parsed if board.check(move).ok]
-        candidates = {effect(board, Move.from_json(c)) for c in data.get("candidates") or []}
+        candidates = {effect(board, move) for move in _verified_moves(data, board)}
         matching = [(who, move) for who, move in legal if effect(board, move) in candidates]
         chosen = (matching or legal or [None])[0]
         if chosen is None:
@@ -236,6 +243,61 @@ class ScriptedBuilder(ScriptedAgent):
         who, move = chosen
         note = " (it matches an oracle candidate)" if matching else ""
         return play(move, f"Following {who or 'a director'}: {move.describe()}{note}.")
+
+    def tool_reply(self, observation: Observation) -> Reply:
+        """The tools condition: simulate the next instruction heard and not yet simulated while simulations are
+        left, then play the best simulated move (:func:`_best_simulated`), or clarify when none is worth it."""
+        data = observation.data
+        heard = self._heard(observation, Board.from_json(data["board"]))
+        tried = {_key(a["move"]): a for a in data.get("simulations") or [] if isinstance(a.get("move"), Mapping)}
+        fresh = [(who, move) for who, move in heard if _key(move.to_json()) not in tried]
+        if fresh and int(data.get("simulations_left") or 0) > 0:
+            who, move = fresh[0]
+            return Reply(
+                reasoning=f"Simulating {who or 'a director'}: {move.describe()}.", action=simulate_action(move)
+            )
+        best = _best_simulated([move for _, move in heard], tried)
+        if best is None:
+            return clarify(CLARIFY_QUESTION)
+        return play(best, f"Playing the best simulated move: {best.describe()}.")
+
+    def _heard(self, observation: Observation, board: Board) -> list[tuple[str | None, Move]]:
+        """This turn's instructions in order, each misheard with chance ``slip`` (the same each time this turn)."""
+        r = self.turn_rng(observation, "slip")
+        heard: dict[str, tuple[str | None, Move]] = {}
+        for item in observation.data.get("messages") or []:
+            for move in parse_moves(message_text(item), board):
+                move = _misheard(move, r) if self.slip and r.random() < self.slip else move
+                heard.setdefault(_key(move.to_json()), (message_role(item), move))
+        return list(heard.values())
+
+
+def _verified_moves(data: Mapping[str, Any], board: Board) -> list[Move]:
+    """The verified moves an observation gives: its candidates, or the progress moves towards its target (the
+    full-information condition shows the target itself)."""
+    if isinstance(data.get("target"), Mapping):
+        return oracle_moves(board, Board.from_json(data["target"]))
+    return [Move.from_json(c) for c in data.get("candidates") or []]
+
+
+def _key(move_json: Mapping[str, Any]) -> str:
+    """One key per spelling of a move (a ``Move.to_json()``): a heard move and its simulation's answer meet."""
+    return repr(sorted(move_json.items()))
+
+
+def _best_simulated(moves: Sequence[Move], tried: Mapping[str, Mapping[str, Any]]) -> Move | None:
+    """The simulated move that went best, as the reference's tool prompt asks: legal, the most progress (when the
+    answers hold the target check), never a remove the check calls wrong. Earlier instructions win ties."""
+    scored: list[tuple[float, Move]] = []
+    for move in moves:
+        answer = tried.get(_key(move.to_json()))
+        if answer is None or not (answer.get("would") or {}).get("ok"):
+            continue
+        check = answer.get("feedback") or {}
+        if move.action is Action.REMOVE and check.get("structure_placement") is False:
+            continue
+        scored.append((float(check.get("overall_progress", 0.0)), move))
+    return max(scored, key=lambda item: item[0])[1] if scored else None
 
 
 def _misheard(move: Move, r: random.Random) -> Move:

@@ -24,7 +24,19 @@ from simlab.core.errors import FormatError
 from simlab.core.events import MAX_TURN
 from simlab.core.recording import MAX_FILE_BYTES
 from simlab.worlds.blocks.metrics import METRIC_KEYS, move_error_from_text, progress_from_codes
-from simlab.worlds.blocks.model import CELLS, Action, Board, Cell, Move, MoveError, in_grid, parse_cell
+from simlab.worlds.blocks.model import (
+    CELLS,
+    MAX_HEIGHT,
+    Action,
+    Board,
+    Cell,
+    Move,
+    MoveError,
+    adjacent,
+    in_grid,
+    is_large,
+    parse_cell,
+)
 
 Codes = dict[Cell, list[str]]
 Spans = list[tuple[int, Cell, Cell]]
@@ -67,6 +79,8 @@ class CraftTurn:
     codes_after: Codes | None
     board_after: Board | None
     after_source: str  # "snapshot", "next_turn", "final_structure" or "missing"
+    logged: dict[str, Any] = field(default_factory=dict)  # what else the log says of the turn, kept as logged
+    oracle_logged: bool = True  # False: the log holds no oracle moves at all (not an empty set)
 
 
 @dataclass
@@ -107,14 +121,14 @@ class MetricCheck(NamedTuple):
 # ---- reading ---------------------------------------------------------------------------------------------
 
 
-def read_craft_log(path: str | Path) -> dict[str, Any]:
-    """Parse a log file, accepting bare ``Infinity``/``-Infinity``/``NaN``.
+def read_craft_json(path: str | Path) -> Any:
+    """Parse a CRAFT file (of either log format), accepting bare ``Infinity``/``-Infinity``/``NaN``.
 
-    Raises FormatError (a ValueError) naming the file (and line and column) when the text is not JSON or not
-    an object.
-    """
+    Raises FormatError (a ValueError) naming the file (and line and column) when it is not JSON text."""
     p = Path(path)
     try:
+        if not p.is_file():
+            raise FormatError(p, "", "expected a regular file" if p.exists() else "file not found")
         if p.stat().st_size > MAX_FILE_BYTES:
             raise FormatError(p, "", f"expected a log of at most {MAX_FILE_BYTES // 2**20} MiB")
         text = p.read_bytes().decode("utf-8")
@@ -124,13 +138,18 @@ def read_craft_log(path: str | Path) -> dict[str, Any]:
         raise FormatError(p, f"byte {exc.start}", f"not UTF-8 text ({exc.reason})") from None
     try:
         # Python's json accepts the three non-standard constants by default; make that explicit.
-        data = json.loads(text, parse_constant=_constant)
+        return json.loads(text, parse_constant=_constant)
     except json.JSONDecodeError as exc:
         raise FormatError(p, f"line {exc.lineno}, column {exc.colno}", f"malformed JSON: {exc.msg}") from None
     except RecursionError:
         raise FormatError(p, "", "expected JSON nested at most a few hundred levels deep") from None
+
+
+def read_craft_log(path: str | Path) -> dict[str, Any]:
+    """A run log of the reference runner (one JSON object); FormatError naming the file otherwise."""
+    data = read_craft_json(path)
     if not isinstance(data, dict):
-        raise FormatError(p, "top level", f"expected a JSON object, got {type(data).__name__}")
+        raise FormatError(Path(path), "top level", f"expected a JSON object, got {type(data).__name__}")
     return data
 
 
@@ -143,7 +162,11 @@ def _constant(name: str) -> float:
 
 def import_craft_log(path: str | Path) -> CraftImport:
     """Read and convert a reference log; see the module docstring."""
-    data = read_craft_log(path)
+    return craft_log_from_data(path, read_craft_log(path))
+
+
+def craft_log_from_data(path: str | Path, data: Mapping[str, Any]) -> CraftImport:
+    """Convert a reference log already read (``data``, the file's JSON object)."""
     info = data.get("experiment_info")
     skipped: list[str] = []
     if not isinstance(info, Mapping):
@@ -163,8 +186,8 @@ def import_craft_log(path: str | Path) -> CraftImport:
     return CraftImport(str(path), models, settings, games, skipped)
 
 
-class _Notes:
-    """Skip notes prefixed with where they happened."""
+class Notes:
+    """Skip notes prefixed with where they happened (shared by the readers of both CRAFT log formats)."""
 
     def __init__(self, sink: list[str], where: str) -> None:
         self.sink, self.where = sink, where
@@ -175,7 +198,7 @@ class _Notes:
 
 def _import_game(raw: Mapping[str, Any], index: int, skipped: list[str]) -> CraftGame:
     sid = str(raw.get("structure_id") or f"game_{index}")[:120]
-    note = _Notes(skipped, sid)
+    note = Notes(skipped, sid)
     if raw.get("error"):
         note(f"game error logged: {raw['error']}")
     target_codes = _codes(raw.get("target_structure"), "target_structure", note)
@@ -204,10 +227,10 @@ def _import_game(raw: Mapping[str, Any], index: int, skipped: list[str]) -> Craf
 
 
 def _import_turn(
-    raw: Mapping[str, Any], nxt: Mapping[str, Any] | None, final: Any, game: Mapping[str, Any], note: _Notes
+    raw: Mapping[str, Any], nxt: Mapping[str, Any] | None, final: Any, game: Mapping[str, Any], note: Notes
 ) -> CraftTurn:
     number = raw.get("turn_number")
-    tnote = _Notes(note.sink, f"{note.where} turn {str(number)[:20]}")
+    tnote = Notes(note.sink, f"{note.where} turn {str(number)[:20]}")
     if not isinstance(number, int) or isinstance(number, bool) or not 0 <= number <= MAX_TURN:
         tnote(f"turn_number missing or outside 0..{MAX_TURN}")
         number = -1
@@ -216,7 +239,8 @@ def _import_turn(
     before = _codes(raw.get("structure_before"), "structure_before", tnote)
     board_before = _board(before, _spans(raw.get("spans_before"), "spans_before", tnote), "board before", tnote)
     move = _attempted_move(raw, tnote)
-    progress_data = raw.get("progress_data") if isinstance(raw.get("progress_data"), Mapping) else {}
+    logged_progress = raw.get("progress_data")
+    progress_data: Mapping[str, Any] = logged_progress if isinstance(logged_progress, Mapping) else {}
     executed = bool(raw.get("move_executed"))
     error_text = progress_data.get("error")
     codes_after, source = _after(progress_data, nxt, final, tnote)
@@ -251,7 +275,7 @@ def _carry_board(turns: list[CraftTurn]) -> None:
 # ---- field converters --------------------------------------------------------------------------------------
 
 
-def _codes(raw: Any, name: str, note: _Notes) -> Codes:
+def _codes(raw: Any, name: str, note: Notes) -> Codes:
     """Per-cell code lists; missing cells are empty (as in the reference), odd keys are noted and dropped."""
     codes: Codes = {c: [] for c in CELLS}
     if not isinstance(raw, Mapping):
@@ -270,7 +294,7 @@ def _codes(raw: Any, name: str, note: _Notes) -> Codes:
     return codes
 
 
-def _spans(raw: Any, name: str, note: _Notes) -> Spans | None:
+def _spans(raw: Any, name: str, note: Notes) -> Spans | None:
     """``{"layer": [[a, b], ...]}`` as ``(layer, a, b)`` triples; None when absent."""
     if raw is None:
         note(f"{name} missing")
@@ -288,7 +312,7 @@ def _spans(raw: Any, name: str, note: _Notes) -> Spans | None:
     return spans
 
 
-def _list(raw: Any, name: str, note: _Notes) -> list[Any]:
+def _list(raw: Any, name: str, note: Notes) -> list[Any]:
     """``raw`` when it is a list; [] (with a note) when it is absent or something else."""
     if isinstance(raw, list):
         return raw
@@ -297,16 +321,57 @@ def _list(raw: Any, name: str, note: _Notes) -> list[Any]:
     return []
 
 
-def _board(codes: Codes, spans: Spans | None, what: str, note: _Notes) -> Board | None:
-    """A Board when the codes and spans form a legal board; None (with a note) otherwise."""
+def _board(codes: Codes, spans: Spans | None, what: str, note: Notes) -> Board | None:
+    """A Board when the codes and spans form a legal board (without spans: when a pairing of the large halves
+    does); None (with a note) otherwise."""
+    if spans is None:
+        board = board_from_codes(codes)
+        if board is None:
+            note(f"{what}: no spans logged and no pairing of its large blocks is legal, kept as raw codes")
+        return board
     try:
-        return Board.from_codes(codes, spans or [])
+        return Board.from_codes(codes, spans)
     except ValueError as exc:
-        if spans is None and any(code.endswith("l") for stack in codes.values() for code in stack):
-            note(f"{what}: large blocks but no spans logged, kept as raw codes")
-        else:
-            note(f"{what}: not a legal board ({exc}), kept as raw codes")
+        note(f"{what}: not a legal board ({exc}), kept as raw codes")
         return None
+
+
+def board_from_codes(codes: Codes) -> Board | None:
+    """The board ``codes`` describe, its large blocks paired with an adjacent half of the same code on the same
+    layer (the first pairing in cell order when several fit); None when no pairing makes a legal board."""
+    for spans in _pairings(codes):
+        try:
+            return Board.from_codes(codes, spans)
+        except ValueError:
+            continue
+    return None
+
+
+def _pairings(codes: Codes) -> list[list[tuple[int, Cell, Cell]]]:
+    """Every way of pairing the large halves of each layer (at most a few: a 3x3 layer holds four pairs)."""
+    per_layer = [_layer_pairings(codes, layer) for layer in range(MAX_HEIGHT)]
+    out: list[list[tuple[int, Cell, Cell]]] = [[]]
+    for options in per_layer:
+        out = [done + more for done in out for more in options][:64]
+    return out
+
+
+def _layer_pairings(codes: Codes, layer: int) -> list[list[tuple[int, Cell, Cell]]]:
+    halves = [c for c in CELLS if len(codes.get(c, [])) > layer and is_large(codes[c][layer])]
+    return [[(layer, a, b) for a, b in pairs] for pairs in _match(halves, codes, layer)][:8]
+
+
+def _match(cells: list[Cell], codes: Codes, layer: int) -> list[list[tuple[Cell, Cell]]]:
+    """Perfect matchings of ``cells`` into adjacent pairs of equal codes (backtracking in cell order)."""
+    if not cells:
+        return [[]]
+    first, rest = cells[0], cells[1:]
+    out: list[list[tuple[Cell, Cell]]] = []
+    for other in rest:
+        if adjacent(first, other) and codes[other][layer] == codes[first][layer]:
+            remaining = [c for c in rest if c != other]
+            out.extend([(first, other), *more] for more in _match(remaining, codes, layer))
+    return out
 
 
 def _move(raw: Mapping[str, Any]) -> Move:
@@ -332,7 +397,7 @@ def _move(raw: Mapping[str, Any]) -> Move:
     return Move.place(block, cell, layer, span_cell)
 
 
-def _attempted_move(raw: Mapping[str, Any], note: _Notes) -> Move | None:
+def _attempted_move(raw: Mapping[str, Any], note: Notes) -> Move | None:
     if "clarification" in raw:
         return Move.clarify(str(raw.get("clarification") or ""))
     attempted = raw.get("move_attempted")
@@ -346,7 +411,7 @@ def _attempted_move(raw: Mapping[str, Any], note: _Notes) -> Move | None:
         return None
 
 
-def _oracle(raw: Any, note: _Notes) -> list[Move]:
+def _oracle(raw: Any, note: Notes) -> list[Move]:
     moves: list[Move] = []
     for k, entry in enumerate(_list(raw, "oracle_moves", note)):
         try:
@@ -356,7 +421,7 @@ def _oracle(raw: Any, note: _Notes) -> list[Move]:
     return moves
 
 
-def _messages(raw: Any, note: _Notes) -> list[DirectorMessage]:
+def _messages(raw: Any, note: Notes) -> list[DirectorMessage]:
     """Director messages in logged (speaking) order."""
     if not isinstance(raw, Mapping):
         note("director_responses missing")
@@ -372,7 +437,7 @@ def _messages(raw: Any, note: _Notes) -> list[DirectorMessage]:
     return out
 
 
-def _logged_metrics(progress_data: Mapping[str, Any], note: _Notes) -> dict[str, float] | None:
+def _logged_metrics(progress_data: Mapping[str, Any], note: Notes) -> dict[str, float] | None:
     # Runner logs nest them under "metrics"; older logs (and the README) put them at the top level.
     source = progress_data.get("metrics", progress_data)
     if not isinstance(source, Mapping):
@@ -387,7 +452,7 @@ def _logged_metrics(progress_data: Mapping[str, Any], note: _Notes) -> dict[str,
 
 
 def _after(
-    progress_data: Mapping[str, Any], nxt: Mapping[str, Any] | None, final: Any, note: _Notes
+    progress_data: Mapping[str, Any], nxt: Mapping[str, Any] | None, final: Any, note: Notes
 ) -> tuple[Codes | None, str]:
     """Board after the turn: the logged snapshot, else the next turn's board before, else the final board."""
     if isinstance(progress_data.get("structure_snapshot"), Mapping):
@@ -407,7 +472,7 @@ def _after_board(
     executed: bool,
     nxt: Any,
     game: Mapping[str, Any],
-    note: _Notes,
+    note: Notes,
 ) -> Board | None:
     """A Board for the codes after: replaying the move on our engine gives the spans; else logged spans."""
     if codes is None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from simlab.core.errors import FormatError
 from simlab.core.recording import SAFE_ID
@@ -28,7 +28,7 @@ from simlab.worlds.blocks.model import Board, Cell, parse_cell
 SOURCE = "csu-signal/CRAFT, data/structures_dataset_20.json and data/structures_dataset_v2.json"
 
 
-def is_craft_dataset(data: Any) -> bool:
+def is_craft_dataset(data: Any) -> TypeGuard[list[Mapping[str, Any]]]:
     """Whether ``data`` (a file's JSON) is CRAFT's list of structures rather than a SimLab file."""
     return isinstance(data, list) and bool(data) and all(isinstance(x, Mapping) and "structure" in x for x in data)
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from simlab.core.family import Importer, PlotSpec, Progress, SeriesSpec, TaskSource, WorldFamily
+from simlab.core.family import Importer, ImporterOption, PlotSpec, Progress, SeriesSpec, TaskSource, WorldFamily
 from simlab.core.recording import read_json
 from simlab.worlds.blocks import protocol
 from simlab.worlds.blocks.agents import AGENTS
@@ -25,6 +25,7 @@ from simlab.worlds.blocks.generator import (
     save_structures,
 )
 from simlab.worlds.blocks.metrics import attempted_removes, oracle_removes
+from simlab.worlds.blocks.turns import turn_values
 from simlab.worlds.blocks.views import hidden_cells
 from simlab.worlds.blocks.world import BUILDER, DIRECTORS, PALETTE, BlocksSettings, BlocksWorld
 
@@ -100,18 +101,34 @@ def hidden_report(structures: Sequence[Structure]) -> str:
 def _load(path: Path) -> list[dict[str, Any]]:
     """SimLab's structure files (one, an index, a folder) or CRAFT's own published list of structures."""
     data = read_json(path) if path.is_file() else None
-    structures = craft_structures(path, data) if is_craft_dataset(data) else load_structures(path)
-    return [s.to_json() for s in structures]
+    if is_craft_dataset(data):  # each keeps its place in the file: the reference's persona draw needs it
+        return [{**s.to_json(), "craft_index": k} for k, s in enumerate(craft_structures(path, data))]
+    return [s.to_json() for s in load_structures(path)]
 
 
 def _validate(task: Mapping[str, Any]) -> None:
     Structure.from_json(task)
 
 
-def _import_craft(path: Path, out_dir: Path) -> Any:
+def _import_craft(path: Path, out_dir: Path, options: Mapping[str, str]) -> Any:
     from simlab.worlds.blocks.craft_run import import_craft_run
 
-    return import_craft_run(path, out_dir)
+    return import_craft_run(path, out_dir, options.get("structures"))
+
+
+CRAFT_IMPORTER = Importer(
+    "craft",
+    "CRAFT's logs: run logs of run_craft.py and per-turn records (divergenceData), a file or a folder",
+    _import_craft,
+    (
+        ImporterOption(
+            "structures",
+            "FILE",
+            "the structures file holding the targets of per-turn records "
+            "(default: CRAFT's 20 evaluation structures, shipped with SimLab)",
+        ),
+    ),
+)
 
 
 PROGRESS_PLOT = PlotSpec(
@@ -162,7 +179,18 @@ FAMILY = WorldFamily(
     plots=(PROGRESS_PLOT, REMOVES_PLOT),
     figures=FIGURES,
     headline_metrics=("overall_progress", "completion", "iou", "position_accuracy"),
-    importers={"craft": Importer("craft", "logs of the CRAFT reference code", _import_craft)},
+    # CRAFT's table 1: Prog., Comp., Pos. Acc., Dist. at turn 20, Fail, REMOVE, Gap
+    paper_metrics=(
+        "overall_progress_t20",
+        "completion",
+        "position_accuracy",
+        "distance",
+        "fail",
+        "remove_rate",
+        "remove_gap",
+    ),
+    importers={"craft": CRAFT_IMPORTER},
     judges="simlab.worlds.blocks.judges:JUDGES",
     spaces="simlab.worlds.blocks.spaces:spaces",
+    turn_metrics=turn_values,
 )

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from simlab.core.episode import Episode
 from simlab.core.family import FigureData, FigurePoint, FigureSeries, FigureSpec, by_lineup
 from simlab.worlds.blocks.metrics import TAXONOMY
+from simlab.worlds.blocks.simulation import is_simulation_event
 
 
 @dataclass(frozen=True)
@@ -35,10 +36,11 @@ class BuilderTurn:
 
 
 def builder_turns(episode: Episode) -> list[BuilderTurn]:
-    """The episode's builder turns in order, one per ``result`` event."""
-    actions = {e.turn: e.data.get("action") for e in episode.events if e.kind == "action"}
+    """The episode's builder turns in order, one per ``result`` event (a simulate call's answer is no turn)."""
+    played = [e for e in episode.events if not is_simulation_event(e)]
+    actions = {e.turn: e.data.get("action") for e in played if e.kind == "action"}
     out = []
-    for event in episode.events:
+    for event in played:
         if event.kind != "result":
             continue
         action = actions.get(event.turn)

@@ -38,6 +38,7 @@ from simlab.core.family import prompt_text
 from simlab.core.judging import YES_NO_UNCLEAR_NA, Judge, JudgeItem, Question, clip, transcript
 from simlab.worlds.blocks.model import Board, Move
 from simlab.worlds.blocks.oracle import oracle_moves
+from simlab.worlds.blocks.simulation import is_simulation_event
 from simlab.worlds.blocks.views import (
     DIRECTORS,
     INTERIOR_CELLS,
@@ -194,7 +195,8 @@ def _turns(episode: Episode) -> Iterator[_Turn]:
     """The played turns in order, in one pass over the events (the board carried from the last state)."""
     grouped: dict[int, list[Event]] = {}
     for event in episode.events:
-        grouped.setdefault(event.turn, []).append(event)
+        if not is_simulation_event(event):  # the builder's private dry runs: no director saw them
+            grouped.setdefault(event.turn, []).append(event)
     target = _board(episode.task.get("board"))
     board: Board | None = None
     for number in sorted(grouped):

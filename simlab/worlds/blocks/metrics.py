@@ -190,33 +190,28 @@ def is_communication_failure(oracle: Sequence[Move], move: Move | None, ok: bool
     return bool(oracle) and not (ok and matches_oracle(move, oracle))
 
 
-# ---- remove gap ------------------------------------------------------------------------------------------
+# ---- removes and failed moves (tables 1 and 8) --------------------------------------------------------------
 
 RemoveTurn = tuple[Action | str | None, Sequence[Move]]
 """One turn for :func:`remove_gap`: the attempted action (None or CLARIFY when no move) and the candidates."""
+OracleRate = Literal["share", "any"]
 
 
-def remove_gap(turns: Sequence[RemoveTurn], oracle_rate: Literal["share", "any"] = "share") -> float:
-    """Attempted remove rate minus oracle remove rate (paper section 5.2; positive = over-removal).
+def remove_rate(actions: Sequence[Action | str | None]) -> float:
+    """Attempted remove rate (table 1's REMOVE, table 8's Att_Remove): the fraction of all turns whose
+    attempted action was REMOVE; clarifications and missing moves count as non-removes. 0.0 for no turns."""
+    return sum(is_remove(action) for action in actions) / len(actions) if actions else 0.0
 
-    Attempted rate: fraction of all turns whose attempted action was REMOVE (clarifications and missing moves
-    count as non-removes). Oracle rate, ``"share"`` (default): per turn with candidates, the fraction of
-    candidates that are removes, averaged over those turns -- the reading of "oracle-prescribed moves are
-    95.4% placements". ``"any"``: fraction of turns with candidates where at least one is a remove -- the
-    reading of "the fraction of turns requiring any removal". The reference script that computed the paper's
-    figure is not public, so both are offered. Returns 0.0 for no turns.
+
+def oracle_remove_rate(oracles: Sequence[Sequence[Move]], mode: OracleRate = "share") -> float:
+    """Oracle remove rate (table 8's Orc_Remove) over the turns with candidates (0.0 when there are none).
+
+    ``"share"`` (default): per such turn the fraction of candidates that are removes
+    (:func:`oracle_remove_share`), averaged -- the reading of "oracle-prescribed moves are 95.4% placements".
+    ``"any"``: the fraction of such turns where at least one candidate is a remove -- the reading of "the
+    fraction of turns requiring any removal". The reference script behind the paper's figure is not public,
+    so both are offered.
     """
-    if not turns:
-        return 0.0
-    attempted = sum(_is_remove(action) for action, _ in turns) / len(turns)
-    return attempted - _oracle_remove_rate([list(oracle) for _, oracle in turns], oracle_rate)
-
-
-def _is_remove(action: Action | str | None) -> bool:
-    return action is not None and str(getattr(action, "value", action)).lower() == Action.REMOVE.value
-
-
-def _oracle_remove_rate(oracles: list[list[Move]], mode: str) -> float:
     labelled = [o for o in oracles if o]
     if not labelled:
         return 0.0
@@ -224,7 +219,43 @@ def _oracle_remove_rate(oracles: list[list[Move]], mode: str) -> float:
         return sum(any(m.action is Action.REMOVE for m in o) for o in labelled) / len(labelled)
     if mode != "share":
         raise ValueError(f"oracle_rate must be 'share' or 'any', got {mode!r}")
-    return sum(sum(m.action is Action.REMOVE for m in o) / len(o) for o in labelled) / len(labelled)
+    shares = [oracle_remove_share(o) for o in labelled]
+    return sum(share for share in shares if share is not None) / len(labelled)
+
+
+def oracle_remove_share(oracle: Sequence[Move]) -> float | None:
+    """The fraction of one turn's candidates that are removes; None when the turn has none."""
+    return sum(m.action is Action.REMOVE for m in oracle) / len(oracle) if oracle else None
+
+
+def remove_gap(turns: Sequence[RemoveTurn], oracle_rate: OracleRate = "share") -> float:
+    """Attempted remove rate minus oracle remove rate (paper section 5.2 and table 8; positive = over-removal):
+    :func:`remove_rate` of the actions minus :func:`oracle_remove_rate` of the candidates. 0.0 for no turns."""
+    actions = [action for action, _ in turns]
+    return remove_rate(actions) - oracle_remove_rate([oracle for _, oracle in turns], oracle_rate)
+
+
+def is_remove(action: Action | str | None) -> bool:
+    """True for a REMOVE action, given as an :class:`Action` or its recorded text."""
+    return _action_name(action) == Action.REMOVE.value
+
+
+def failed_move(action: Action | str | None, ok: bool) -> float | None:
+    """Table 1's Fail for one turn: 1.0 when the engine rejected the attempted move, 0.0 when it executed it,
+    None when the turn holds no move attempt (no move, or a CLARIFY).
+
+    The paper excludes "turns with no recorded move attempt" from FAIL (appendix F, "Failed Moves"), and
+    contrasts asking for clarification with attempting moves ("builders consistently attempt moves rather
+    than request additional information"), so a clarification is not an attempt either.
+    """
+    if _action_name(action) in (None, Action.CLARIFY.value):
+        return None
+    return 0.0 if ok else 1.0
+
+
+def _action_name(action: Action | str | None) -> str | None:
+    # Live logs hold the Action's value, imported ones may hold its text in another case.
+    return None if action is None else str(getattr(action, "value", action)).lower()
 
 
 # ---- per-turn series for the plots (from a recording) ---------------------------------------------------
@@ -241,11 +272,17 @@ def attempted_removes(episode: Episode) -> list[float | None]:
 
 
 def oracle_removes(episode: Episode) -> list[float | None]:
-    """Cumulative count of turns whose oracle set (the result's ``oracle`` list) holds a remove: turns where
-    removing was verified progress."""
+    """Cumulative count of turns whose oracle set (the result's ``oracle`` list, or for an imported run log
+    the ``candidates`` it logged) holds a remove: turns where removing was verified progress. All None when
+    no result records an oracle set (CRAFT's per-turn records): unknown, not zero."""
     per_turn = [0] * (episode.last_turn + 1)
-    for event in episode.events:
-        moves = (event.data.get("oracle") or []) if event.kind == "result" else []
+    known = False
+    for event in (e for e in episode.events if e.kind == "result"):
+        raw = event.data["oracle"] if "oracle" in event.data else event.data.get("candidates")
+        known = known or isinstance(raw, list)
+        moves = raw if isinstance(raw, list) else []
         if any(isinstance(m, Mapping) and m.get("action") == "remove" for m in moves):
             per_turn[event.turn] = 1
+    if not known:
+        return [None] * len(per_turn)
     return [float(v) for v in accumulate(per_turn)]

@@ -20,6 +20,7 @@ from simlab.core.events import Event
 from simlab.render.scene import CameraPose, RGBf, SceneItem, darker, line_segments, text_label
 from simlab.worlds.blocks.images import COLOR_RGB, color_name
 from simlab.worlds.blocks.model import CELLS, Board, Cell, Piece, in_grid, parse_cell
+from simlab.worlds.blocks.simulation import is_simulation_event
 from simlab.worlds.blocks.world import DIRECTORS, PALETTE
 
 BLOCK_SIZE = 0.94
@@ -159,6 +160,7 @@ def _target_items(target: list[Piece], current: list[Piece], style: str) -> list
 
 def _move_of_turn(events: list[Event]) -> tuple[dict[str, Any], dict[str, Any]] | None:
     """``(action, result)`` of the turn's place/remove, if the builder made one and the engine answered."""
+    events = [e for e in events if not is_simulation_event(e)]  # dry runs changed nothing
     action = next((e.data.get("action") for e in events if e.kind == "action"), None)
     result = next((e.data for e in events if e.kind == "result"), None)
     if not isinstance(action, Mapping) or result is None or action.get("action") not in ("place", "remove"):

@@ -80,7 +80,7 @@ def _validate(task: Mapping[str, Any]) -> None:
     Target.from_json(task)
 
 
-def _import_clembench(path: Path, out_dir: Path) -> str:
+def _import_clembench(path: Path, out_dir: Path, options: Mapping[str, str]) -> str:
     """``import clembench sb_so_test.json --out DIR``: the reference's target boards as a targets folder."""
     targets = read_targets(path)
     if out_dir.exists() and any(out_dir.iterdir()):
