@@ -12,12 +12,15 @@ import json
 import os
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from simlab.core import limits
 from simlab.core.errors import SimlabError
+from simlab.core.events import MAX_TURN
+from simlab.options import Bound, field_bound
 
 if TYPE_CHECKING:
     from types import FrameType
@@ -76,6 +79,18 @@ def entry() -> None:
     sys.exit(status)
 
 
+SEED = Bound(0, limits.MAX_SEED, "seeds are 63-bit, the range SimLab's seeding draws from")
+TURN = Bound(0, MAX_TURN, "no recording holds a later turn (the episode's own last turn is checked when it is read)")
+EPISODES = Bound(1, limits.MAX_TASKS, "the most tasks a run plays; a world may make fewer (`worlds` says)")
+REPEATS = Bound(1, limits.MAX_REPEATS, "the papers play a task one to five times")
+TURNS = Bound(1, limits.MAX_TURNS, "the largest turn budget a world takes; the world's own bound applies")
+CONCURRENCY = Bound(1, limits.MAX_CONCURRENCY, "each one in flight is a thread with its own world, agents or request")
+EPISODE_TIMEOUT = Bound(0, limits.MAX_EPISODE_TIMEOUT_S, "a week; 0 for none", kind=float)
+JUDGE_RUNS = Bound(1, limits.MAX_JUDGE_RUNS, "each run asks about every item again (the papers average 2 or 3)")
+TEMPERATURE = Bound(0, limits.MAX_TEMPERATURE, "the range OpenAI-compatible endpoints take", kind=float)
+"""The number flags' ranges (simlab.core.limits says why each stops where it does); --help shows each."""
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="simlab", description="SimLab: generate worlds, run and record multi-agent episodes, report metrics."
@@ -88,7 +103,7 @@ def _parser() -> argparse.ArgumentParser:
         "path", nargs="*", type=Path, help="a run folder or an episode file; several run folders open side by side"
     )
     gui.add_argument("--episode", help="open this episode of the (first) run (default: its first)")
-    gui.add_argument("--turn", type=int, help="at this turn (default: 0)")
+    gui.add_argument("--turn", type=TURN, help=f"at this turn ({TURN.range()}, within the episode; default 0)")
     gui.set_defaults(func=_cmd_gui)
 
     edit = sub.add_parser(
@@ -122,11 +137,24 @@ def _parser() -> argparse.ArgumentParser:
         help="agent for a role or role group, e.g. director=oracle builder=scripted (repeatable)",
     )
     run.add_argument(
-        "--episodes", type=_positive, help="number of tasks (generated from the seed, or the first N given)"
+        "--episodes",
+        type=EPISODES,
+        help=f"number of tasks (generated from the seed, or the first N given; {EPISODES.range()}, fewer where a "
+        "world says so in `worlds`)",
     )
-    run.add_argument("--turns", type=int, help="shorthand for --set turns=N (the turn budget, where the world has one)")
-    run.add_argument("--repeats", type=_positive, help="play every task this many times (the paper's runs; default 1)")
-    run.add_argument("--seed", type=int, help="run seed (default 0)")
+    run.add_argument(
+        "--turns",
+        type=TURNS,
+        help=f"shorthand for --set turns=N (the turn budget, where the world has one; {TURNS.range()}, and the "
+        "world's own bound: `worlds`)",
+    )
+    run.add_argument(
+        "--repeats",
+        type=REPEATS,
+        help=f"play every task this many times (the paper's runs; {REPEATS.range()}, and at most "
+        f"{limits.MAX_RUN_EPISODES:,} episodes in all; default 1)",
+    )
+    run.add_argument("--seed", type=SEED, help=f"run seed ({SEED.range()}; default 0)")
     run.add_argument(
         "--tasks",
         "--structures",
@@ -154,21 +182,24 @@ def _parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="ROLE.KEY=VALUE",
-        help="a setting of a role's (or role group's) agent, e.g. --agent-setting director.base_url=http://...",
+        help="a setting of a role's (or role group's) agent, e.g. --agent-setting director.base_url=http://... "
+        "(one its agent takes: the built-in agents take none; unknown ones are refused)",
     )
     run.add_argument("--out", type=Path, required=True, help="run folder to create (or resume)")
     run.add_argument("--resume", action="store_true", help="finish an interrupted run in --out")
     run.add_argument(
         "--concurrency",
-        type=int,
+        type=CONCURRENCY,
         metavar="K",
-        help="episodes in flight at once (default 1; on --resume: as the run was last played)",
+        help=f"episodes in flight at once ({CONCURRENCY.range()}; default 1; on --resume: as the run was last played)",
     )
     run.add_argument(
         "--episode-timeout",
-        type=float,
+        type=EPISODE_TIMEOUT,
         metavar="SECONDS",
-        help="record an episode still running after this long as an abort (checked between steps; 0: none)",
+        help="record an episode still running after this long as an abort (checked between steps, and a "
+        "model call in flight is cut at it; "
+        f"{EPISODE_TIMEOUT.range()}, 0: none)",
     )
     run.add_argument(
         "--executor",
@@ -231,11 +262,19 @@ def _parser() -> argparse.ArgumentParser:
     rep_ = sub.add_parser("replay", help="export an episode headless: a turn sheet, an HTML transcript or an animation")
     rep_.add_argument("source", type=Path, metavar="EPISODE_OR_RUN", help="an episode .json or a run folder")
     rep_.add_argument("--episode", help="episode id inside a run folder (default: the first in its index)")
-    rep_.add_argument("--turn", type=int, help="turn for --export png (default: the last turn)")
+    rep_.add_argument(
+        "--turn", type=TURN, help=f"turn for --export png ({TURN.range()}, within the episode; default: the last)"
+    )
     rep_.add_argument("--export", choices=("png", "html", "gif", "mp4"), required=True)
     rep_.add_argument("--out", type=Path, required=True, help="file to write")
-    rep_.add_argument("--first", type=int, help="first turn of an animation (default 0)")
-    rep_.add_argument("--last", type=int, help="last turn of an animation (default: the last turn)")
+    rep_.add_argument(
+        "--first",
+        type=TURN,
+        help=f"first turn of an animation ({TURN.range()}; default 0; at most {limits.MAX_FRAMES} frames in all)",
+    )
+    rep_.add_argument(
+        "--last", type=TURN, help=f"last turn of an animation ({TURN.range()}; default: the episode's last turn)"
+    )
     rep_.add_argument("--camera", help="camera preset of an animation's 3D frames (default: the world's)")
     rep_.add_argument(
         "--with-dialogue",
@@ -275,9 +314,15 @@ def _add_judge(sub: argparse._SubParsersAction) -> None:
     judge.add_argument(
         "--api-key-env", default="OPENAI_API_KEY", help="the NAME of the variable holding the key (never the key)"
     )
-    judge.add_argument("--runs", type=_positive, help="independent runs per item (default: the judge's own)")
-    judge.add_argument("--concurrency", type=_positive, default=4, help="requests at once (default 4)")
-    judge.add_argument("--temperature", type=float, help="sent when set (default: the endpoint's)")
+    judge.add_argument(
+        "--runs", type=JUDGE_RUNS, help=f"independent runs per item ({JUDGE_RUNS.range()}; default: the judge's own)"
+    )
+    judge.add_argument(
+        "--concurrency", type=CONCURRENCY, default=4, help=f"requests at once ({CONCURRENCY.range()}; default 4)"
+    )
+    judge.add_argument(
+        "--temperature", type=TEMPERATURE, help=f"sent when set ({TEMPERATURE.range()}; default: the endpoint's)"
+    )
     judge.add_argument("--episode", action="append", metavar="ID", help="judge only this episode (repeatable)")
     judge.add_argument("--retry-unreadable", action="store_true", help="ask again where a reply could not be read")
     judge.set_defaults(func=_cmd_judge)
@@ -294,7 +339,9 @@ def _add_validity(sub: argparse._SubParsersAction) -> None:
     val.add_argument("tasks", type=Path, metavar="BENCH", help="a benchmark folder or task file")
     val.add_argument("--world", help="its world family (default: the only family with a validity report)")
     val.add_argument("--format", choices=("table", "json"), default="table")
-    val.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and of the solvers' tie-breaks")
+    val.add_argument(
+        "--seed", type=SEED, default=0, help=f"seed of the bootstrap and of the solvers' tie-breaks ({SEED.range()})"
+    )
     val.set_defaults(func=_cmd_validity)
 
 
@@ -390,8 +437,9 @@ def _add_generate(sub: argparse._SubParsersAction) -> None:
             broken.set_defaults(func=lambda _args, exc=exc: _raise(exc))
             continue
         one = per_family.add_parser(name, help=family.description, description=family.description)
-        one.add_argument("--n", type=_positive, default=20, help=f"{family.tasks.n_help} (default 20)")
-        one.add_argument("--seed", type=int, default=0)
+        most = Bound(1, family.tasks.max_tasks, f"the most tasks one `generate {name}` makes")
+        one.add_argument("--n", type=most, default=20, help=f"{family.tasks.n_help} ({most.range()}; default 20)")
+        one.add_argument("--seed", type=SEED, default=0, help=f"generation seed ({SEED.range()}; default 0)")
         one.add_argument("--out", type=Path, required=True, help="output folder")
         if family.tasks.groups:
             label = family.tasks.group_label
@@ -403,19 +451,8 @@ def _add_generate(sub: argparse._SubParsersAction) -> None:
                 choices=family.tasks.groups,
                 help=f"only tasks of this {label} (repeatable)",
             )
-        add_model_options(one, family.tasks.options)
+        add_model_options(one, family.tasks.options, skip=("repeat",))  # the runner's, in options made as settings
         one.set_defaults(func=_cmd_generate)
-
-
-def _positive(text: str) -> int:
-    """An argparse type: a whole number of at least 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected at least 1, got {value}")
-    return value
 
 
 def _raise(exc: SimlabError) -> int:
@@ -428,15 +465,19 @@ def _not_resumable(folder: Path, resumable: Sequence[str]) -> bool:
 
 
 def _cmd_generate(args: argparse.Namespace) -> int:
+    from simlab.core.writing import check_output_folder, refuse_links
     from simlab.options import model_values
     from simlab.runner.progress import progress_bar
     from simlab.worlds import get_family
 
+    check_output_folder(args.out, "generate --out")
     family = get_family(args.family)
     options = family.generate_options(model_values(args, family.tasks.options))
     groups = family.check_groups(getattr(args, "groups", []))
     if args.out.exists() and (not args.out.is_dir() or _not_resumable(args.out, family.tasks.resumable)):
         raise SimlabError(f"{args.out}: not an empty folder; generate writes only into a new or empty one")
+    if args.out.is_dir():
+        refuse_links(args.out, family.tasks.resumable)  # an interrupted generate's folders are written into again
     with progress_bar(f"generate {family.name}") as report:
         summary = family.tasks.write(args.out, args.n, args.seed, options, groups, report.step)
     print(summary)
@@ -497,23 +538,97 @@ RUN_DEFINING = (
     "groups",
     "set",
 )
-"""Options that say what a run is: --resume plays the run as its run.json recorded it, so they cannot be given."""
+"""Options that say what a run is: --resume plays the run as its run.json recorded it, so given with it they
+must describe that run."""
 
 
 def _refuse_changes_on_resume(args: argparse.Namespace) -> None:
-    """ConfigError naming the options that would change a run being resumed (they used to be ignored)."""
-    given = [name for name in RUN_DEFINING if getattr(args, name, None) not in (None, [], ())]
-    if given:
-        flags = ", ".join("--" + ("tasks" if n == "tasks_path" else n).replace("_", "-") for n in given)
+    """ConfigError naming each option that would change the run being resumed, with its recorded and its given
+    value. Options that describe the recorded run are accepted: the interrupted command with --resume appended
+    resumes it."""
+    from simlab.core.recording import RUN_FILE, load_run
+    from simlab.runner.resume import config_changes
+
+    given = any(getattr(args, name, None) not in (None, [], ()) for name in RUN_DEFINING)
+    if not given or not (args.out / RUN_FILE).is_file():  # without a run.json, run() says there is none to resume
+        return
+    recorded = load_run(args.out).config
+    changes = config_changes(recorded, _described_run(args, recorded))
+    if changes:
+        said = "; ".join(change.describe(_option_of(change.path, args)) for change in changes)
+        from_file = f" (the values of --config {args.config} count as given)" if args.config else ""
         raise SimlabError(
-            f"--resume plays the run as {args.out}/run.json recorded it; these options would change it: {flags}. "
-            "Drop them, or start a new run in another folder (only --concurrency, --episode-timeout and "
+            f"--resume plays the run as {args.out}/run.json recorded it; these options would change it: {said}"
+            f"{from_file}. Drop them, or start a new run in another folder (--concurrency, --episode-timeout and "
             "--executor may change on resume)"
         )
 
 
-def _run_config(args: argparse.Namespace) -> RunConfig:
-    """The reproducible part of ``run``'s options: a ``--config`` file, with any option given overriding it."""
+def _described_run(args: argparse.Namespace, recorded: Mapping[str, Any]) -> dict[str, Any]:
+    """The run.json config ``run``'s options describe, with ``episodes``: the number of tasks they ask for.
+
+    What they leave unsaid is the recorded run's (where a new run would take defaults; a --config file says
+    it all). Tasks the run would generate are not made again: the recorded ones stand for them, cut to
+    --episodes and --group as given tasks are."""
+    from dataclasses import replace
+
+    from simlab.worlds import get_family
+
+    base = _resumed_base(args, recorded)
+    world = args.world or base.world
+    if world != recorded["world"]:
+        return {"world": world}  # the rest of the options would not fit the recorded world
+    config = _run_config(args, base)
+    loads_tasks = args.tasks_path is not None or (args.config is not None and base.tasks is not None)
+    if not loads_tasks:
+        config = replace(config, tasks=list(recorded["tasks"]))
+    described = config.to_json(get_family(world))
+    # A setting newer than the recorded run is compared only when the options name it.
+    named = {*recorded["settings"], *config.settings}
+    described["settings"] = {k: v for k, v in described["settings"].items() if k in named}
+    described["episodes"] = config.episodes if config.episodes and not loads_tasks else len(described["tasks"])
+    return described
+
+
+def _resumed_base(args: argparse.Namespace, recorded: Mapping[str, Any]) -> RunConfig:
+    """What ``run``'s options are laid over on --resume: a --config file, else the recorded run, its agents
+    under every --agent (a group's as a single role's: ``director=random`` changes D1, D2 and D3)."""
+    from dataclasses import replace
+
+    from simlab.agents.resolve import role_specs
+    from simlab.core.plugins import AgentSpec
+    from simlab.runner.config_file import load_run_config
+    from simlab.runner.resume import recorded_run_config
+    from simlab.worlds import get_family
+
+    if args.config:
+        return load_run_config(args.config)
+    base = recorded_run_config(recorded)
+    if args.world not in (None, base.world):
+        return base  # another world: compared by its name alone
+    specs = role_specs(get_family(base.world), [AgentSpec.parse(a) for a in args.agent], base=recorded["agents"])
+    return replace(base, agents=[f"{role}={spec.spec()}" for role, spec in specs.items()])
+
+
+def _option_of(path: tuple[str, ...], args: argparse.Namespace) -> str:
+    """The option that sets the part of a run config at ``path`` (see simlab.runner.resume.ConfigChange)."""
+    part = path[0]
+    if part == "agents":
+        return f"--agent {path[1]}"
+    if part == "agent_settings":
+        return f"--agent-setting {path[1]}.{path[2]}"
+    if part == "settings":
+        return "--turns" if path[1] == "turns" and args.turns is not None else f"--set {path[1]}"
+    if part in ("episodes", "tasks"):
+        options = (("--tasks", args.tasks_path), ("--episodes", args.episodes), ("--group", args.groups))
+        flags = "/".join(flag for flag, value in options if value) or "the tasks"
+        return flags if part == "episodes" else f"{flags}: task {int(path[1]) + 1}"
+    return f"--{part}"
+
+
+def _run_config(args: argparse.Namespace, base: RunConfig | None = None) -> RunConfig:
+    """The reproducible part of ``run``'s options over ``base`` (default: a ``--config`` file, else a new run's
+    defaults), any option given overriding it."""
     from dataclasses import replace
 
     from simlab.options import key_values, role_key_values
@@ -521,7 +636,8 @@ def _run_config(args: argparse.Namespace) -> RunConfig:
     from simlab.runner.config_file import load_run_config
     from simlab.worlds import DEFAULT_WORLD, get_family
 
-    base = load_run_config(args.config) if args.config else RunConfig(args.world or DEFAULT_WORLD)
+    if base is None:
+        base = load_run_config(args.config) if args.config else RunConfig(args.world or DEFAULT_WORLD)
     family = get_family(args.world or base.world)
     settings = {**base.settings, **key_values(args.set, "--set")}
     if args.turns is not None:
@@ -594,6 +710,10 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
     if args.unit != "lineup" and args.correlate is None:
         raise SimlabError("--unit says what --correlate correlates over: name the metric with --correlate")
+    if args.figures is not None:  # refused before anything is read or drawn
+        from simlab.core.writing import check_output_folder
+
+        check_output_folder(args.figures, "--figures", inputs=args.run_dir)
     if len(args.run_dir) > 1:
         return _compare_runs(args)
     run, judged = _judged(_load_run_warning(args.run_dir[0]))
@@ -727,6 +847,7 @@ def _write_figures(named: Sequence[tuple[str, Run]], out_dir: Path, judged: Sequ
 
 
 def _cmd_import(args: argparse.Namespace) -> int:
+    from simlab.core.writing import check_output_folder
     from simlab.worlds import family_names, get_family
 
     offered = {}
@@ -739,6 +860,7 @@ def _cmd_import(args: argparse.Namespace) -> int:
         known = ", ".join(sorted(offered)) or "none"
         raise SimlabError(f"no importer called {args.source!r}; importers: {known}")
     importer = offered[args.source]
+    check_output_folder(args.out, "import --out", inputs=[args.file])
     print(importer.run(args.file, args.out, _importer_options(importer, args.importer_options)))
     return 0
 
@@ -779,11 +901,19 @@ def _load_replay_episode(source: Path, episode_id: str | None) -> Episode:
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
-    from simlab.core.errors import ConfigError
-    from simlab.core.exports import refuse_overwriting_a_recording
+    from simlab.core.exports import export_file
 
     episode = _load_replay_episode(args.source, args.episode)
-    refuse_overwriting_a_recording(args.out)  # the source is a recording too: the run's file or an episode
+    write = _replay_export(args, episode)
+    export_file(args.out, write, inputs=[args.source])  # the source is a recording too: the run's or an episode
+    print(f"wrote {args.out} ({episode.episode_id})")
+    return 0
+
+
+def _replay_export(args: argparse.Namespace, episode: Episode) -> Callable[[Path], object]:
+    """What writes ``replay --export``'s file, given the path to write (options checked here, before)."""
+    from simlab.core.errors import ConfigError
+
     last_turn = episode.last_turn
     if args.export == "png":
         from simlab.render.turn_sheet import turn_sheet
@@ -791,29 +921,33 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         turn = last_turn if args.turn is None else args.turn
         if not 0 <= turn <= last_turn:
             raise ConfigError(f"--turn {turn}: episode {episode.episode_id} has turns 0..{last_turn}")
-        turn_sheet(episode, turn).save(args.out, format="PNG")
-    elif args.export == "html":
+        return lambda out: turn_sheet(episode, turn).save(out, format="PNG")
+    if args.export == "html":
         from simlab.render.transcript import episode_html
 
-        args.out.write_text(episode_html(episode), encoding="utf-8")
-    else:
-        from simlab.render.animation import write_animation
+        return lambda out: out.write_text(episode_html(episode), encoding="utf-8")
+    from simlab.render.animation import write_animation
 
-        first, last = (0 if args.first is None else args.first), (last_turn if args.last is None else args.last)
-        if args.out.suffix.lower() != f".{args.export}":
-            raise ConfigError(f"--out {args.out}: expected a .{args.export} file for --export {args.export}")
-        write_animation(episode, first, last, args.out, camera=args.camera, dialogue=args.with_dialogue)
-    print(f"wrote {args.out} ({episode.episode_id})")
-    return 0
+    first, last = (0 if args.first is None else args.first), (last_turn if args.last is None else args.last)
+    if args.out.suffix.lower() != f".{args.export}":
+        raise ConfigError(f"--out {args.out}: expected a .{args.export} file for --export {args.export}")
+    if last - first + 1 > limits.MAX_FRAMES:
+        raise ConfigError(
+            f"--first {first} --last {last}: {last - first + 1:,} frames, and an animation holds at most "
+            f"{limits.MAX_FRAMES} (each is kept in memory until the file is written); animate a part"
+        )
+    return lambda out: write_animation(episode, first, last, out, camera=args.camera, dialogue=args.with_dialogue)
 
 
 def _cmd_schema(args: argparse.Namespace) -> int:
     from simlab.core.records import SCHEMAS, json_schema
 
     if args.out is not None:
-        args.out.mkdir(parents=True, exist_ok=True)
+        from simlab.core.writing import check_output_folder, write_atomic
+
+        check_output_folder(args.out, "schema --out")
         for name in SCHEMAS:
-            (args.out / f"{name}.schema.json").write_text(json.dumps(json_schema(name), indent=2) + "\n", "utf-8")
+            write_atomic(args.out, f"{name}.schema.json", json.dumps(json_schema(name), indent=2) + "\n")
         print(f"wrote {len(SCHEMAS)} schemas to {args.out}")
         return 0
     if args.name is None:
@@ -846,12 +980,15 @@ def describe_family(family: WorldFamily, plugin_agents: Sequence[str]) -> str:
     defaults = ", ".join(f"{role}={spec}" for role, spec in family.default_agents.items())
     lines.append(f"  agents: {', '.join(family.agents)} (built in; defaults {defaults})")
     lines.append(f"  plugin agents: {', '.join(plugin_agents) or 'none'}")
+    lines.append(f"  tasks (generate --n, run --episodes): at most {family.tasks.max_tasks:,}")
     if family.tasks.groups:
         lines.append(f"  {family.tasks.group_label}s (--group): {', '.join(family.tasks.groups)}")
     lines.append("  settings (--set KEY=VALUE):")
     for key, field in family.settings.model_fields.items():
         if key != "repeat":
-            lines.append(f"    {key} = {json.dumps(field.default)}: {field.description}")
+            bound = field_bound(field)
+            limits_text = f" ({bound.range()})" if bound else ""
+            lines.append(f"    {key} = {json.dumps(field.default)}: {field.description}{limits_text}")
     for key, importer in family.importers.items():
         lines.append(f"  importer: import {key} FILE --out RUN_DIR ({importer.description})")
         lines.extend(f"    --{o.name} {o.metavar}: {o.help}" for o in importer.options)

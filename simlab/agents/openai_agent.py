@@ -12,8 +12,9 @@ agent table or ``--agent-setting ROLE.KEY=VALUE`` (``settings["agent"]``)::
     max_tokens 512                              a reply's limit (without one, small models ran to 1,271)
     max_context_tokens                          the model's context: the oldest shared history is left out
                                                 (said in the prompt and recorded) so a request fits
-    timeout 300, max_retries 5                  seconds per request (CPU servers take over a minute);
-                                                retries after the first attempt
+    timeout 300, max_retries 5                  seconds an attempt may take, connect, headers and body
+                                                together (CPU servers take over a minute); retries after
+                                                the first attempt
     backoff_s 1, max_backoff_s 30, max_wait_s 300   exponential backoff; total sleep bound per request
     send_seed true                              a request seed from the episode's (servers that honour it
                                                 repeat themselves; it is recorded)
@@ -29,26 +30,34 @@ agent table or ``--agent-setting ROLE.KEY=VALUE`` (``settings["agent"]``)::
 
 One act is one chat request (the role's system prompt, the observation's text and its images as PNG data
 URLs), retried here (the client's own retries are off) on 429 (honouring Retry-After), 408/409, 5xx,
-timeouts, dropped connections and malformed bodies, with seeded jitter. A reply the protocol cannot read is
-re-asked once with the protocol's correction, which names the fault (a reply cut off at the token limit is
-told so; one that copies the prompt's placeholders is not read); after that, or at once when the game
+timeouts, dropped connections and malformed bodies, with seeded jitter. A reply the protocol cannot read
+is re-asked once with the protocol's correction, which names the fault (a reply cut off at the token limit
+is told so; one that copies the prompt's placeholders is not read); after that, or at once when the game
 answers unreadable replies itself (``reask`` None), the agent gives up as the protocol says and the reply
-carries the ``problem``, which the episode records. Every request goes to
-``Reply.raw`` with images by reference (name, sha256, bytes), its time to first byte, total time (retries
-included) and attempts, and never the key or headers.
+carries the ``problem``, which the episode records. Every request goes to ``Reply.raw`` with images by
+reference (name, sha256, bytes), its time to first byte, total time (retries included) and attempts, and
+never the key or headers.
+
+``timeout`` is a deadline on the whole attempt, however the server sends its bytes: every connect, write
+and read of the connection is cut to what is left of it (:class:`_DeadlineBackend`), so a server that
+drips its answer a byte at a time is cut there too, and a call costs at most ``timeout x (max_retries +
+1)`` plus ``max_wait_s`` of backoff. Inside an episode with a timeout the attempts are also cut at the
+episode's deadline (:mod:`simlab.core.deadline`); the act then raises
+:class:`~simlab.core.deadline.EpisodeTimedOut` with its records, the cut attempt's error ``EpisodeTimeout``.
 
 The endpoint is not trusted. Its body is read here, not by the client: bytes that are not UTF-8 and lone
-surrogates become U+FFFD (recordings are strict UTF-8 JSON), ``usage`` numbers that are not finite
-non-negative counts are dropped and noted in the record's ``notes``, and a body of any other shape than a
-chat completion is a malformed attempt, retried. A streamed body is read line by line into the same
-content, reasoning, finish reason, id and usage; one that is not an event stream of chat completion chunks
-(or that reports an error midway, or stops before its reply ends) is malformed too, and its reading is
-bounded (``STREAM_BYTES``, ``STREAM_LINE_BYTES``, ``STREAM_CHARS``: past one, the rest is not read and the
-notes say so). When the endpoint fails in a way that is not the model's
-doing (refused connections, a timeout on every attempt, 401/403/404 or any other refusal, 5xx, 429 or
-malformed bodies past the retries) ``act`` raises :class:`~simlab.core.errors.InfrastructureError` with a
-short reason; the endpoint's own text in it, in the records and in the logs is scrubbed of credentials and of
-the key in use, even when the endpoint echoes the Authorization header back.
+surrogates become U+FFFD (recordings are strict UTF-8 JSON), ``usage`` numbers that are not whole counts
+(NaN, infinities, 1e400, negative or fractional numbers, integers of any length past ``MAX_COUNT``) are
+dropped and noted in the record's ``notes``, an unstreamed body is read up to ``BODY_BYTES``, and a body of
+any other shape than a chat completion is a malformed attempt, retried. A streamed body is read line by
+line into the same content, reasoning, finish reason, id and usage; one that is not an event stream of chat
+completion chunks (or that reports an error midway, or stops before its reply ends) is malformed too, and
+its reading is bounded (``STREAM_BYTES``, ``STREAM_LINE_BYTES``, ``STREAM_CHARS``: past one, the rest is
+not read and the notes say so). When the endpoint fails in a way that is not the model's doing (refused
+connections, a timeout on every attempt, 401/403/404 or any other refusal, 5xx, 429 or malformed bodies
+past the retries) ``act`` raises :class:`~simlab.core.errors.InfrastructureError` with a short reason; the
+endpoint's own text in it, in the records and in the logs is scrubbed of credentials and of the key in use,
+even when the endpoint echoes the Authorization header back.
 """
 
 from __future__ import annotations
@@ -63,19 +72,23 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import openai
 
-try:  # the HTTP library under the openai client: httpx2 from openai 3 on, httpx before
+try:  # the HTTP library under the openai client: httpx2 (and httpcore2) from openai 3 on, httpx before
+    import httpcore2 as _core
     import httpx2 as _http
 except ImportError:  # pragma: no cover - older clients
+    import httpcore as _core  # type: ignore[no-redef]
     import httpx as _http  # type: ignore[no-redef]
 
 from simlab.agents.endpoint import KEY_ENV, default_base_url
 from simlab.agents.reasoning import DEFAULT_TAGS, Split, joined, split_reasoning
+from simlab.core.deadline import Deadline, EpisodeTimedOut, episode_deadline
 from simlab.core.errors import ConfigError, InfrastructureError
 from simlab.core.family import ReplyError, ReplyProtocol, WorldFamily
 from simlab.core.secrets import scrub_text
@@ -110,6 +123,8 @@ SETTING_TYPES: dict[str, type | tuple[type, ...]] = {
 }
 RESERVED_EXTRA = frozenset({"model", "messages", "stream", "stream_options", "n"})
 RETRIED_STATUSES = frozenset({408, 409, 429})  # and every 5xx
+EPISODE_TIMEOUT = "EpisodeTimeout"
+"""The error recorded for an attempt cut at the episode's deadline (see :mod:`simlab.core.deadline`)."""
 USAGE_NAMES = ("prompt_tokens", "completion_tokens", "total_tokens")
 MAX_COUNT = 1e12
 """The largest token count taken from ``usage``: no call comes near it, and sums of counts below it stay finite."""
@@ -120,6 +135,13 @@ CONTEXT_MARGIN = 64
 """Tokens kept free besides the reply's: chat templates add a few per message."""
 STREAM_BYTES = 64 * 1024 * 1024
 """The most of a streamed body read: a 32k-token reply streams in about 6 MB of chunks."""
+BODY_BYTES = 64 * 1024 * 1024
+"""The most of an unstreamed body read: a 32k-token reply is about 150 kB of JSON."""
+INT_DIGITS = 32
+"""Digits of the longest integer a body's JSON is read with: longer ones (no count has 20) stand as
+:class:`_HugeInteger` (Python's ``int`` refuses past 4,300 digits, and reading them costs)."""
+WRITE_PIECE = 64 * 1024
+"""Bytes of a request written at a time, each piece within what is left of the request's deadline."""
 STREAM_LINE_BYTES = 4 * 1024 * 1024
 """The longest line (and event) of a streamed body held while it is read."""
 STREAM_CHARS = 2_000_000
@@ -158,6 +180,9 @@ class AgentSettings:
     send_seed: bool = True
     reasoning_tags: tuple[str, ...] = DEFAULT_TAGS
     stream: bool = False
+
+    def __post_init__(self) -> None:
+        _check_base_url(self.base_url)
 
     @classmethod
     def from_config(cls, arg: str | None, values: Mapping[str, Any]) -> AgentSettings:
@@ -208,6 +233,21 @@ def _check_setting(name: str, value: Any) -> None:
         )
 
 
+def _check_base_url(url: str) -> None:
+    """ValueError naming the setting unless the client can send requests to ``url``: parsed by the client's
+    own HTTP library (which the client would otherwise fail in, as an internal error), http or https, a host."""
+    try:
+        parsed = _http.URL(url)
+        usable = parsed.scheme in ("http", "https") and bool(parsed.host) and 0 < (parsed.port or 80) < 65536
+    except (_http.InvalidURL, ValueError, TypeError):
+        usable = False
+    if not usable:
+        raise ValueError(
+            f"agent setting 'base_url' (given, or from $OPENAI_BASE_URL): expected an http:// or https:// URL "
+            f"with a host, e.g. http://127.0.0.1:8000/v1, got {url!r:.80}"
+        )
+
+
 def _is_number(value: Any) -> bool:
     return isinstance(value, _NUMBER) and not isinstance(value, bool)
 
@@ -233,7 +273,7 @@ def image_parts(images: Mapping[str, Any]) -> tuple[list[dict[str, Any]], list[d
 @dataclass
 class Completion:
     """One chat request's outcome after retries: the text (None when it failed) and what to record;
-    ``failure`` is the infrastructure failure that ended it, when the endpoint could not answer."""
+    ``failure`` is what ended it unanswered: the endpoint's failure, or the episode's deadline."""
 
     content: str | None = None
     response: dict[str, Any] | None = None
@@ -244,7 +284,7 @@ class Completion:
     attempts: list[dict[str, Any]] = field(default_factory=list)
     error: str | None = None
     notes: list[str] = field(default_factory=list)
-    failure: InfrastructureError | None = None
+    failure: InfrastructureError | EpisodeTimedOut | None = None
 
 
 class ChatCaller:
@@ -295,15 +335,18 @@ class ChatCaller:
     def _complete(self, messages: list[dict[str, Any]], seed: int | None) -> Completion:
         self.connect()
         out, waited = Completion(), 0.0
+        episode = episode_deadline()
         for attempt in range(self.settings.max_retries + 1):
-            start = time.perf_counter()
+            start, end = time.perf_counter(), self._attempt_end(episode)
             try:
-                reading, ttfb = self._create(messages, seed)
+                reading, ttfb = self._create(messages, seed, end)
                 out.ttfb_s = round(ttfb, 4)
                 return self._read(reading, time.perf_counter() - start, out)
             except openai.APIStatusError as exc:
                 failure = self._status_failure(exc)
-            except openai.APIError as exc:  # connection refused or dropped, timeouts
+            except openai.APITimeoutError:
+                failure = self._timeout_failure(episode, end)
+            except openai.APIError as exc:  # connection refused or dropped
                 failure = {"error": type(exc).__name__, "status": None, "retry_after": None}
             except (MalformedResponse, json.JSONDecodeError) as exc:
                 name = "JSONDecodeError" if isinstance(exc, json.JSONDecodeError) else "MalformedResponse"
@@ -317,8 +360,12 @@ class ChatCaller:
                 return self._failed(out, refused=True)
             delay = self._delay(attempt, failure.get("retry_after"))
             last = attempt == self.settings.max_retries or waited + delay > self.settings.max_wait_s
+            if episode is not None:  # never wait past the episode's end: the next attempt is then cut at once
+                delay = max(0.0, min(delay, episode.left()))
             failure["waited_s"] = 0.0 if last else round(delay, 4)
             out.attempts.append(failure)
+            if failure["error"] == EPISODE_TIMEOUT:
+                return self._episode_over(out)
             if last:
                 break
             log.warning(
@@ -334,11 +381,38 @@ class ChatCaller:
             waited += delay
         return self._failed(out, refused=False)
 
-    def _create(self, messages: list[dict[str, Any]], seed: int | None) -> tuple[Reading, float]:
+    def _attempt_end(self, episode: Deadline | None) -> float:
+        """When the attempt starting now must be over (monotonic): ``timeout`` from now, or the episode's end
+        when that comes first."""
+        end = time.monotonic() + self.settings.timeout
+        return end if episode is None else min(end, episode.at)
+
+    def _create(self, messages: list[dict[str, Any]], seed: int | None, end: float) -> tuple[Reading, float]:
         """One chat request's answer, read (:func:`read_completion`, or :func:`read_stream` with ``stream``),
-        and the seconds to its first byte. The client raises for statuses and transport errors; the response
-        is taken unread so the first byte can be timed and a stream read as it comes."""
+        and the seconds to its first byte; every network operation of it ends by ``end`` (monotonic). The
+        client raises for statuses and transport errors; the response is taken unread so the first byte can
+        be timed, a stream read as it comes and a body's size bounded."""
         assert self._client is not None
+        s = self.settings
+        token = _REQUEST_END.set(end)
+        start = time.perf_counter()
+        try:
+            with self._client.chat.completions.with_streaming_response.create(
+                model=s.model, messages=messages, extra_body=dict(s.extra) or None, **self._params(seed)
+            ) as raw:
+                ttfb = time.perf_counter() - start
+                try:
+                    chunks = raw.iter_bytes()
+                    return (read_stream(chunks) if s.stream else read_completion(read_body(chunks))), ttfb
+                except _http.TimeoutException as exc:  # the client wraps this only before the body
+                    raise openai.APITimeoutError(request=raw.http_response.request) from exc
+                except _http.TransportError as exc:  # the connection broke while the body was read
+                    raise openai.APIConnectionError(request=raw.http_response.request) from exc
+        finally:
+            _REQUEST_END.reset(token)
+
+    def _params(self, seed: int | None) -> dict[str, Any]:
+        """The request's sampling fields, its seed and, with ``stream``, the streaming options."""
         s = self.settings
         params: dict[str, Any] = {
             k: v for k, v in (("temperature", s.temperature), ("max_tokens", s.max_tokens)) if v is not None
@@ -347,18 +421,23 @@ class ChatCaller:
             params["seed"] = seed
         if s.stream:  # usage comes in a last chunk only when asked for
             params.update(stream=True, stream_options={"include_usage": True})
-        extra = dict(s.extra) or None
-        start = time.perf_counter()
-        with self._client.chat.completions.with_streaming_response.create(
-            model=s.model, messages=messages, extra_body=extra, **params
-        ) as raw:
-            ttfb = time.perf_counter() - start
-            try:
-                return (read_stream(raw.iter_bytes()) if s.stream else read_completion(bytes(raw.read()))), ttfb
-            except _http.TimeoutException as exc:  # the body stalled: the client wraps this only before the body
-                raise openai.APITimeoutError(request=raw.http_response.request) from exc
-            except _http.TransportError as exc:  # the connection broke while the body was read
-                raise openai.APIConnectionError(request=raw.http_response.request) from exc
+        return params
+
+    def _timeout_failure(self, episode: Deadline | None, end: float) -> dict[str, Any]:
+        """What to record of an attempt cut at its deadline ``end``: the request's own, or the episode's when
+        that came first."""
+        if episode is not None and end >= episode.at:
+            detail = f"the episode's timeout of {episode.seconds:g} s passed during the request"
+            return {"error": EPISODE_TIMEOUT, "status": None, "retry_after": None, "detail": detail}
+        detail = f"no complete answer within the {self.settings.timeout:g} s timeout (connect, headers and body)"
+        return {"error": "APITimeoutError", "status": None, "retry_after": None, "detail": detail}
+
+    def _episode_over(self, out: Completion) -> Completion:
+        """``out`` ended by the episode's deadline (its last attempt says so)."""
+        out.error = EPISODE_TIMEOUT
+        out.failure = EpisodeTimedOut(out.attempts[-1]["detail"])
+        log.info("%s: %s", self.settings.model, out.failure)
+        return out
 
     def _status_failure(self, exc: openai.APIStatusError) -> dict[str, Any]:
         """What to record of an HTTP error status; ``final`` when retrying cannot help (401, 403, 404...)."""
@@ -380,8 +459,6 @@ class ChatCaller:
         what = names.get(last["error"], last["error"])
         if last["status"] is not None:
             what = f"HTTP {last['status']} {what}"
-        if last["error"] == "APITimeoutError":
-            what += f" (timeout {self.settings.timeout:g} s)"
         if not refused:
             what += f" on {len(out.attempts)} attempt{'s' if len(out.attempts) != 1 else ''}"
         if last.get("detail"):
@@ -423,11 +500,22 @@ Reading = tuple[str, dict[str, Any], dict[str, int], list[str]]
 """What reading an answer gives: (content, recorded response, usage, notes)."""
 
 
+def read_body(chunks: Iterable[bytes]) -> bytes:
+    """An unstreamed body's bytes, read as they come; MalformedResponse past ``BODY_BYTES`` (the rest is left
+    unread)."""
+    body = bytearray()
+    for chunk in chunks:
+        body += chunk
+        if len(body) > BODY_BYTES:
+            raise MalformedResponse(f"the body passed {BODY_BYTES:,} bytes: the rest was not read")
+    return bytes(body)
+
+
 def read_completion(body: bytes) -> Reading:
     """(content, recorded response, usage, notes) of a chat completion body, whatever bytes it holds.
 
     Raises JSONDecodeError when the body is not JSON and MalformedResponse when it is JSON of another shape;
-    text is cleaned (:func:`clean_text`); ``usage`` keeps only finite non-negative counts, the rest are noted.
+    text is cleaned (:func:`clean_text`); ``usage`` keeps only whole counts, the rest are noted.
     """
     notes: list[str] = []
     obj = _json_object(_decoded(body, "the body", notes), "the body")
@@ -594,13 +682,15 @@ def _decoded(data: bytes, what: str, notes: list[str]) -> str:
 
 
 def _json_object(text: str, what: str) -> dict[str, Any]:
-    """``text`` read as a JSON object; JSONDecodeError when it is not JSON, MalformedResponse otherwise."""
+    """``text`` read as a JSON object; JSONDecodeError when it is not JSON, MalformedResponse otherwise.
+    ``NaN`` and ``Infinity`` are read as floats and integers past ``INT_DIGITS`` as :class:`_HugeInteger`:
+    numbers are only read as ``usage`` counts, which drops (and notes) them there."""
     try:
-        obj = json.loads(text, parse_constant=_no_constant)
+        obj = json.loads(text, parse_int=_integer)
     except json.JSONDecodeError:
         raise
-    except (ValueError, RecursionError) as exc:  # an integer too long to read, nesting too deep
-        raise MalformedResponse(f"unreadable JSON ({type(exc).__name__})") from None
+    except RecursionError:  # nesting too deep
+        raise MalformedResponse("unreadable JSON (nested too deep)") from None
     if not isinstance(obj, dict):
         raise MalformedResponse(f"{what} is {_kind(obj)}, not a JSON object")
     return obj
@@ -631,8 +721,21 @@ def _recorded(content: str, reasoning: str, finish: Any, ident: Any, notes: list
     return response
 
 
-def _no_constant(name: str) -> float:
-    raise MalformedResponse(f"{name} is not a JSON number")
+@dataclass(frozen=True)
+class _HugeInteger:
+    """A JSON integer of more than ``INT_DIGITS`` digits, kept unread: its sign and its number of digits."""
+
+    negative: bool
+    digits: int
+
+    def __str__(self) -> str:
+        return f"a {'negative ' if self.negative else ''}{self.digits:,}-digit integer"
+
+
+def _integer(text: str) -> int | _HugeInteger:
+    """A JSON integer token read, or left as :class:`_HugeInteger` when it is too long to be a count."""
+    digits = len(text.lstrip("-"))
+    return int(text) if digits <= INT_DIGITS else _HugeInteger(text.startswith("-"), digits)
 
 
 def _kind(value: Any) -> str:
@@ -666,7 +769,8 @@ def _optional_text(value: Any, name: str, notes: list[str]) -> str | None:
 
 
 def _usage(value: Any, notes: list[str]) -> dict[str, int]:
-    """Token counts that are finite non-negative numbers (below ``MAX_COUNT``); anything else is noted."""
+    """Token counts that are whole numbers from 0 to ``MAX_COUNT`` (a whole float counts); anything else
+    (NaN, infinities, negative or fractional numbers, huge integers, text) is noted and left out."""
     if value is None:
         return {}
     if not isinstance(value, dict):
@@ -677,20 +781,23 @@ def _usage(value: Any, notes: list[str]) -> dict[str, int]:
         count = value.get(name)
         if count is None:
             usage[name] = 0
-        elif _is_number(count) and 0 <= count <= MAX_COUNT and not (isinstance(count, float) and math.isnan(count)):
-            usage[name] = int(count)  # inf and integers of any length fail the bound, NaN the test
+        elif _is_count(count):
+            usage[name] = int(count)
         else:
-            notes.append(f"'usage.{name}' ignored: {_shown(count)} is not a finite non-negative count")
+            notes.append(f"'usage.{name}' ignored: {_shown(count)} is not a whole count from 0 to {MAX_COUNT:,.0f}")
     return usage
+
+
+def _is_count(value: Any) -> bool:
+    """Whether ``value`` is a whole number from 0 to ``MAX_COUNT`` (NaN fails every comparison)."""
+    whole = isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+    return _is_number(value) and whole and 0 <= value <= MAX_COUNT
 
 
 def _shown(value: Any) -> str:
     """A short, strict-JSON-safe rendering of a value the endpoint sent."""
-    if isinstance(value, float | int) and not isinstance(value, bool):
-        try:
-            text = repr(float(value)) if isinstance(value, float) else str(value)
-        except ValueError:  # an integer too long to print
-            text = "a huge integer"
+    if isinstance(value, float | int | _HugeInteger) and not isinstance(value, bool):
+        text = repr(value) if isinstance(value, float) else str(value)
     else:
         text = json.dumps(value, ensure_ascii=True, default=str) if not isinstance(value, str) else repr(value)
     text = clean_text(text)
@@ -934,18 +1041,108 @@ def make_agent(role: str, arg: str | None, settings: Mapping[str, Any]) -> OpenA
     return OpenAIAgent(role, get_family(str(settings.get("world", ""))), agent_settings, world_settings)
 
 
+# ---- the request deadline, in every network operation -----------------------------------------------------
+_REQUEST_END: ContextVar[float | None] = ContextVar("simlab_request_end", default=None)
+"""When the request this thread is making must be over (monotonic); None outside a request."""
+
+
+def _within(timeout: float | None, expired: type[Exception]) -> float | None:
+    """``timeout`` (one network operation's) cut to what is left of this thread's request; ``expired`` raised
+    once nothing is left."""
+    end = _REQUEST_END.get()
+    if end is None:
+        return timeout
+    left = end - time.monotonic()
+    if left <= 0:
+        raise expired("the request's deadline passed")
+    return left if timeout is None else min(timeout, left)
+
+
+class _DeadlineStream(_core.NetworkStream):
+    """A connection whose every read, write and TLS handshake ends by the deadline of the request the thread
+    using it is making: a server that drips its answer can stretch a per-read timeout without end, not this."""
+
+    def __init__(self, stream: _core.NetworkStream) -> None:
+        self._stream = stream
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return self._stream.read(max_bytes, _within(timeout, _core.ReadTimeout))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        for start in range(0, len(buffer), WRITE_PIECE):  # a server reading slowly cannot stretch one write
+            self._stream.write(buffer[start : start + WRITE_PIECE], _within(timeout, _core.WriteTimeout))
+
+    def close(self) -> None:
+        self._stream.close()
+
+    def start_tls(
+        self, ssl_context: Any, server_hostname: str | None = None, timeout: float | None = None
+    ) -> _core.NetworkStream:
+        tls = self._stream.start_tls(ssl_context, server_hostname, _within(timeout, _core.ConnectTimeout))
+        return _DeadlineStream(tls)
+
+    def get_extra_info(self, info: str) -> Any:
+        return self._stream.get_extra_info(info)
+
+
+class _DeadlineBackend(_core.NetworkBackend):
+    """The HTTP library's network backend with every connection it makes a :class:`_DeadlineStream` (the
+    connect itself within the deadline too; name resolution is the system's)."""
+
+    def __init__(self, backend: _core.NetworkBackend) -> None:
+        self._backend = backend
+
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[Any] | None = None,
+    ) -> _core.NetworkStream:
+        bounded = _within(timeout, _core.ConnectTimeout)
+        return _DeadlineStream(self._backend.connect_tcp(host, port, bounded, local_address, socket_options))
+
+    def connect_unix_socket(
+        self, path: str, timeout: float | None = None, socket_options: Iterable[Any] | None = None
+    ) -> _core.NetworkStream:
+        bounded = _within(timeout, _core.ConnectTimeout)
+        return _DeadlineStream(self._backend.connect_unix_socket(path, bounded, socket_options))
+
+    def sleep(self, seconds: float) -> None:
+        self._backend.sleep(seconds)
+
+
+def deadline_http_client() -> _http.Client:
+    """The HTTP client the openai client would make (its limits, redirects, proxies from the environment),
+    with every connection pool's network backend a :class:`_DeadlineBackend`. RuntimeError when the HTTP
+    library has none to wrap: a client without request deadlines is never used."""
+    http = openai.DefaultHttpxClient()
+    for transport in (http._transport, *http._mounts.values()):
+        if transport is None:  # a pattern mounted to bypass proxies: the default transport serves it
+            continue
+        pool = getattr(transport, "_pool", None)
+        backend = getattr(pool, "_network_backend", None)
+        if not isinstance(backend, _core.NetworkBackend):
+            raise RuntimeError(f"{type(transport).__name__} has no network backend to bound request deadlines with")
+        pool._network_backend = _DeadlineBackend(backend)  # type: ignore[union-attr]
+    return http
+
+
 _CLIENTS: dict[tuple[str, str, float], openai.OpenAI] = {}
 _CLIENTS_LOCK = threading.Lock()
 
 
 def shared_client(key: str, base_url: str, timeout: float) -> openai.OpenAI:
     """One client per endpoint, key and timeout, shared by every agent and thread: the client is thread-safe,
-    and making one costs 30-40 ms (it loads the certificate bundle), more than a local model call. The key
-    stays inside the client; the cache is keyed by a digest of it, never the key itself."""
+    and making one costs 30-40 ms (it loads the certificate bundle), more than a local model call. Its HTTP
+    client holds requests to their deadlines (:func:`deadline_http_client`). The key stays inside the client;
+    the cache is keyed by a digest of it, never the key itself."""
     digest = hashlib.sha256(key.encode()).hexdigest()
     with _CLIENTS_LOCK:
         client = _CLIENTS.get((digest, base_url, timeout))
         if client is None:
-            client = openai.OpenAI(api_key=key, base_url=base_url, timeout=timeout, max_retries=0)
+            http = deadline_http_client()
+            client = openai.OpenAI(api_key=key, base_url=base_url, timeout=timeout, max_retries=0, http_client=http)
             _CLIENTS[(digest, base_url, timeout)] = client
         return client

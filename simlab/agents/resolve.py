@@ -3,12 +3,19 @@
 A spec names either a world's built-in agent (scripted, oracle and random baselines live with their world)
 or an agent type from a plugin (see :mod:`simlab.core.plugins`). Group roles such as ``director`` expand to
 their members; a later, more specific spec wins (``director=oracle D2=random``).
+
+An agent's own settings (``--agent-setting ROLE.KEY=VALUE``, a run config's ``[agents.ROLE]`` table) reach its
+factory under ``"agent"``, and one it does not take is refused, as an unknown world setting is: a factory
+declares the ones it takes as ``agent_settings`` (:data:`SETTINGS_ATTRIBUTE`); a world's built-in agents that
+declare none take none; a plugin's agent that declares none gets them all and checks them itself.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
+
+from pydantic import BaseModel
 
 from simlab.core.errors import ConfigError
 from simlab.core.plugins import AgentSpec, Registry, discover
@@ -61,11 +68,48 @@ def make_agents(
     out: dict[str, Agent] = {}
     for role, spec in specs.items():
         factory = agent_factory(family, spec.name, registry)
+        check_agent_settings(family, role, spec, factory, per_role.get(role, {}))
         try:
             out[role] = factory(role, spec.arg, {**settings, "world": family.name, "agent": per_role.get(role, {})})
         except ValueError as exc:
             raise ConfigError(f"agent {role}={spec.spec()}: {exc}") from None
     return out
+
+
+SETTINGS_ATTRIBUTE = "agent_settings"
+"""What an agent factory declares the settings it takes under: a collection of their names (or a pydantic model,
+whose fields are the names), e.g. ``make_agent.agent_settings = ("note",)``."""
+
+
+def declared_settings(family: WorldFamily, name: str, factory: Callable[..., Agent]) -> frozenset[str] | None:
+    """The settings agent type ``name`` takes: those its factory declares (:data:`SETTINGS_ATTRIBUTE`); none for
+    a world's built-in agent that declares nothing (scripted, oracle and random play by the world's settings);
+    None (unknown) for a plugin's agent that declares nothing: it is handed them all and checks them itself,
+    as the ``openai`` agent does."""
+    declared: Any = getattr(factory, SETTINGS_ATTRIBUTE, None)
+    if declared is None:
+        return frozenset() if name in family.agents else None
+    if isinstance(declared, type) and issubclass(declared, BaseModel):
+        return frozenset(declared.model_fields)
+    return frozenset([declared] if isinstance(declared, str) else declared)
+
+
+def check_agent_settings(
+    family: WorldFamily, role: str, spec: AgentSpec, factory: Callable[..., Agent], values: Mapping[str, Any]
+) -> None:
+    """ConfigError naming the role, the first setting its agent does not take and the ones it does (an unknown
+    ``--agent-setting`` is refused as an unknown ``--set`` is, not ignored)."""
+    accepted = declared_settings(family, spec.name, factory)
+    unknown = sorted(set(values) - accepted) if accepted is not None else []
+    if not unknown:
+        return
+    played = f"{role} plays {spec.spec()}"
+    if not accepted:
+        raise ConfigError(
+            f"unknown agent setting {role}.{unknown[0]}: {played}, which takes no settings (a world's built-in agents "
+            "play by the world's settings, given with --set; `worlds` lists them)"
+        )
+    raise ConfigError(f"unknown agent setting {role}.{unknown[0]}: {played}, which takes {', '.join(sorted(accepted))}")
 
 
 def refuse_secrets(values: Any, what: str) -> None:

@@ -38,6 +38,7 @@ from simlab.core.episode import Episode
 from simlab.core.family import FigureData, FigurePoint, FigureSeries, FigureSpec, lineup_of
 from simlab.core.judging import Judge, JudgmentRecord
 from simlab.core.recording import Run
+from simlab.core.writing import write_atomic
 from simlab.worlds import get_family
 
 FeatureKind = Literal["behavioural", "judge", "surface", "turn"]
@@ -304,10 +305,8 @@ def write_correlation_figure(
     beside them (NAME_table.csv), NAME from :func:`correlation_spec`; the paths written."""
     data = correlation_figure(correlations, unit)
     spec = correlation_spec(target, data, unit)
-    table = out_dir / f"{spec.name}_table.csv"
     written = write_figure(spec, data, out_dir)
-    table.write_text(correlations_csv(correlations), encoding="utf-8")
-    return [*written, table]
+    return [*written, write_atomic(out_dir, f"{spec.name}_table.csv", correlations_csv(correlations))]
 
 
 def correlation_spec(target: str, data: FigureData, unit: CorrelationUnit = "lineup") -> FigureSpec:

@@ -27,6 +27,7 @@ from simlab.core.errors import SimlabError
 from simlab.core.family import FigureData, FigureSeries, FigureSpec, WorldFamily
 from simlab.core.judging import Judge
 from simlab.core.recording import Run
+from simlab.core.writing import check_output_folder, write_atomic
 from simlab.worlds import get_family
 
 if TYPE_CHECKING:
@@ -127,10 +128,10 @@ def judge_figure_spec(judge: Judge, data: FigureData) -> FigureSpec:
 
 
 def write_figure(spec: FigureSpec, data: FigureData, out_dir: Path) -> list[Path]:
-    """``NAME.csv`` (the plotted numbers), ``NAME.png`` and ``NAME.svg`` of one figure into ``out_dir``."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    csv_path = out_dir / f"{spec.name}.csv"
-    csv_path.write_text(figure_csv(data), encoding="utf-8")
+    """``NAME.csv`` (the plotted numbers), ``NAME.png`` and ``NAME.svg`` of one figure into ``out_dir``, a
+    folder for outputs (never a run's: :func:`~simlab.core.writing.check_output_folder`)."""
+    check_output_folder(out_dir, "figures into")
+    csv_path = write_atomic(out_dir, f"{spec.name}.csv", figure_csv(data))
     return [csv_path, *draw(spec, data, out_dir)]
 
 
@@ -188,12 +189,15 @@ def draw(spec: FigureSpec, data: FigureData, out_dir: Path) -> list[Path]:
                 ax.set_xlim(*limits)
             if any(s.points for s in data.series):
                 ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, _below_axis(fig, ax)))
-            paths = [out_dir / f"{spec.name}.png", out_dir / f"{spec.name}.svg"]
-            fig.savefig(paths[0], metadata={"Software": None}, bbox_inches="tight")
-            fig.savefig(paths[1], metadata={"Date": None, "Creator": None}, bbox_inches="tight")
+            png, svg = io.BytesIO(), io.BytesIO()
+            fig.savefig(png, format="png", metadata={"Software": None}, bbox_inches="tight")
+            fig.savefig(svg, format="svg", metadata={"Date": None, "Creator": None}, bbox_inches="tight")
         finally:
             plt.close(fig)
-    return paths
+    return [
+        write_atomic(out_dir, f"{spec.name}.png", png.getvalue()),
+        write_atomic(out_dir, f"{spec.name}.svg", svg.getvalue()),
+    ]
 
 
 def _below_axis(fig: Figure, ax: Axes) -> float:

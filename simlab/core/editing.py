@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from simlab.core.errors import SimlabError
+from simlab.core.writing import check_output_file, write_atomic
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -344,7 +345,7 @@ class EditorDocument(ABC):
         target = path or self.path
         if target is None:
             raise EditError("the document has no file yet: choose where to save it")
-        write_json(target, self.to_json())
+        write_json(check_output_file(target, "save to"), self.to_json())
         self.path = target
         return target
 
@@ -371,8 +372,7 @@ class EditorKind:
 
 
 def write_json(path: Path, data: Mapping[str, Any]) -> None:
-    """Write ``data`` beside ``path`` first and rename it over, so a crash never leaves half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.name}.partial")
-    partial.write_text(json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
-    partial.replace(path)
+    """Write ``data`` beside ``path`` first and rename it over, so a crash never leaves half a file; never
+    through a link (:func:`~simlab.core.writing.write_atomic`: a folder from elsewhere may hold one where the
+    file or its autosave goes)."""
+    write_atomic(path.parent, path.name, json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n")

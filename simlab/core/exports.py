@@ -1,23 +1,25 @@
 """Where an export may write: never over a recording, never outside what the user chose.
 
 Every export and save of the command line and the app (a PNG, an HTML transcript, an animation, a figure's
-files, a validity report) asks :func:`refuse_overwriting_a_recording` before it writes. A recording is
+files, a validity report, a live episode) goes through :func:`export_file` or :func:`export_into`. They ask
+:func:`refuse_overwriting_a_recording` first, which says which recording a path would replace. A recording is
 
 * a file that belongs to a run folder (a folder holding ``run.json``): its ``run.json``, its ``index.jsonl``,
   and anything in its ``episodes/`` or ``judgments/`` folder, there already or not (a file put there would
-  sit among the run's own); other files beside a run, such as a figure written into it, are the user's, or
+  sit among the run's own), or
 * any JSON file that says early on it is a SimLab file (``"format": "simlab.…"``): an episode, an index or
   a ``run.json`` copied elsewhere, a benchmark, a scene.
 
-The path is judged both as given and with its links followed, so a link to a recording is refused too.
-:func:`export_into` writes several files into a folder the user chose: all of them are checked before any is
-written, so a refusal leaves the folder as it was.
+The path is judged both as given and with its links followed, so a link to a recording is refused too. Then
+the rules every output follows (:mod:`simlab.core.writing`): no export goes into a run folder at all, nor
+into a system folder, nor through a link, and the file is written whole or not at all. :func:`export_into`
+writes several files into a folder the user chose: all of them are checked before any is written, so a
+refusal leaves the folder as it was.
 """
 
 from __future__ import annotations
 
 import re
-import shutil
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -25,6 +27,7 @@ from pathlib import Path
 from simlab.core.errors import ConfigError
 from simlab.core.judging import JUDGMENTS_DIR
 from simlab.core.recording import EPISODES_DIR, INDEX_FILE, RUN_FILE
+from simlab.core.writing import check_output_file, check_output_folder, write_atomic, write_through_scratch
 
 HEAD_BYTES = 4096
 """How much of an existing file is read to tell whether it is a SimLab JSON file (its format comes early)."""
@@ -76,16 +79,26 @@ def _recording(path: Path) -> str | None:
     return None
 
 
+def export_file(
+    path: Path, write: Callable[[Path], object], inputs: Sequence[Path] = (), replaces: str | None = None
+) -> Path:
+    """``write`` (given a path of ``path``'s name in a scratch folder) made into ``path``, once it is known
+    that ``path`` replaces no recording (``replaces`` as :func:`refuse_overwriting_a_recording`), is in no
+    run folder, system folder or of ``inputs`` (what the command reads), and is no link. Returns ``path``."""
+    refuse_overwriting_a_recording(path, replaces)
+    check_output_file(path, "export to", inputs)
+    return write_through_scratch(path, write)
+
+
 def export_into(folder: Path, write: Callable[[Path], Sequence[Path]]) -> list[Path]:
     """Files made by ``write`` (given a scratch folder, it returns the files it wrote there) copied into
-    ``folder`` under their names, once every one of them is known not to replace a recording; returns them.
-    The scratch folder is removed whatever happens, so nothing is left but the files copied."""
+    ``folder`` under their names, once every one of them is known not to replace a recording and ``folder``
+    to be a place for outputs (:func:`~simlab.core.writing.check_output_folder`); returns them. The scratch
+    folder is removed whatever happens, so nothing is left but the files copied."""
     with tempfile.TemporaryDirectory(prefix="simlab-export-") as scratch:
         made = list(write(Path(scratch)))
         targets = [folder / file.name for file in made]  # plain names: nothing lands outside ``folder``
         for target in targets:
             refuse_overwriting_a_recording(target)
-        folder.mkdir(parents=True, exist_ok=True)
-        for file, target in zip(made, targets, strict=True):
-            shutil.copyfile(file, target)
-    return targets
+        check_output_folder(folder, "export into")
+        return [write_atomic(folder, file.name, file.read_bytes()) for file in made]

@@ -34,6 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from simlab.core.editing import EditorKind
 from simlab.core.errors import ConfigError
 from simlab.core.judging import Judge
+from simlab.core.limits import MAX_REPEATS, MAX_TASKS
 from simlab.core.world import Agent, Observation, Reply, World
 
 if TYPE_CHECKING:
@@ -56,7 +57,9 @@ class Settings(BaseModel):
 
     model_config = ConfigDict(extra="forbid", validate_default=True, strict=True)
 
-    repeat: int = Field(0, ge=0, description="which repeat of a task this episode is (set by the runner)")
+    repeat: int = Field(
+        0, ge=0, le=MAX_REPEATS - 1, description="which repeat of a task this episode is (set by the runner)"
+    )
 
     @classmethod
     def checked(cls, values: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -119,6 +122,10 @@ class TaskSource:
     group_of: Callable[[Mapping[str, Any]], str | None] = _no_group
     group_label: str = "group"
     n_help: str = "how many tasks"
+    max_tasks: int = MAX_TASKS
+    """The most tasks one ``generate`` or ``write`` makes: fewer than :data:`~simlab.core.limits.MAX_TASKS` when
+    the family cannot make more distinct ones, or making them takes hours. ``generate --n`` and ``run --episodes``
+    are refused above it."""
     resumable: tuple[str, ...] = ()
     """Entries ``write`` records as it goes (the rooms model filter's runs, ``necessity``): a folder that holds
     only these is what an interrupted ``generate`` left, and the same command writes into it again, resuming

@@ -32,11 +32,13 @@ import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, BinaryIO, Literal
 
 from simlab.core.episode import Episode
 from simlab.core.errors import FormatError
+from simlab.core.reading import check_version, decode, parse_json, read_lines
 from simlab.core.recording import EPISODES_DIR, MAX_INDEX_LINE, SAFE_ID, dumps
+from simlab.core.writing import open_for_writing, refuse_links
 
 if TYPE_CHECKING:
     from simlab.core.family import FigureData
@@ -324,22 +326,28 @@ def judgments_path(run_dir: Path, episode_id: str) -> Path:
 
 def read_judgments(path: Path) -> tuple[list[JudgmentRecord], list[str]]:
     """Every readable record of one judgments file and the problems met (``FILE line N: why``). A last line
-    cut short by a crash is a problem, not an error: its request is simply asked again."""
+    cut short by a crash is a problem, not an error: its request is simply asked again. A file that is not a
+    regular file (a device, a FIFO) or is over :data:`~simlab.core.reading.MAX_FILE_BYTES` raises
+    FormatError."""
     records: list[JudgmentRecord] = []
     problems: list[str] = []
-    if not path.is_file():
+    if not os.path.lexists(path):
         return records, problems
-    with path.open("rb") as f:
-        for number, raw in enumerate(f, start=1):
-            if len(raw) > MAX_INDEX_LINE:
-                problems.append(f"{path} line {number}: longer than {MAX_INDEX_LINE:,} bytes, skipped")
-                continue
-            if not raw.strip():
-                continue
-            try:
-                records.append(JudgmentRecord.from_json(json.loads(raw)))
-            except (ValueError, UnicodeDecodeError) as exc:
-                problems.append(f"{path} line {number}: {exc}")
+    for number, raw in read_lines(path, MAX_INDEX_LINE):  # FormatError: not a regular file, or too large
+        where = f"line {number}"
+        if len(raw) > MAX_INDEX_LINE:
+            problems.append(f"{path} {where}: longer than {MAX_INDEX_LINE:,} bytes, skipped")
+            continue
+        if not raw.strip():
+            continue
+        try:
+            obj = parse_json(decode(raw, path, where), path, where)
+            check_version(obj, JUDGMENT_FORMAT, JUDGMENT_VERSION, path, where)
+            records.append(JudgmentRecord.from_json(obj))
+        except FormatError as exc:
+            problems.append(str(exc))
+        except ValueError as exc:
+            problems.append(f"{path} {where}: {exc}")
     return records, problems
 
 
@@ -361,35 +369,33 @@ class JudgmentWriter:
     """Appends records to the judgments files of a run, one fsynced line each, from any thread.
 
     Before the first append to a file, a last line left incomplete by a crash is cut off, so the new line
-    starts on a line of its own."""
+    starts on a line of its own. A link among the judgments (a run folder from elsewhere may hold one to a
+    file of the user's) is refused before anything is asked (core/writing.py)."""
 
     def __init__(self, run_dir: Path) -> None:
         if not (Path(run_dir) / EPISODES_DIR).is_dir():
             raise FormatError(run_dir, "", f"not a run folder (no {EPISODES_DIR}/ folder)")
+        refuse_links(Path(run_dir), (JUDGMENTS_DIR,))
         self.run_dir = Path(run_dir)
         self._lock = threading.Lock()
         self._repaired: set[str] = set()
 
     def append(self, record: JudgmentRecord) -> None:
-        path = judgments_path(self.run_dir, record.episode_id)
+        relative = judgments_path(self.run_dir, record.episode_id).relative_to(self.run_dir)
         line = (dumps(record.to_json()) + "\n").encode("utf-8")
-        with self._lock:
-            path.parent.mkdir(parents=True, exist_ok=True)
+        with self._lock, open_for_writing(self.run_dir, relative, "ab+") as f:
             if record.episode_id not in self._repaired:
-                _cut_partial_line(path)
+                _cut_partial_line(f)
                 self._repaired.add(record.episode_id)
-            with path.open("ab") as f:
-                f.write(line)
-                f.flush()
-                os.fsync(f.fileno())
+            f.write(line)
+            f.flush()
+            os.fsync(f.fileno())
 
 
-def _cut_partial_line(path: Path) -> None:
-    """Drop bytes after the last newline: what a crash left of a line that was being written."""
-    if not path.is_file():
-        return
-    data = path.read_bytes()
+def _cut_partial_line(f: BinaryIO) -> None:
+    """Drop the bytes of the open file after its last newline: what a crash left of a line being written."""
+    f.seek(0)
+    data = f.read()
     end = data.rfind(b"\n") + 1
     if end != len(data):
-        with path.open("r+b") as f:
-            f.truncate(end)
+        f.truncate(end)

@@ -24,10 +24,10 @@ import functools
 import importlib
 import importlib.metadata
 import importlib.util
+import os
 import re
 import sys
 import threading
-import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +36,7 @@ from typing import Any
 
 from simlab.core.errors import ConfigError
 from simlab.core.judging import Judge
+from simlab.core.reading import read_toml
 
 ENTRY_POINT_GROUP = "simlab.plugins"
 REPO_PLUGINS_DIR = Path(__file__).resolve().parents[2] / "plugins"
@@ -182,7 +183,7 @@ def discover(plugins_dir: Path | None = REPO_PLUGINS_DIR, entry_points: bool = T
     if plugins_dir is not None and plugins_dir.is_dir():
         for folder in sorted(plugins_dir.iterdir()):
             manifest = folder / "plugin.toml"
-            if manifest.is_file():
+            if os.path.lexists(manifest):  # a FIFO or a device is reported by the reader, never opened
                 _add(registry, functools.partial(_read_manifest, manifest), str(manifest))
     if entry_points:
         for ep in sorted(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
@@ -205,10 +206,7 @@ def _add(registry: Registry, read: Callable[[], Plugin], where: str) -> None:
 
 
 def _read_manifest(manifest: Path) -> Plugin:
-    try:
-        data = tomllib.loads(manifest.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"{manifest}: expected TOML ({exc})") from None
+    data = read_toml(manifest)
     name = data.get("name")
     if not isinstance(name, str) or not name:
         raise ValueError(f"{manifest}: field 'name': expected a non-empty string")

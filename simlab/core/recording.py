@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -25,16 +24,16 @@ from typing import Any
 
 from simlab.core.episode import EPISODE_FORMAT, EPISODE_VERSION, Episode
 from simlab.core.errors import ConfigError, FormatError
+from simlab.core.reading import check_version, decode, parse_json, read_json, read_lines
 from simlab.core.records import EpisodeFile, IndexLine, RunFile, checked
 from simlab.core.secrets import needs_scrub, scrub
+from simlab.core.writing import check_output_folder, make_folder, open_for_writing, refuse_links, write_atomic
 
 RUN_FORMAT = "simlab.run"
 RUN_VERSION = 1
 INDEX_FORMAT = "simlab.index"
 INDEX_VERSION = 1
 MAX_INDEX_LINE = 4 * 2**20
-MAX_FILE_BYTES = 512 * 2**20
-"""The largest JSON file SimLab reads (an episode of thousands of turns with pictures' metadata is far less)."""
 SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-]{0,159}$")
 """What an episode id (a file name in the run folder) may be: no path separators, no leading dot."""
 RUN_FILE = "run.json"
@@ -54,102 +53,12 @@ def dumps(obj: Any, indent: int | None = None) -> str:
     return text
 
 
-def write_json_atomic(path: Path, obj: Any, indent: int | None = None) -> None:
-    """Write JSON to ``path`` so a reader sees the old file or the whole new one, never a part."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    text = dumps(obj, indent)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.chmod(tmp, 0o644)  # mkstemp makes the file private; recordings are meant to be shared
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    _fsync_dir(path.parent)
-
-
-def _fsync_dir(directory: Path) -> None:
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:  # some filesystems refuse to open directories; the rename is still atomic there
-        return
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def check_version(obj: Any, fmt: str, supported: int, path: Path | str, where: str = "") -> None:
-    """Raise FormatError unless ``obj`` is a ``fmt`` object of a version this SimLab reads."""
-    prefix = f"{where} " if where else ""
-    if not isinstance(obj, Mapping):
-        raise FormatError(path, where, f"expected a JSON object of format {fmt!r}, got {type(obj).__name__}")
-    if obj.get("format") != fmt:
-        raise FormatError(path, f"{prefix}field 'format'".strip(), f"expected {fmt!r}, got {obj.get('format')!r}")
-    version = obj.get("version")
-    if not isinstance(version, int) or isinstance(version, bool):
-        raise FormatError(path, f"{prefix}field 'version'".strip(), f"expected an integer, got {version!r}")
-    if version > supported:
-        raise FormatError(
-            path,
-            f"{prefix}field 'version'".strip(),
-            f"{fmt} version {version} is newer than this SimLab reads (up to {supported}); upgrade SimLab",
-        )
-    if version < 1:
-        raise FormatError(path, f"{prefix}field 'version'".strip(), f"{fmt} version {version} does not exist")
-
-
-def read_json(path: Path, max_bytes: int = MAX_FILE_BYTES) -> Any:
-    """Load a JSON file; a syntax error becomes a FormatError naming the line and column. Files over
-    ``max_bytes`` and values nested deeper than the interpreter can follow are refused, not read."""
-    try:
-        size = path.stat().st_size
-        if not path.is_file():
-            raise FormatError(path, "", "expected a file")
-        if size > max_bytes:
-            raise FormatError(
-                path, "", f"expected at most {max_bytes // 2**20} MiB of JSON, the file has {size:,} bytes"
-            )
-        text = path.read_bytes().decode("utf-8")
-    except FileNotFoundError:
-        raise FormatError(path, "", "file not found") from None
-    except UnicodeDecodeError as exc:
-        raise FormatError(path, f"byte {exc.start}", "expected UTF-8 text") from None
-    return parse_json(text, path)
-
-
-def parse_json(text: str, path: str | Path, where: str = "") -> Any:
-    """``text`` as strict JSON (no NaN or Infinity, which other tools cannot read); FormatError naming the
-    place of a syntax error, or saying it nests too deeply."""
-    try:
-        value = json.loads(text, parse_constant=_no_constant)
-        if _SURROGATE_ESCAPE.search(text):  # JSON can spell half a character; UTF-8 files cannot hold one
-            json.dumps(value, ensure_ascii=False).encode("utf-8")
-        return value
-    except UnicodeEncodeError:
-        raise FormatError(path, where, "expected text of whole characters (a lone surrogate \\udXXX is not)") from None
-    except json.JSONDecodeError as exc:
-        place = where or f"line {exc.lineno} column {exc.colno}"
-        raise FormatError(path, place, f"expected JSON ({exc.msg})") from None
-    except _NotJSON as exc:
-        raise FormatError(path, where, f"expected strict JSON ({exc})") from None
-    except RecursionError:
-        raise FormatError(path, where, "expected JSON nested at most a few hundred levels deep") from None
-
-
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
-
-
-class _NotJSON(ValueError):
-    """A constant Python's json would read but JSON does not have."""
-
-
-def _no_constant(name: str) -> Any:
-    raise _NotJSON(f"{name} is not JSON: numbers must be finite")
+def write_json_atomic(path: Path, obj: Any, indent: int | None = None, within: Path | None = None) -> None:
+    """Write JSON to ``path`` so a reader sees the old file or the whole new one, never a part. ``within`` is
+    the folder the user named (default: ``path``'s own): no link below it that leads out of it is followed,
+    and ``path`` itself is never a link (core/writing.py)."""
+    folder = path.parent if within is None else within
+    write_atomic(folder, path.relative_to(folder), dumps(obj, indent))
 
 
 def load_episode(path: str | Path) -> Episode:
@@ -164,8 +73,9 @@ def load_episode(path: str | Path) -> Episode:
         raise FormatError(path, "", str(exc)) from None
 
 
-def save_episode(path: str | Path, episode: Episode) -> None:
-    write_json_atomic(Path(path), episode.to_json())
+def save_episode(path: str | Path, episode: Episode, within: Path | None = None) -> None:
+    """Write an episode file (atomic; ``within`` as :func:`write_json_atomic`)."""
+    write_json_atomic(Path(path), episode.to_json(), within=within)
 
 
 @dataclass
@@ -212,20 +122,19 @@ def load_run(path: str | Path) -> Run:
     if not index.exists():
         return run
     seen: dict[str, int] = {}
-    with index.open("rb") as f:
-        for lineno, raw in enumerate(f, 1):
-            if not raw.strip():
-                continue
-            try:
-                obj = _index_line(raw, index, lineno)
-            except FormatError as exc:
-                run.problems.append(str(exc))
-                continue
-            if obj["episode_id"] in seen:  # a re-run after a crash: the later line wins
-                run.summaries[seen[obj["episode_id"]]] = obj
-            else:
-                seen[obj["episode_id"]] = len(run.summaries)
-                run.summaries.append(obj)
+    for lineno, raw in read_lines(index, MAX_INDEX_LINE):
+        if not raw.strip():
+            continue
+        try:
+            obj = _index_line(raw, index, lineno)
+        except FormatError as exc:
+            run.problems.append(str(exc))
+            continue
+        if obj["episode_id"] in seen:  # a re-run after a crash: the later line wins
+            run.summaries[seen[obj["episode_id"]]] = obj
+        else:
+            seen[obj["episode_id"]] = len(run.summaries)
+            run.summaries.append(obj)
     return run
 
 
@@ -234,11 +143,7 @@ def _index_line(raw: bytes, index: Path, lineno: int) -> dict[str, Any]:
     where = f"line {lineno}"
     if len(raw) > MAX_INDEX_LINE:
         raise FormatError(index, where, f"expected a summary of at most {MAX_INDEX_LINE // 1024} KiB")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise FormatError(index, where, f"expected UTF-8 text (byte {exc.start} is not)") from None
-    obj = parse_json(text, index, where)
+    obj = parse_json(decode(raw, index, where), index, where)
     check_version(obj, INDEX_FORMAT, INDEX_VERSION, index, where)
     checked(IndexLine, obj, index, where)
     folder, _, name = str(obj["file"]).partition("/")
@@ -281,17 +186,18 @@ class RunWriter:
     def __init__(self, path: str | Path, config: Mapping[str, Any], resume: bool = False) -> None:
         self.path = Path(path)
         config_path = self.path / RUN_FILE
-        if not (resume and config_path.exists()):
-            check_run_folder(self.path, resume=False)
-        if resume and config_path.exists():
+        if resume and os.path.lexists(config_path):
+            _refuse_planted_links(self.path)
             existing = load_run(self.path)
             self.config = existing.config
             self.done = {s["episode_id"] for s in existing.summaries}
         else:
+            check_run_folder(self.path, resume=False)
+            check_output_folder(self.path, "a new run in")
             self.config = dict(config)
             self.done = set()
             write_json_atomic(config_path, {"format": RUN_FORMAT, "version": RUN_VERSION, "config": self.config}, 2)
-        (self.path / EPISODES_DIR).mkdir(parents=True, exist_ok=True)
+        make_folder(self.path, EPISODES_DIR)
         self._lock = threading.Lock()
 
     def add(self, episode: Episode) -> dict[str, Any]:
@@ -302,7 +208,7 @@ class RunWriter:
     def save(self, episode: Episode) -> None:
         """Write the episode file only (atomic; any thread: each file has its own temporary). It counts as
         done once :meth:`index` has appended its line."""
-        save_episode(self.path / self._relative(episode), episode)
+        save_episode(self.path / self._relative(episode), episode, within=self.path)
 
     def index(self, episode: Episode) -> dict[str, Any]:
         """Append the summary line of an episode whose file :meth:`save` wrote (fsynced, under a lock)."""
@@ -310,7 +216,7 @@ class RunWriter:
         entry = {"format": INDEX_FORMAT, "version": INDEX_VERSION, "episode_id": episode.episode_id, "file": rel}
         entry.update(episode.summary)
         line = (dumps(entry) + "\n").encode("utf-8")
-        with self._lock, (self.path / INDEX_FILE).open("ab+") as f:
+        with self._lock, open_for_writing(self.path, INDEX_FILE, "ab+") as f:
             f.write(_line_start(f) + line)
             f.flush()
             os.fsync(f.fileno())
@@ -320,6 +226,12 @@ class RunWriter:
     @staticmethod
     def _relative(episode: Episode) -> str:
         return _relative_episode_path(episode)
+
+
+def _refuse_planted_links(run_dir: Path) -> None:
+    """WriteRefused naming a link among the files of a run being resumed: a run folder from elsewhere could
+    hold one to a file of the user's, which appending or replacing would change."""
+    refuse_links(run_dir, (RUN_FILE, INDEX_FILE, EPISODES_DIR))
 
 
 def _relative_episode_path(episode: Episode) -> str:

@@ -303,7 +303,7 @@ class EditorWindow(QMainWindow):
             return None
         try:
             write_json(path, self.document.to_json())
-        except OSError as exc:
+        except (SimlabError, OSError) as exc:
             self.say(f"Could not autosave to {path}: {exc}", error=True)
             return None
         return path

@@ -489,12 +489,11 @@ class LiveController(QObject):
     def save(self, path: str | Path) -> bool:
         """Write the (finished or stopped) episode as an episode file, never over a recording (the guard every
         export uses)."""
-        from simlab.core.exports import refuse_overwriting_a_recording
+        from simlab.core.exports import export_file
         from simlab.core.recording import save_episode
 
         try:
-            refuse_overwriting_a_recording(Path(path))
-            save_episode(path, self.session.episode)
+            export_file(Path(path), lambda out: save_episode(out, self.session.episode))
         except (OSError, SimlabError) as exc:
             return self.window.show_error(f"Could not write {path}: {exc}")
         return True

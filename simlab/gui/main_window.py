@@ -33,7 +33,7 @@ from simlab.analysis.judgments import episode_judgments
 from simlab.analysis.pairing import recorded_tasks
 from simlab.core.episode import Episode
 from simlab.core.errors import SimlabError
-from simlab.core.exports import refuse_overwriting_a_recording
+from simlab.core.exports import export_file
 from simlab.core.recording import Run, load_episode, load_run
 from simlab.gui.agent_panels import AgentPanels
 from simlab.gui.browser import EpisodeBrowser, EpisodeKey
@@ -644,12 +644,11 @@ class MainWindow(QMainWindow):
         return self._export(path, lambda out: write_animation(episode, first, last, out, dialogue=dialogue))
 
     def _export(self, path: str | Path, write: Callable[[Path], object]) -> bool:
-        """``write`` the export to ``path`` unless that would replace a recording (the guard the command line
-        uses too; refused before anything is written); a refusal or a failure is said in a message."""
-        path = Path(path)
+        """``write`` the export to ``path`` unless that would replace a recording or land in a run folder, a
+        system folder or behind a link (:func:`~simlab.core.exports.export_file`, as the command line; refused
+        before anything is written); a refusal or a failure is said in a message."""
         try:
-            refuse_overwriting_a_recording(path)
-            write(path)
+            export_file(Path(path), write)
         except (SimlabError, OSError) as exc:
             return self.show_error(f"Nothing was exported:\n{exc}")
         return True

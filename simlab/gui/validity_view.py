@@ -39,7 +39,7 @@ from simlab.analysis.stats import Summary
 from simlab.analysis.validity import VALIDITY_FORMAT, ValidityReport, compute_validity
 from simlab.analysis.validity import cell as cell_text  # the CLI table's cell, so both read the same
 from simlab.core.errors import ConfigError, SimlabError
-from simlab.core.exports import refuse_overwriting_a_recording
+from simlab.core.exports import export_file
 from simlab.core.family import WorldFamily
 from simlab.core.recording import read_json, write_json_atomic
 
@@ -64,8 +64,8 @@ def versus_chance(summary: Summary, chance: Summary) -> int:
 
 def refuse_overwriting(path: Path) -> None:
     """ConfigError unless ``path`` is free or holds a previous validity report: a recording, a benchmark or any
-    other file is never replaced by a report, nor is one put among a run's recordings (the export guard,
-    :func:`~simlab.core.exports.refuse_overwriting_a_recording`, judges that)."""
+    other file is never replaced by a report (:func:`save_report` then asks the export guard, which keeps
+    reports out of run folders too)."""
     if path.exists() and not path.is_dir():  # a folder is the guard's to refuse, saying so
         try:
             previous = read_json(path, REPORT_MAX_BYTES)
@@ -76,14 +76,13 @@ def refuse_overwriting(path: Path) -> None:
                 f"{path} exists and is not a validity report (format {VALIDITY_FORMAT!r}); it is left as it is: "
                 "choose another file"
             )
-    refuse_overwriting_a_recording(path, replaces=VALIDITY_FORMAT)
 
 
 def save_report(report: ValidityReport, path: Path) -> Path:
-    """Write ``report.to_json()`` to ``path`` atomically (see :func:`refuse_overwriting`); returns ``path``."""
+    """Write ``report.to_json()`` to ``path`` atomically (see :func:`refuse_overwriting`), as an export
+    (:func:`~simlab.core.exports.export_file`); returns ``path``."""
     refuse_overwriting(path)
-    write_json_atomic(path, report.to_json(), indent=2)
-    return path
+    return export_file(path, lambda out: write_json_atomic(out, report.to_json(), indent=2), replaces=VALIDITY_FORMAT)
 
 
 class ValidityDialog(QDialog):

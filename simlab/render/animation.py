@@ -15,6 +15,8 @@ from PIL import Image, ImageDraw
 
 from simlab.core.episode import Episode
 from simlab.core.errors import SimlabError
+from simlab.core.limits import MAX_FRAMES
+from simlab.core.writing import write_through_scratch
 from simlab.render.episode_pictures import main_picture
 from simlab.render.formatting import TEXT_RGB, episode_colours
 from simlab.render.images import BACKGROUND, text_font
@@ -63,6 +65,8 @@ def _check_range(episode: Episode, first: int, last: int) -> None:
         raise SimlabError(
             f"turns {first}..{last}: expected 0 <= first <= last <= {episode.last_turn} (episode {episode.episode_id})"
         )
+    if last - first + 1 > MAX_FRAMES:
+        raise SimlabError(f"turns {first}..{last}: an animation holds at most {MAX_FRAMES} frames (a turn each)")
 
 
 def _check_mp4_plugin(path: Path) -> None:
@@ -76,6 +80,12 @@ def _write_mp4(path: Path, frames: list[np.ndarray], fps: float) -> None:
     import imageio.v2 as iio2
 
     iio2.mimwrite(path, frames, fps=fps, macro_block_size=8)  # type: ignore[arg-type]
+
+
+def _write_gif(path: Path, frames: list[np.ndarray], fps: float) -> None:
+    import imageio.v3 as iio
+
+    iio.imwrite(path, frames, extension=".gif", plugin="pillow", duration=round(1000 / fps), loop=0)
 
 
 def write_animation(
@@ -98,10 +108,5 @@ def write_animation(
     if path.suffix.lower() == ".mp4":
         _check_mp4_plugin(path)
     frames = [np.asarray(turn_frame(episode, t, camera, size, dialogue)) for t in range(first, last + 1)]
-    if path.suffix.lower() == ".mp4":
-        _write_mp4(path, frames, fps)
-        return path
-    import imageio.v3 as iio
-
-    iio.imwrite(path, frames, extension=".gif", plugin="pillow", duration=round(1000 / fps), loop=0)
-    return path
+    encode = _write_mp4 if path.suffix.lower() == ".mp4" else _write_gif
+    return write_through_scratch(path, lambda out: encode(out, frames, fps))  # never through a link at ``path``

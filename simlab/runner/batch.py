@@ -32,6 +32,7 @@ from typing import Any, Protocol
 from simlab.agents.resolve import make_agents, refuse_secrets, role_agent_settings, role_specs
 from simlab.core.episode import Episode
 from simlab.core.errors import ConfigError, InfrastructureError
+from simlab.core.limits import MAX_CONCURRENCY, MAX_REPEATS, MAX_RUN_EPISODES, MAX_SEED, MAX_TASKS, shown
 from simlab.core.plugins import AgentSpec, Registry
 from simlab.core.recording import EPISODES_DIR, RUN_FILE, RunWriter, check_episode_id, read_json, write_json_atomic
 from simlab.runner.episode import run_episode
@@ -89,11 +90,9 @@ class RunConfig:
         ``episodes`` tasks generated from the seed. ConfigError when there is nothing to play, or a task's id
         cannot name a file or names two tasks."""
         groups = family.check_groups(self.groups)
-        if self.episodes is not None and not 1 <= self.episodes <= MAX_EPISODES:
-            raise ConfigError(f"--episodes {self.episodes}: expected 1 to {MAX_EPISODES:,}")
-        if not 1 <= self.repeats <= MAX_REPEATS:
-            raise ConfigError(f"--repeats {self.repeats}: expected 1 to {MAX_REPEATS}")
+        self._check_counts(family)
         if self.tasks is not None:
+            _check_episode_total(len(self.tasks[: self.episodes] if self.episodes else self.tasks), self.repeats)
             for k, task in enumerate(self.tasks):
                 try:
                     family.tasks.validate(task)
@@ -104,14 +103,33 @@ class RunConfig:
         elif not self.episodes:
             raise ConfigError("--episodes must be at least 1 when no tasks are given")
         else:
+            _check_episode_total(self.episodes, self.repeats)
             tasks = family.tasks.generate(
                 self.episodes, self.seed, family.generate_options(self.generate_options), groups
             )
         return _playable(tasks, groups)
 
+    def _check_counts(self, family: WorldFamily) -> None:
+        """ConfigError, before any task is made, for a seed, a number of tasks or of repeats out of range (a run
+        config's values reach here unchecked by the command line's flags)."""
+        if not 0 <= self.seed <= MAX_SEED:
+            raise ConfigError(f"--seed {shown(self.seed)}: expected 0 to {MAX_SEED:,} (seeds are 63-bit)")
+        most = MAX_TASKS if self.tasks is not None else family.tasks.max_tasks
+        if self.episodes is not None and not 1 <= self.episodes <= most:
+            raise ConfigError(
+                f"--episodes {shown(self.episodes)}: expected 1 to {most:,}, the most {family.name} tasks a run plays"
+            )
+        if not 1 <= self.repeats <= MAX_REPEATS:
+            raise ConfigError(f"--repeats {shown(self.repeats)}: expected 1 to {MAX_REPEATS:,}")
 
-MAX_EPISODES = 100_000
-MAX_REPEATS = 1_000
+
+def _check_episode_total(tasks: int, repeats: int) -> None:
+    """ConfigError when ``tasks`` played ``repeats`` times are more episodes than a run holds."""
+    if tasks * repeats > MAX_RUN_EPISODES:
+        raise ConfigError(
+            f"{tasks:,} tasks played {repeats:,} times are {tasks * repeats:,} episodes, and a run holds at most "
+            f"{MAX_RUN_EPISODES:,} (each is a file and an index line): lower --episodes or --repeats"
+        )
 
 
 def _playable(tasks: list[dict[str, Any]], groups: Sequence[str]) -> list[dict[str, Any]]:
@@ -210,8 +228,8 @@ def stored_runtime(out_dir: str | Path) -> dict[str, Any]:
 
 
 def _check_runtime(concurrency: int, episode_timeout: float | None, executor: str = "local") -> None:
-    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
-        raise ConfigError(f"--concurrency {concurrency!r}: expected a whole number of at least 1")
+    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or not 1 <= concurrency <= MAX_CONCURRENCY:
+        raise ConfigError(f"--concurrency {shown(concurrency)}: expected a whole number from 1 to {MAX_CONCURRENCY}")
     if episode_timeout is not None and not episode_timeout > 0:
         raise ConfigError(f"--episode-timeout {episode_timeout!r}: expected a positive number of seconds")
     if executor not in EXECUTORS:
@@ -248,7 +266,7 @@ def _record_runtime(writer: RunWriter, runtime: Mapping[str, Any]) -> None:
     path = writer.path / RUN_FILE
     obj = read_json(path)
     if obj.get("runtime") != dict(runtime):
-        write_json_atomic(path, {**obj, "runtime": dict(runtime)}, 2)
+        write_json_atomic(path, {**obj, "runtime": dict(runtime)}, 2, within=writer.path)
 
 
 class _ThreadPool:

@@ -28,11 +28,11 @@ Command-line options given with ``--config`` override the file's values.
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Any
 
 from simlab.core.errors import FormatError
+from simlab.core.reading import read_toml
 from simlab.runner.batch import RunConfig
 from simlab.worlds import get_family
 
@@ -42,12 +42,7 @@ TOP_LEVEL = {"world", "seed", "episodes", "tasks", "repeats", "groups", "setting
 def load_run_config(path: str | Path) -> RunConfig:
     """Read a TOML run config; FormatError names the file and the field that is wrong."""
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise FormatError(path, "", "file not found") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise FormatError(path, "", f"expected TOML ({exc})") from None
+    data = read_toml(path)
     unknown = sorted(set(data) - TOP_LEVEL)
     if unknown:
         raise FormatError(path, f"key {unknown[0]!r}", f"unknown; expected one of {', '.join(sorted(TOP_LEVEL))}")

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
 from simlab.core import events as ev
+from simlab.core.deadline import Deadline, EpisodeTimedOut, running_until
 from simlab.core.episode import Episode
 from simlab.core.errors import ConfigError, InfrastructureError
 from simlab.core.events import Event
@@ -39,7 +39,9 @@ class EpisodeRun:
 
     When an agent raises :class:`~simlab.core.errors.InfrastructureError` (its model endpoint failed),
     :meth:`step` keeps the act's raw records, notes the failure in ``infrastructure`` and re-raises it; the
-    episode is then over and :meth:`finish` records it as an abort with that ``infrastructure`` field.
+    episode is then over and :meth:`finish` records it as an abort with that ``infrastructure`` field. When
+    an agent raises :class:`~simlab.core.deadline.EpisodeTimedOut` (the episode's deadline passed during its
+    act) :meth:`step` keeps the act's raw records and re-raises it.
     """
 
     def __init__(
@@ -99,9 +101,12 @@ class EpisodeRun:
         try:
             reply = self.agents[role].act(observation)
         except InfrastructureError as exc:
-            self.episode.raw.extend({"turn": observation.turn, "role": role, **dict(r)} for r in exc.records)
+            self._keep_raw(observation.turn, role, exc.records)
             exc.role = exc.role or role
             self.infrastructure = exc.to_json()
+            raise
+        except EpisodeTimedOut as exc:  # the cut call is recorded; the caller ends the episode as timed out
+            self._keep_raw(observation.turn, role, exc.records)
             raise
         raw = [{"turn": observation.turn, "role": role, **dict(r)} for r in reply.raw]
         events = apply_reply(self.world, role, observation.turn, reply)
@@ -112,6 +117,10 @@ class EpisodeRun:
         if self.steps >= self.max_steps and not self.world.finished:
             raise RuntimeError(f"{self.episode.episode_id}: the world did not finish within {self.max_steps} steps")
         return events, raw
+
+    def _keep_raw(self, turn: int, role: str, records: Iterable[Mapping[str, Any]]) -> None:
+        """The raw records of an act that raised, kept in the episode."""
+        self.episode.raw.extend({"turn": turn, "role": role, **dict(r)} for r in records)
 
     def _count(self, role: str, reply: Reply) -> None:
         counts = self.replies.setdefault(role, {"acts": 0, "unreadable": 0})
@@ -163,9 +172,9 @@ def run_episode(
     """Play ``world`` to the end with one agent per role and return the recorded episode (see
     :class:`EpisodeRun`; ``max_steps`` guards against a world whose protocol never ends).
 
-    ``timeout`` (seconds of wall-clock time) and ``cancel`` are checked between steps, never inside one: a
-    step stuck in an agent call ends when the call does (a live-model agent's own HTTP timeout bounds it).
-    Past the timeout the episode ends as an abort (see :func:`timed_out`) with the events recorded so far;
+    ``timeout`` (seconds of wall-clock time) and ``cancel`` are checked between steps; the timeout also
+    reaches into the steps (:mod:`simlab.core.deadline`): a live-model agent cuts its call in flight when it
+    passes. Past the timeout the episode ends as an abort (see :func:`timed_out`) with the events recorded so far;
     when ``cancel()`` is true, :class:`EpisodeCancelled` is raised and nothing is returned. When a model
     endpoint fails (InfrastructureError) the episode ends there too, as an abort whose summary says so in
     ``infrastructure``; it is returned, not raised, so the caller decides what an endpoint failure means.
@@ -176,17 +185,18 @@ def run_episode(
 
 def play(playing: EpisodeRun, timeout: float | None = None, cancel: Callable[[], bool] | None = None) -> Episode:
     """Start ``playing`` and step it to the end (see :func:`run_episode` for ``timeout`` and ``cancel``)."""
-    deadline = None if timeout is None else time.monotonic() + timeout
-    playing.start()
-    while not playing.finished:
-        if cancel is not None and cancel():
-            raise EpisodeCancelled(playing.episode.episode_id)
-        if deadline is not None and time.monotonic() > deadline:
-            break
-        try:
-            playing.step()
-        except InfrastructureError:
-            break  # recorded by the step: finish() marks the episode
+    deadline = None if timeout is None else Deadline.after(timeout)
+    with running_until(deadline):
+        playing.start()
+        while not playing.finished:
+            if cancel is not None and cancel():
+                raise EpisodeCancelled(playing.episode.episode_id)
+            if deadline is not None and deadline.left() < 0:
+                break
+            try:
+                playing.step()
+            except (InfrastructureError, EpisodeTimedOut):
+                break  # recorded by the step: finish() marks the episode
     return playing.finish(timeout=timeout)
 
 

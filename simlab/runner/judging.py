@@ -119,7 +119,13 @@ def judge_run(
     lock = threading.Lock()
 
     def ask(request: Request) -> None:
-        record = _ask(caller, settings, request)
+        if stop.is_set():  # queued before an endpoint failure or a stop: the run ends with the calls in flight
+            return
+        try:
+            record = _ask(caller, settings, request)
+        except InfrastructureError:
+            stop.set()  # here, before this worker takes the next queued request
+            raise
         writer.append(record)
         with lock:  # one thread at a time reports, so the callback need not be thread-safe
             outcome.asked += 1
@@ -167,6 +173,7 @@ def _ask(caller: ChatCaller, settings: AgentSettings, request: Request) -> Judgm
         "usage": dict(completion.usage),
         "latency_s": completion.latency_s,
         "attempts": len(completion.attempts) + 1,
+        **({"notes": list(completion.notes)} if completion.notes else {}),  # what of the body was left out
     }
     return replace(record, call=call)
 

@@ -33,7 +33,7 @@ from simlab.core.recording import load_episode, save_episode
 from simlab.core.records import check_summary
 from simlab.core.world import Observation, World
 from simlab.runner.episode import run_episode
-from simlab.testing.fuzz import reply_fuzz_test, task_fuzz_test
+from simlab.testing.fuzz import reply_fuzz_test, task_file_fuzz_test, task_fuzz_test
 from simlab.testing.judges import judge_test
 from simlab.testing.reasoning import reasoning_test
 from simlab.worlds import WorldFamily, get_family
@@ -53,6 +53,7 @@ __all__ = [
     "reply_fuzz_test",
     "scene_test",
     "seed_test",
+    "task_file_fuzz_test",
     "task_fuzz_test",
 ]
 

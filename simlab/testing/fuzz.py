@@ -6,19 +6,28 @@ huge numbers and lists, deep nesting, path-like and control-character ids): ``va
 with a ValueError naming what is wrong, or accept it, and an accepted task must then build a world that
 resets and can be observed. :func:`reply_fuzz_test` feeds every role's reply protocol hostile texts: each
 parse returns a reply or raises ReplyError, and the give-up rule always returns a reply. Mutations are
-drawn from a seed, so a failure names a reproducible input.
+drawn from a seed, so a failure names a reproducible input. :func:`task_file_fuzz_test` replaces a family's
+task files by a device, a FIFO or a socket, or spoils them (:data:`HOSTILE_JSON`, another format, a newer
+version): its ``load`` must refuse each with a FormatError naming the file, without blocking.
 """
 
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import math
+import os
 import random
-from collections.abc import Iterator, Mapping, Sequence
+import shutil
+import socket
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from simlab.core.episode import Episode
+from simlab.core.errors import FormatError
 from simlab.core.family import ReplyError, WorldFamily
 from simlab.core.world import Observation, Reply
 
@@ -184,3 +193,119 @@ def reply_fuzz_test(fam: WorldFamily, episode: Episode, texts: Sequence[str] = H
             assert isinstance(reply, Reply), f"{fam.name}: {observation.role}'s protocol returned {reply!r:.80}"
             json.dumps({"message": reply.message, "reasoning": reply.reasoning, "action": reply.action}, default=str)
     return tried
+
+
+# ---- files -------------------------------------------------------------------------------------------------
+
+PLANTED = ("device", "fifo", "socket")
+"""What :func:`plant` puts where a file should be: a link to /dev/zero, a FIFO, a listening socket."""
+HOSTILE_JSON: dict[str, bytes] = {
+    "huge integer": b"1" * 100_000,
+    "deep nesting": b"[" * 50_000 + b"]" * 50_000,
+    "not UTF-8": b'"caf\xe9 \xff"',
+    "beyond a float": b"1e400",
+}
+"""JSON values (raw bytes) a reader must refuse while it reads: :func:`spoil` puts one in a file."""
+HANG_GUARD_S = 120.0
+"""How long a read may take before it counts as blocked: no read of a refused file comes near it."""
+
+
+def plant(path: Path, kind: str) -> socket.socket | None:
+    """``path`` made a link to /dev/zero, a FIFO or (returned, to be closed) a listening socket."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.exists() or path.is_symlink():
+        path.unlink()
+    if kind == "device":
+        path.symlink_to("/dev/zero")
+        return None
+    if kind == "fifo":
+        os.mkfifo(path)
+        return None
+    sock = socket.socket(socket.AF_UNIX)
+    here = os.getcwd()
+    os.chdir(path.parent)  # a socket's address holds at most 108 bytes: bind it by its short name
+    try:
+        sock.bind(path.name)
+    finally:
+        os.chdir(here)
+    sock.listen()
+    return sock
+
+
+def spoil(path: Path, value: bytes) -> Path:
+    """``path``'s JSON with ``value`` (raw JSON text) added: as the field ``hostile`` of an object, or as the
+    last item of a list."""
+    data = json.loads(path.read_text("utf-8"))
+    if isinstance(data, dict):
+        data["hostile"] = "@@"
+    else:
+        data.append("@@")
+    path.write_bytes(json.dumps(data).encode("utf-8").replace(b'"@@"', value))
+    return path
+
+
+def within_guard(call: Callable[[], Any], what: str) -> BaseException | None:
+    """What ``call()`` raised (None when it returned), run in a daemon thread: a call blocked on a FIFO fails
+    with AssertionError after :data:`HANG_GUARD_S` seconds instead of hanging."""
+    found: dict[str, BaseException | None] = {"error": None}
+
+    def run() -> None:
+        try:
+            call()
+        except BaseException as exc:  # handed to the caller's thread
+            found["error"] = exc
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(HANG_GUARD_S)
+    if thread.is_alive():
+        raise AssertionError(f"{what} still running after {HANG_GUARD_S:.0f} s: blocked on a file?")
+    return found["error"]
+
+
+def task_file_fuzz_test(fam: WorldFamily, folder: Path, scratch: Path) -> int:
+    """Each JSON file at the top of ``folder`` (tasks as the family's ``write`` made them), replaced in a copy
+    under ``scratch`` by each of :data:`PLANTED`, spoiled with each of :data:`HOSTILE_JSON`, or (when it says
+    its format) given another format or a newer version: ``fam.tasks.load`` of the copy raises a FormatError
+    naming that file, without blocking. Returns how many were tried."""
+    tried = 0
+    for top in sorted(folder.glob("*.json")):
+        declares = "format" in json.loads(top.read_text("utf-8"))
+        for k, (what, change) in enumerate(_file_changes(declares)):
+            copy_of = scratch / f"{top.stem}-{k}"
+            shutil.copytree(folder, copy_of)
+            made = change(copy_of / top.name)
+            try:
+                load = functools.partial(fam.tasks.load, copy_of)
+                error = within_guard(load, f"{fam.name}: load with {top.name} {what}")
+            finally:
+                if isinstance(made, socket.socket):
+                    made.close()
+            if not isinstance(error, FormatError) or str(copy_of / top.name) not in str(error):
+                raise AssertionError(f"{fam.name}: load with {top.name} {what} gave {error!r:.300}")
+            tried += 1
+    return tried
+
+
+def _file_changes(declares: bool) -> list[tuple[str, Callable[[Path], object]]]:
+    """How :func:`task_file_fuzz_test` spoils a file (another format and a newer version only for a file that
+    ``declares`` its format): what each is, and the change."""
+    changes: list[tuple[str, Callable[[Path], object]]] = [(k, functools.partial(plant, kind=k)) for k in PLANTED]
+    changes += [(k, functools.partial(spoil, value=v)) for k, v in HOSTILE_JSON.items()]
+    if declares:
+        changes += [
+            (f"{k} {v!r}", functools.partial(set_field, place=(), field=k, value=v))
+            for k, v in (("format", "x"), ("version", 99))
+        ]
+    return changes
+
+
+def set_field(path: Path, place: tuple[str, ...], field: str, value: Any) -> Path:
+    """``path``'s JSON with ``field`` of the object at ``place`` (keys from the top) set to ``value``."""
+    data = json.loads(path.read_text("utf-8"))
+    target = data
+    for key in place:
+        target = target[key]
+    target[field] = value
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path

@@ -32,7 +32,13 @@ unless named):
 * ``"raw_body"``: the plan's ``raw_body`` bytes (anything: not UTF-8, not JSON, the wrong JSON shape) sent as
   the body with status ``raw_status`` (200), the ``application/json`` content type and ``raw_headers``;
 * ``"401"``, ``"403"``, ``"404"``: an OpenAI-style error body with that status (``openai.AuthenticationError``,
-  ``PermissionDeniedError``, ``NotFoundError``).
+  ``PermissionDeniedError``, ``NotFoundError``);
+* ``"drip"``: the normal answer (a completion, or an event stream to a streamed request), its headers at once
+  and then its body one byte every ``drip_ms`` (a server that defeats a per-read timeout); the handler stops
+  when the client hangs up or the server stops.
+
+With ``usage_json`` every answer's ``usage`` (a streamed one's usage chunk) is that JSON text, sent as it is:
+``NaN``, ``1e400`` or a 100,000-digit integer, which Python's ``json`` cannot write.
 
 A request with ``stream: true`` is answered as OpenAI streams (``text/event-stream``): ``data:`` events of
 ``chat.completion.chunk`` objects, first a delta with the role, then the reasoning in ``reasoning_field``
@@ -85,12 +91,13 @@ __all__ = [
 HOST = "127.0.0.1"
 FAULT_KINDS: tuple[str, ...] = ("delay", "429", "500", "503", "drop", "timeout", "malformed", "empty")
 """The kinds a flaky but honest endpoint shows: a uniform plan spreads over these by default."""
-HOSTILE_KINDS: tuple[str, ...] = ("raw_body", "401", "403", "404")
+HOSTILE_KINDS: tuple[str, ...] = ("raw_body", "401", "403", "404", "drip")
 """The kinds of an endpoint one does not control (see the module docstring); only used when named."""
 ALL_KINDS: tuple[str, ...] = (*FAULT_KINDS, *HOSTILE_KINDS)
 MAX_HANG_S = 60.0  # the "timeout" fault never holds a server thread longer than this
 MAX_BODY_BYTES = 32 * 1024 * 1024
 SECRET_HEADERS = frozenset({"authorization", "api-key"})  # never recorded in request_headers
+RAW_USAGE = "\x00usage\x00"  # stands for ``usage_json`` until the answer is written
 MALFORMED_BODY = b'{"id": "chatcmpl-broken", "object": "chat.completion", "choices": [{"message": '
 
 Reply = Callable[[dict[str, Any]], str]
@@ -182,6 +189,7 @@ class FaultPlan:
     raw_status: int = 200
     raw_headers: Mapping[str, str] = field(default_factory=dict)
     echo_auth: bool = False
+    drip_ms: float = 1000.0
 
     def __post_init__(self) -> None:
         unknown = (set(self.rates) | set(self.schedule.values())) - set(ALL_KINDS)
@@ -191,8 +199,8 @@ class FaultPlan:
             raise ValueError("raw_body must be bytes and raw_status an HTTP status (200-599)")
         if any(r < 0 for r in self.rates.values()) or sum(self.rates.values()) > 1 + 1e-9:
             raise ValueError(f"fault rates must be >= 0 and sum to at most 1, got {dict(self.rates)}")
-        if not 0 <= self.hang_s <= MAX_HANG_S or self.delay_ms < 0 or self.retry_after_s < 0:
-            raise ValueError(f"need 0 <= hang_s <= {MAX_HANG_S}, delay_ms >= 0 and retry_after_s >= 0")
+        if not 0 <= self.hang_s <= MAX_HANG_S or self.delay_ms < 0 or self.retry_after_s < 0 or self.drip_ms <= 0:
+            raise ValueError(f"need 0 <= hang_s <= {MAX_HANG_S}, delay_ms >= 0, retry_after_s >= 0 and drip_ms > 0")
 
     @classmethod
     def uniform(cls, rate: float, kinds: Sequence[str] = FAULT_KINDS, **options: Any) -> FaultPlan:
@@ -262,10 +270,10 @@ class FakeOpenAIServer:
     every chat request. Like llama.cpp's server, a reply longer than the request's ``max_tokens`` is cut there
     (``finish_reason`` "length"), and with ``context_tokens`` a prompt that does not fit is refused with the
     OpenAI-style HTTP 400 (``context_length_exceeded``) and a reply is cut where the context ends. Use it as a
-    context manager (or ``start()`` / ``stop()``); ``base_url`` is what the
-    ``openai`` client wants. Recorded: request bodies (``requests``), request headers without credentials
-    (``request_headers``) and the Authorization values apart (``saw_authorization``), so a test can check the key
-    reached the server while recordings never hold it.
+    context manager (or ``start()`` / ``stop()``); ``base_url`` is what the ``openai`` client wants.
+    ``usage_json`` replaces every answer's usage with that JSON text. Recorded: request bodies (``requests``),
+    request headers without credentials (``request_headers``) and the Authorization values apart
+    (``saw_authorization``), so a test can check the key reached the server while recordings never hold it.
     """
 
     def __init__(
@@ -278,8 +286,10 @@ class FakeOpenAIServer:
         models: Sequence[str] = ("fake-model",),
         port: int = 0,
         reasoning_field: str | None = None,
+        usage_json: str | None = None,
     ) -> None:
         self.reply = reply
+        self.usage_json = usage_json
         self.reasoning_field = reasoning_field
         self.faults = faults or FaultPlan()
         self.latency_ms = latency_ms
@@ -485,6 +495,12 @@ class FakeOpenAIServer:
             out.append({**head, "choices": [], "usage": answer.usage})
         return out
 
+    def dumps(self, answer: Mapping[str, Any]) -> str:
+        """An answer (a completion or a chunk) as JSON, with ``usage_json`` in place of a usage it carries."""
+        if self.usage_json is None or answer.get("usage") is None:
+            return json.dumps(answer)
+        return json.dumps({**answer, "usage": RAW_USAGE}).replace(json.dumps(RAW_USAGE), self.usage_json)
+
     def model_list(self) -> dict[str, Any]:
         """The ``GET /v1/models`` answer."""
         data = [{"id": m, "object": "model", "created": 0, "owned_by": "simlab"} for m in self.models]
@@ -584,10 +600,11 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_answer(n, body, None if plan.empty_as_null else "")
         else:
             fake.sleep(plan.delay_ms / 1000 if fault == "delay" else 0)
-            self._reply(n, body)
+            self._reply(n, body, drip=fault == "drip")
 
-    def _reply(self, n: int, body: dict[str, Any]) -> None:
-        """The scripted answer; a reply function that raises gives HTTP 500 with its message."""
+    def _reply(self, n: int, body: dict[str, Any], drip: bool = False) -> None:
+        """The scripted answer (its body dripped with ``drip``); a reply function that raises gives HTTP 500
+        with its message."""
         overflow = self.server.fake.overflow(body)
         if overflow is not None:
             error = self._error(overflow, "invalid_request_error", "context_length_exceeded")
@@ -598,38 +615,57 @@ class _Handler(BaseHTTPRequestHandler):
         except Exception as exc:
             self._send_json(HTTPStatus.INTERNAL_SERVER_ERROR, self._error(f"reply failed: {exc!r}", "server_error"))
             return
-        self._send_answer(n, body, text)
+        self._send_answer(n, body, text, drip)
 
-    def _send_answer(self, n: int, body: dict[str, Any], content: str | None) -> None:
+    def _send_answer(self, n: int, body: dict[str, Any], content: str | None, drip: bool = False) -> None:
         """``content`` as a completion, or as a stream of chunks when the request asks for one."""
         fake = self.server.fake
         if body.get("stream") is True:
-            self._send_events([json.dumps(chunk) for chunk in fake.chunks(n, body, content)])
+            self._send_events([fake.dumps(chunk) for chunk in fake.chunks(n, body, content)], drip)
         else:
-            self._send_json(HTTPStatus.OK, fake.completion(n, body, content))
+            self._send_bytes(HTTPStatus.OK, fake.dumps(fake.completion(n, body, content)).encode(), drip=drip)
 
-    def _send_events(self, events: Sequence[str]) -> None:
+    def _send_events(self, events: Sequence[str], drip: bool = False) -> None:
         """A ``text/event-stream`` answer: each event one ``data:`` line, then ``data: [DONE]``. No length is
         sent: over HTTP/1.0 the stream ends when the connection closes, which it does once written."""
         self.send_response(HTTPStatus.OK)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
         self.end_headers()
-        for data in [*events, "[DONE]"]:
-            self.wfile.write(f"data: {data}\n\n".encode())
-            self.wfile.flush()  # event by event, as a server streaming tokens does
         self.close_connection = True
+        lines = [f"data: {data}\n\n".encode() for data in [*events, "[DONE]"]]
+        if drip:
+            self._drip(b"".join(lines))
+            return
+        for line in lines:
+            self.wfile.write(line)
+            self.wfile.flush()  # event by event, as a server streaming tokens does
 
     def _send_json(self, status: HTTPStatus, payload: Any, headers: Mapping[str, str] | None = None) -> None:
         self._send_bytes(status, json.dumps(payload).encode(), headers)
 
-    def _send_bytes(self, status: int, data: bytes, headers: Mapping[str, str] | None = None) -> None:
+    def _send_bytes(
+        self, status: int, data: bytes, headers: Mapping[str, str] | None = None, drip: bool = False
+    ) -> None:
         self.send_response(status)
         all_headers = {"Content-Type": "application/json", "Content-Length": str(len(data)), **(headers or {})}
         for key, value in all_headers.items():
             self.send_header(key, value)
         self.end_headers()
-        self.wfile.write(data)
+        if drip:
+            self._drip(data)
+        else:
+            self.wfile.write(data)
+
+    def _drip(self, data: bytes) -> None:
+        """``data`` one byte every ``drip_ms`` (the headers are already out), until it is all written, the
+        server stops or the client hangs up (the write then raises, which the server keeps quiet about)."""
+        fake = self.server.fake
+        for i in range(len(data)):
+            self.wfile.write(data[i : i + 1])
+            self.wfile.flush()
+            if fake.wait(fake.faults.drip_ms / 1000):
+                return
 
 
 # --- manual use ---------------------------------------------------------------------------------------------------

@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from simlab.core.editing import EditError, EditorDocument
-from simlab.core.errors import ConfigError
+from simlab.core.errors import ConfigError, FormatError
 from simlab.core.family import WorldFamily
 from simlab.core.plugins import load_target
+from simlab.core.reading import check_file, read_json
 
 ENTRY_POINT_GROUP = "simlab.worlds"
 BUILTIN: dict[str, str] = {
@@ -76,6 +77,13 @@ def open_document(target: str | Path, options: Mapping[str, Any] | None = None) 
     path = Path(target)
     if not path.exists():
         raise EditError(f"{path}: no such file, and not a world family with an editor ({', '.join(authors)})")
+    if not path.is_dir():  # a folder may hold a family's file; anything else must be a regular file
+        try:
+            check_file(path)
+            if path.suffix == ".json":  # JSON that cannot be read is no editor's: say why, not only that
+                read_json(path)
+        except FormatError as exc:
+            raise EditError(str(exc)) from None
     for name in authors:
         kind = get_family(name).load_editor()
         if kind is not None and kind.can_open(path):

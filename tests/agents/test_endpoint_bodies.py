@@ -99,7 +99,7 @@ def test_a_body_that_is_not_utf8_is_read_with_replacement_characters(server):
         ('{"prompt_tokens": 1e400, "completion_tokens": 2}', {"completion_tokens": 2, "total_tokens": 0}),
         ('{"prompt_tokens": -3, "completion_tokens": 2}', {"completion_tokens": 2, "total_tokens": 0}),
         ('{"prompt_tokens": true, "completion_tokens": 2}', {"completion_tokens": 2, "total_tokens": 0}),
-        ('{"prompt_tokens": 1' + "0" * 5000 + ', "completion_tokens": 2}', None),  # too long for Python's int()
+        ('{"prompt_tokens": 1' + "0" * 5000 + ', "completion_tokens": 2}', {"completion_tokens": 2, "total_tokens": 0}),
         ('{"prompt_tokens": 1' + "0" * 400 + ', "completion_tokens": 2}', {"completion_tokens": 2, "total_tokens": 0}),
         ('{"prompt_tokens": 1e300, "completion_tokens": 2}', {"completion_tokens": 2, "total_tokens": 0}),
     ],
@@ -110,9 +110,6 @@ def test_usage_that_is_not_a_finite_count_is_ignored_and_noted(server, usage, ke
     reply = agent.act(BUILDER_OBS)
     assert reply.action == PLACED
     record = reply.raw[0]
-    if kept is None:  # not even readable as JSON by Python: a malformed attempt, and the retry was answered
-        assert [a["error"] for a in record["attempts"]] == ["MalformedResponse"]
-        return
     assert record["usage"] == kept and record["notes"] and "ignored" in " ".join(record["notes"])
     assert all(isinstance(v, float | int) and v < 1e300 for v in agent.usage.values())
     strict_utf8_json([record, agent.usage])

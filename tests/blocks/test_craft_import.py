@@ -107,7 +107,7 @@ def test_recomputed_metrics_equal_logged(imp) -> None:
 def test_truncated_file_names_file(tmp_path: Path, cut: int) -> None:
     bad = tmp_path / "broken.json"
     bad.write_text(FIXTURE.read_text(encoding="utf-8")[:cut], encoding="utf-8")
-    with pytest.raises(FormatError, match=r"broken\.json, line \d+, column \d+: malformed JSON"):
+    with pytest.raises(FormatError, match=r"broken\.json, line \d+ column \d+: expected JSON"):
         import_craft_log(bad)
 
 

@@ -231,7 +231,7 @@ def test_plugins_command_lists_plugins_and_broken_ones(tmp_path, monkeypatch, ca
     ("content", "expected"),
     [
         (None, "file not found"),
-        ('{"games": [{"turns": [', "line 1, column 23"),
+        ('{"games": [{"turns": [', "line 1 column 23"),
         ('{"experiment_info": {}}', "field 'games'"),
     ],
 )

@@ -2,7 +2,7 @@
 
 import pytest
 
-from simlab.agents.resolve import make_agents, role_agent_settings, role_specs
+from simlab.agents.resolve import SETTINGS_ATTRIBUTE, make_agents, role_agent_settings, role_specs
 from simlab.cli import main
 from simlab.core.errors import ConfigError
 from simlab.core.plugins import AgentSpec
@@ -34,6 +34,7 @@ def test_factories_receive_their_agent_settings(monkeypatch):
         seen[role] = settings["agent"]
         return BLOCKS.agents["scripted"](role, None, settings)
 
+    factory.agent_settings = ("temperature",)  # it declares the settings it takes
     monkeypatch.setitem(BLOCKS.agents, "probe", factory)
     specs = role_specs(BLOCKS, [AgentSpec.parse("builder=probe")])
     make_agents(BLOCKS, specs, dict(BLOCKS.default_settings), agent_settings={"builder": {"temperature": 0.3}})
@@ -54,7 +55,9 @@ def test_a_role_overridden_to_a_built_in_agent_keeps_no_model_settings(tmp_path)
     assert recorded["agents"]["builder"] == "oracle" and recorded["agent_settings"] == {}
 
 
-def test_a_group_member_given_another_agent_drops_the_groups_settings_and_the_others_keep_them(tmp_path):
+def test_a_group_member_given_another_agent_drops_the_groups_settings_and_the_others_keep_them(tmp_path, monkeypatch):
+    for name in ("oracle", "silent"):  # built-in agents take no settings unless they declare some
+        monkeypatch.setattr(BLOCKS.agents[name], SETTINGS_ATTRIBUTE, ("note",), raising=False)
     config = tmp_path / "run.toml"
     config.write_text(
         'world = "blocks"\nepisodes = 1\n[settings]\nturns = 1\n[agents.director]\nagent = "oracle"\nnote = "x"\n',

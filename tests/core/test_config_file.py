@@ -2,10 +2,12 @@
 
 import pytest
 
+from simlab.agents.resolve import SETTINGS_ATTRIBUTE
 from simlab.core.errors import FormatError
 from simlab.core.recording import load_run
 from simlab.runner.batch import run
 from simlab.runner.config_file import load_run_config
+from simlab.worlds import get_family
 
 GOOD = """
 world = "blocks"
@@ -21,7 +23,9 @@ note = "slips now and then"
 """
 
 
-def test_a_toml_config_runs_and_is_recorded(tmp_path):
+def test_a_toml_config_runs_and_is_recorded(tmp_path, monkeypatch):
+    # built-in agents take no settings unless they declare some (simlab.agents.resolve): this one declares its note
+    monkeypatch.setattr(get_family("blocks").agents["scripted"], SETTINGS_ATTRIBUTE, ("note",), raising=False)
     (tmp_path / "run.toml").write_text(GOOD, encoding="utf-8")
     config = load_run_config(tmp_path / "run.toml")
     assert config.agents == ["director=oracle", "builder=scripted:0.2"] and config.seed == 3

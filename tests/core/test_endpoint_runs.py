@@ -162,7 +162,8 @@ def test_an_endpoint_that_stops_answering_stops_the_run_after_the_timeouts(serve
 
     assert code == 3 and "run complete" not in stdout
     (line,) = error_lines(stderr)
-    assert "failed: APITimeoutError (timeout 0.3 s) on 3 attempts; 0 of 4 episodes done" in line
+    assert "failed: APITimeoutError on 3 attempts: no complete answer within the 0.3 s timeout" in line
+    assert "(connect, headers and body); 0 of 4 episodes done" in line
     assert server.stats.requests == 3 == server.stats.faulted["silent"]  # one act's attempts, then nothing more
     assert indexed(out) == []
     (kept,) = episode_files(out).values()

@@ -96,6 +96,9 @@ def test_the_command_line_uses_the_guard(run_dir, tmp_path, capsys):
     new_in_run = run_dir / EPISODES_DIR / "t.html"
     assert main(["replay", str(episode), "--export", "html", "--out", str(new_in_run)]) == 2
     assert "would overwrite a SimLab recording" in capsys.readouterr().err and _files(run_dir) == before
-    beside = run_dir / "t.html"
+    into_run = run_dir / "t.html"  # not a recording, yet inside the run folder: exports go beside runs
+    assert main(["replay", str(run_dir), "--export", "html", "--out", str(into_run)]) == 2
+    assert "already holds a run" in capsys.readouterr().err and _files(run_dir) == before
+    beside = run_dir.parent / "t.html"
     assert main(["replay", str(run_dir), "--export", "html", "--out", str(beside)]) == 0
     assert main(["replay", str(run_dir), "--export", "html", "--out", str(beside)]) == 0  # its own export again

@@ -91,8 +91,11 @@ def test_the_figures_export_into_a_runs_folder_writes_nothing(qtbot, run_dir, mo
     panel.export_button.click()
     assert warned and REFUSED in warned[0] and _files(run_dir) == before
     monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *_args: str(run_dir / "figures"))
+    panel.export_button.click()  # a new folder, but inside the run: refused too (exports go beside runs)
+    assert len(warned) == 2 and "is inside the run folder" in warned[1] and not (run_dir / "figures").exists()
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *_args: str(run_dir.parent / "figures"))
     panel.export_button.click()  # a folder of the user's beside the run: written
-    assert len(warned) == 1 and len(list((run_dir / "figures").iterdir())) == 3
+    assert len(warned) == 2 and len(list((run_dir.parent / "figures").iterdir())) == 3
 
 
 def test_the_validity_report_is_never_saved_among_a_runs_recordings(qtbot, run_dir, tmp_path):

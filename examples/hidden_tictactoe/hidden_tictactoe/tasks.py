@@ -16,13 +16,15 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 from simlab.core.errors import ConfigError, FormatError
 from simlab.core.family import Progress
-from simlab.core.recording import read_json, write_json_atomic
+from simlab.core.reading import check_version, read_json
+from simlab.core.recording import write_json_atomic
 from simlab.core.seeding import rng
 
 from hidden_tictactoe.board import CELLS, LINE_KINDS, LINES, Cell, Layout, free_lines, line_kind
 
 INDEX_FILE = "tasks.json"
 INDEX_FORMAT = "hidden-tictactoe.tasks"
+INDEX_VERSION = 1
 
 
 class GenerateOptions(BaseModel):
@@ -86,7 +88,7 @@ def write(
     tasks = generate(n, seed, options, groups, progress)
     for task in tasks:
         write_json_atomic(Path(out_dir) / f"{task['id']}.json", task, 2)
-    index = {"format": INDEX_FORMAT, "version": 1, "seed": seed, "tasks": [t["id"] for t in tasks]}
+    index = {"format": INDEX_FORMAT, "version": INDEX_VERSION, "seed": seed, "tasks": [t["id"] for t in tasks]}
     write_json_atomic(Path(out_dir) / INDEX_FILE, index, 2)
     kinds = ", ".join(f"{sum(t['group'] == k for t in tasks)} {k}" for k in LINE_KINDS)
     return f"wrote {len(tasks)} boards to {out_dir} (safe line: {kinds})"
@@ -108,7 +110,9 @@ def load(path: Path) -> list[dict[str, Any]]:
 
 
 def _index_files(index: Path) -> list[Path]:
-    ids = read_json(index).get("tasks")
+    data = read_json(index)
+    check_version(data, INDEX_FORMAT, INDEX_VERSION, index)  # an unknown format or a newer version is refused
+    ids = data.get("tasks")
     if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
         raise FormatError(index, "field 'tasks'", "expected a list of board ids")
     return [index.parent / f"{task_id}.json" for task_id in ids]

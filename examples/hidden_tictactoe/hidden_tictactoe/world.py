@@ -47,7 +47,7 @@ class TicTacToeSettings(Settings):
     """The game's options (``--set turns=6``)."""
 
     turns: int = Field(8, ge=1, le=10_000, description="turn budget of an episode (3 turns is a perfect game)")
-    lives: int = Field(2, ge=1, description="the game is lost once the player has stepped on this many mines")
+    lives: int = Field(2, ge=1, le=9, description="the game is lost once the player has stepped on this many mines")
 
 
 class HiddenTicTacToe(World):

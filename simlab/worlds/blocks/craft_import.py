@@ -13,8 +13,6 @@ logged progress metrics against :func:`simlab.worlds.blocks.metrics.progress_fro
 
 from __future__ import annotations
 
-import json
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +20,7 @@ from typing import Any, NamedTuple
 
 from simlab.core.errors import FormatError
 from simlab.core.events import MAX_TURN
-from simlab.core.recording import MAX_FILE_BYTES
+from simlab.core.reading import read_json
 from simlab.worlds.blocks.metrics import METRIC_KEYS, move_error_from_text, progress_from_codes
 from simlab.worlds.blocks.model import (
     CELLS,
@@ -122,27 +120,10 @@ class MetricCheck(NamedTuple):
 
 
 def read_craft_json(path: str | Path) -> Any:
-    """Parse a CRAFT file (of either log format), accepting bare ``Infinity``/``-Infinity``/``NaN``.
-
-    Raises FormatError (a ValueError) naming the file (and line and column) when it is not JSON text."""
-    p = Path(path)
-    try:
-        if not p.is_file():
-            raise FormatError(p, "", "expected a regular file" if p.exists() else "file not found")
-        if p.stat().st_size > MAX_FILE_BYTES:
-            raise FormatError(p, "", f"expected a log of at most {MAX_FILE_BYTES // 2**20} MiB")
-        text = p.read_bytes().decode("utf-8")
-    except FileNotFoundError:
-        raise FormatError(p, "", "file not found") from None
-    except UnicodeDecodeError as exc:
-        raise FormatError(p, f"byte {exc.start}", f"not UTF-8 text ({exc.reason})") from None
-    try:
-        # Python's json accepts the three non-standard constants by default; make that explicit.
-        return json.loads(text, parse_constant=_constant)
-    except json.JSONDecodeError as exc:
-        raise FormatError(p, f"line {exc.lineno}, column {exc.colno}", f"malformed JSON: {exc.msg}") from None
-    except RecursionError:
-        raise FormatError(p, "", "expected JSON nested at most a few hundred levels deep") from None
+    """Parse a CRAFT file (of either log format), accepting bare ``Infinity``/``-Infinity``/``NaN``, within
+    the bounds of every file SimLab reads (:mod:`simlab.core.reading`). Raises FormatError (a ValueError)
+    naming the file (and line and column, or field) when it is not JSON text."""
+    return read_json(path, constants=True)
 
 
 def read_craft_log(path: str | Path) -> dict[str, Any]:
@@ -151,10 +132,6 @@ def read_craft_log(path: str | Path) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise FormatError(Path(path), "top level", f"expected a JSON object, got {type(data).__name__}")
     return data
-
-
-def _constant(name: str) -> float:
-    return {"Infinity": math.inf, "-Infinity": -math.inf, "NaN": math.nan}[name]
 
 
 # ---- importing -------------------------------------------------------------------------------------------

@@ -26,7 +26,8 @@ from simlab.core import events as ev
 from simlab.core.episode import Episode
 from simlab.core.errors import ConfigError, FormatError
 from simlab.core.events import Event
-from simlab.core.recording import RunWriter, check_episode_id, read_json
+from simlab.core.reading import read_json
+from simlab.core.recording import RunWriter, check_episode_id
 from simlab.worlds.blocks.craft_check import CODES as DISAGREEMENT_CODES
 from simlab.worlds.blocks.craft_check import Disagreement, check_game
 from simlab.worlds.blocks.craft_import import (

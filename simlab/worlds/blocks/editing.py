@@ -48,7 +48,8 @@ from simlab.core.editing import (
 )
 from simlab.core.errors import FormatError
 from simlab.core.family import FormField
-from simlab.core.recording import SAFE_ID, read_json
+from simlab.core.reading import read_json
+from simlab.core.recording import SAFE_ID
 from simlab.render.scene import CameraPose, SceneItem
 from simlab.worlds.blocks.generator import (
     INDEX_FORMAT,

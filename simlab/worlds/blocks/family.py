@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from simlab.core.family import Importer, ImporterOption, PlotSpec, Progress, SeriesSpec, TaskSource, WorldFamily
-from simlab.core.recording import read_json
+from simlab.core.reading import read_json
 from simlab.worlds.blocks import protocol
 from simlab.worlds.blocks.agents import AGENTS
 from simlab.worlds.blocks.craft_structures import craft_structures, is_craft_dataset

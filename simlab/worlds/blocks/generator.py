@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from simlab.core.errors import FormatError
-from simlab.core.recording import SAFE_ID, check_version, read_json, write_json_atomic
+from simlab.core.reading import check_version, read_json
+from simlab.core.recording import SAFE_ID, write_json_atomic
 from simlab.core.seeding import rng
 from simlab.worlds.blocks.model import CELLS, COLORS, MAX_HEIGHT, Board, Cell, Move, adjacent
 

@@ -72,7 +72,7 @@ class BlocksSettings(Settings):
         description="the older switch for the same choice: true is builder=oracle, false builder=no_oracle "
         "(given alone it sets builder; given with builder it must agree)",
     )
-    oracle_n: int = Field(5, ge=0, description="how many candidate moves the builder is shown")
+    oracle_n: int = Field(5, ge=0, le=100, description="how many candidate moves the builder is shown")
     max_simulations: int = Field(
         3, ge=1, le=20, description="builder=tools: simulate calls per turn (the reference's max_simulations)"
     )
@@ -94,8 +94,8 @@ class BlocksSettings(Settings):
     speakers: tuple[int, int] = Field(
         (1, 3), description="fewest and most directors speaking per turn, drawn uniformly (the paper: mean 2)"
     )
-    history_limit: int = Field(50, ge=0, description="once the shared history is longer than this ...")
-    history_keep: int = Field(40, ge=0, description="... directors see only its last this-many entries")
+    history_limit: int = Field(50, ge=0, le=100_000, description="once the shared history is longer than this ...")
+    history_keep: int = Field(40, ge=0, le=100_000, description="... directors see only its last this-many entries")
     start_board: dict[str, Any] | None = Field(None, description="a board JSON to start from instead of empty")
 
     @field_validator("speakers")

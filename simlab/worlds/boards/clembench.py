@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from simlab.core.errors import FormatError
-from simlab.core.recording import read_json
+from simlab.core.reading import read_json
 from simlab.worlds.boards.model import Placement, whole
 from simlab.worlds.boards.targets import Target
 

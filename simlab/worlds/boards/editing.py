@@ -50,7 +50,8 @@ from simlab.core.editing import (
 )
 from simlab.core.errors import FormatError
 from simlab.core.family import FormField
-from simlab.core.recording import SAFE_ID, read_json
+from simlab.core.reading import check_version, read_json
+from simlab.core.recording import SAFE_ID
 from simlab.render.scene import CameraPose, SceneItem
 from simlab.worlds.boards.images import Solid, target_image
 from simlab.worlds.boards.model import (
@@ -437,6 +438,11 @@ def open_document(path: Path) -> TargetDocument:
     entries = data.get("targets") if isinstance(data, Mapping) else None
     if not isinstance(entries, list) or not entries or data.get("format", TARGETS_FORMAT) != TARGETS_FORMAT:
         raise EditError(f"{file}, field 'targets': expected a {TARGETS_FORMAT} file with at least one target")
+    declared = {"format": TARGETS_FORMAT, "version": TARGETS_VERSION, **data}  # a file made by hand may omit them
+    try:
+        check_version(declared, TARGETS_FORMAT, TARGETS_VERSION, file)
+    except FormatError as exc:
+        raise EditError(str(exc)) from None
     targets = [_read_target(file, k, entry) for k, entry in enumerate(entries)]
     return TargetDocument(targets[0], [t.to_json() for t in targets[1:]], file)
 

@@ -12,7 +12,7 @@ from pydantic import BaseModel
 
 from simlab.core.errors import FormatError
 from simlab.core.family import Importer, PlotSpec, Progress, SeriesSpec, TaskSource, WorldFamily
-from simlab.core.recording import read_json
+from simlab.core.reading import check_version, read_json
 from simlab.worlds.boards import protocol
 from simlab.worlds.boards.agents import AGENTS
 from simlab.worlds.boards.clembench import is_sb_so, read_targets
@@ -64,7 +64,8 @@ def load(path: Path) -> list[dict[str, Any]]:
     data = read_json(file)
     if is_sb_so(data):
         return [t.to_json() for t in read_targets(file, data)]
-    entries = data.get("targets") if isinstance(data, Mapping) else None
+    check_version(data, TARGETS_FORMAT, TARGETS_VERSION, file)
+    entries = data.get("targets")
     if not isinstance(entries, list):
         raise FormatError(file, "field 'targets'", "expected a list of target boards (or a clembench sb_so file)")
     out = []

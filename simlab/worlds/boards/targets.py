@@ -18,6 +18,7 @@ from random import Random
 from typing import Any
 
 from simlab.core.seeding import rng
+from simlab.core.writing import write_atomic
 from simlab.worlds.boards.model import COLOURS, COLS, ROWS, Board, BoardError, Placement, build, put, whole
 
 TOKENS = {"w": "washer", "n": "nut", "s": "screw", "bh": "bridge-h", "bv": "bridge-v"}
@@ -146,7 +147,6 @@ TARGETS_VERSION = 1
 
 def save_targets(targets: Sequence[Target], out_dir: Path, **meta: Any) -> Path:
     """``out_dir/targets.json``: ``{"targets": [...], **meta}``."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / TARGETS_FILE
-    path.write_text(json.dumps({**meta, "targets": [t.to_json() for t in targets]}, indent=1), encoding="utf-8")
-    return path
+    return write_atomic(
+        out_dir, TARGETS_FILE, json.dumps({**meta, "targets": [t.to_json() for t in targets]}, indent=1)
+    )

@@ -14,8 +14,9 @@ from pydantic import BaseModel, Field
 
 from simlab.core.errors import FormatError
 from simlab.core.family import PlotSpec, Progress, SeriesSpec, Settings, TaskSource, WorldFamily
-from simlab.core.recording import read_json
+from simlab.core.reading import check_version, read_json
 from simlab.core.seeding import rng
+from simlab.core.writing import write_atomic
 from simlab.worlds.puzzles import protocol
 from simlab.worlds.puzzles.agents import AGENTS
 from simlab.worlds.puzzles.figures import FIGURES
@@ -23,6 +24,8 @@ from simlab.worlds.puzzles.puzzle import PUZZLES, puzzle_class
 from simlab.worlds.puzzles.world import PALETTE, ROLES, PuzzlesSettings, PuzzlesWorld
 
 TASKS_FILE = "puzzles.json"
+TASKS_FORMAT = "simlab.puzzles.tasks"
+TASKS_VERSION = 1
 
 
 class PuzzlesOptions(Settings):
@@ -66,9 +69,8 @@ def write(
 ) -> str:
     """``generate puzzles``: ``puzzles.json`` in ``out_dir``, which ``run --tasks`` reads."""
     tasks = generate(n, seed, options, groups, progress)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    body = {"format": "simlab.puzzles.tasks", "version": 1, "seed": seed, "tasks": tasks}
-    (out_dir / TASKS_FILE).write_text(json.dumps(body, indent=1), encoding="utf-8")
+    body = {"format": TASKS_FORMAT, "version": TASKS_VERSION, "seed": seed, "tasks": tasks}
+    write_atomic(out_dir, TASKS_FILE, json.dumps(body, indent=1))
     counts = Counter(t["puzzle"] for t in tasks)
     return (
         f"wrote {len(tasks)} puzzle instances to {out_dir / TASKS_FILE} ("
@@ -81,7 +83,8 @@ def load(path: Path) -> list[dict[str, Any]]:
     """Tasks from a folder holding ``puzzles.json`` or such a file; FormatError naming the bad entry."""
     file = path / TASKS_FILE if path.is_dir() else path
     data = read_json(file)
-    tasks = data.get("tasks") if isinstance(data, Mapping) else None
+    check_version(data, TASKS_FORMAT, TASKS_VERSION, file)
+    tasks = data.get("tasks")
     if not isinstance(tasks, list):
         raise FormatError(file, "field 'tasks'", "expected a list of puzzle instances")
     for k, task in enumerate(tasks):

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import csv
 import functools
+import io
 import math
 import random
 import re
@@ -49,8 +50,15 @@ from typing import Any
 
 from PIL import Image, ImageDraw, ImageFilter
 
+from simlab.core.errors import FormatError
+from simlab.core.reading import read_bytes, read_text
 from simlab.render.images import text_font
 from simlab.worlds.puzzles.puzzle import DO, PRIVATE, Puzzle, Step
+
+MAX_TABLE_BYTES = 64 * 2**20
+"""The largest ``metadata.csv`` read (PAD-UFES-20's is about 250 KB)."""
+MAX_PHOTO_BYTES = 64 * 2**20
+"""The largest photo read (PAD-UFES-20's are under 1 MB); a task names the file, so it is bounded like one."""
 
 # ---- the diseases, the manual's rules and treatments -----------------------------------------------------------
 DISEASES = {
@@ -200,13 +208,15 @@ def load_pad_ufes(folder: str) -> tuple[dict[str, Any], ...]:
     table = root / "metadata.csv"
     if not table.is_file():
         raise ValueError(f"telehealth_data: no metadata.csv in {root}")
-    images = {p.name: p for p in sorted(root.rglob("*.png"))}
-    with table.open(newline="", encoding="utf-8") as handle:
-        reader = csv.DictReader(handle)
+    images = {p.name: p for p in sorted(root.rglob("*.png")) if p.is_file()}
+    reader = csv.DictReader(io.StringIO(read_text(table, MAX_TABLE_BYTES), newline=""))
+    try:
         missing = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
         if missing:
             raise ValueError(f"telehealth_data: metadata.csv lacks the column(s) {', '.join(missing)}")
         rows = [row for row in reader if row["diagnostic"] in DISEASES and row["img_id"] in images]
+    except csv.Error as exc:  # a field past csv's own bound (128 KiB), a NUL byte
+        raise ValueError(f"telehealth_data: {table}, line {reader.line_num}: {exc}") from None
     if not rows:
         raise ValueError(f"telehealth_data: no row of {table} has one of the six diagnoses and its image")
     found = (
@@ -533,10 +543,10 @@ def photo(snapshot: Mapping[str, Any]) -> Image.Image:
     if snapshot["source"] == SYNTHETIC:
         return synthetic_lesion(snapshot["lesion"], int(snapshot["patient"].get("skin_type") or 3), size)
     panel = Image.new("RGB", size, (20, 20, 20))
-    try:
-        with Image.open(snapshot["image"]["path"]) as found:
+    try:  # the task names the file: read it as any file a task names, never a device or a FIFO
+        with Image.open(io.BytesIO(read_bytes(snapshot["image"]["path"], MAX_PHOTO_BYTES))) as found:
             picture = found.convert("RGB")
-    except OSError:
+    except (FormatError, OSError, Image.DecompressionBombError):
         ImageDraw.Draw(panel).text((20, 180), "photo not found", fill=(255, 255, 255), font=text_font(26))
         return panel
     picture.thumbnail(size)

@@ -21,11 +21,13 @@ from typing import Any
 from simlab.core.family import Progress
 from simlab.core.recording import write_json_atomic
 from simlab.core.seeding import rng, stable_seed
+from simlab.core.writing import write_atomic
+from simlab.render.images import to_png_bytes
 from simlab.worlds.rooms.balance import Ledger, Offer, Picked, select
 from simlab.worlds.rooms.cameras import sample_views
 from simlab.worlds.rooms.describe import describe_objects
 from simlab.worlds.rooms.generator import generate_scene
-from simlab.worlds.rooms.model import Scene
+from simlab.worlds.rooms.model import SCENE_FORMAT, SCENE_VERSION, Scene
 from simlab.worlds.rooms.model_filter import NECESSITY_DIR, FilterModel, answered_alone
 from simlab.worlds.rooms.necessity import all_features, needs_both_views
 from simlab.worlds.rooms.paraphrase import paraphrase_question
@@ -322,7 +324,7 @@ def build_benchmark(
         per_task, seed, tasks, n_scenes, paraphrase, progress, filter_model, out_dir / NECESSITY_DIR
     )
     for item in selection.items:
-        write_json_atomic(out_dir / "questions" / f"{item['id']}.json", item, 1)
+        write_json_atomic(out_dir / "questions" / f"{item['id']}.json", item, 1, within=out_dir)
         if images:
             _write_images(out_dir, item)
     counts = Counter(item["task"] for item in selection.items)
@@ -375,14 +377,15 @@ def write_index(
     index["counts"] = dict(counts)
     if stats is not None:
         index["stats"] = dict(stats)
-    write_json_atomic(out_dir / "benchmark.json", index, 1)
+    write_json_atomic(out_dir / "benchmark.json", index, 1, within=out_dir)
     return index
 
 
 def load_questions(path: Path) -> list[dict[str, Any]]:
     """Question instances from a benchmark folder (its ``benchmark.json``) or one question file."""
     from simlab.core.errors import FormatError
-    from simlab.core.recording import SAFE_ID, check_version, read_json
+    from simlab.core.reading import check_version, read_json
+    from simlab.core.recording import SAFE_ID
 
     if path.is_dir():
         index = read_json(path / "benchmark.json")
@@ -394,6 +397,7 @@ def load_questions(path: Path) -> list[dict[str, Any]]:
     item = read_json(path)
     if not isinstance(item, dict) or not {"scene", "views", "question"} <= set(item):
         raise FormatError(path, "", "expected a rooms question instance with 'scene', 'views' and 'question'")
+    check_version(item["scene"], SCENE_FORMAT, SCENE_VERSION, path, "scene")
     return [item]
 
 
@@ -406,13 +410,13 @@ def _write_images(out_dir: Path, item: dict[str, Any]) -> None:
     from simlab.worlds.rooms.render import render_view, topdown_map
 
     scene, views = Scene.from_json(item["scene"]), ViewPair.from_json(item["views"])
-    (out_dir / "views").mkdir(exist_ok=True)
     for role, camera in (("answerer", views.answerer), ("helper", views.helper)):
-        path = out_dir / "views" / f"{scene.id}_{role}.png"  # a room serves several tasks: render it once
-        if not path.exists():
-            render_view(scene, camera).save(path)
+        name = f"views/{scene.id}_{role}.png"
+        if not (out_dir / name).exists():  # a room serves several tasks: render it once
+            write_atomic(out_dir, name, to_png_bytes(render_view(scene, camera)))
     if item["task"] == "mapping":
-        (out_dir / "maps").mkdir(exist_ok=True)
         ids = sorted({*views.answerer_visible, *views.helper_visible})
         swap = item["question"].get("map_swap")
-        topdown_map(scene, ids, views.answerer, swap=swap).save(out_dir / "maps" / f"{item['id']}.png")
+        write_atomic(
+            out_dir, f"maps/{item['id']}.png", to_png_bytes(topdown_map(scene, ids, views.answerer, swap=swap))
+        )

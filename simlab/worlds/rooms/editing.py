@@ -23,7 +23,6 @@ more field, ``editor``, holding the cameras.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
 from dataclasses import replace
@@ -45,8 +44,9 @@ from simlab.core.editing import (
     State,
     change,
 )
-from simlab.core.errors import SimlabError
+from simlab.core.errors import FormatError, SimlabError
 from simlab.core.family import FormField
+from simlab.core.reading import check_version, read_json
 from simlab.render.scene import CameraPose, SceneItem
 from simlab.worlds.rooms import editing_place as place
 from simlab.worlds.rooms.cameras import DEFAULT_VIEW_SETTINGS, sample_views
@@ -420,6 +420,8 @@ def open_room(path: Path) -> RoomDocument:
     try:
         if data.get("format") == SCENE_FORMAT:
             scene, where, cameras = scene_from_json(data, path), "editor", data.get("editor")
+            if cameras is not None:
+                check_version(cameras, EDITOR_FORMAT, EDITOR_VERSION, path, "editor")
         else:
             scene, where, cameras = scene_from_json(data.get("scene"), path, "scene"), "views", data.get("views")
     except SimlabError as exc:
@@ -432,9 +434,9 @@ def open_room(path: Path) -> RoomDocument:
 
 def _read(path: Path) -> dict[str, Any]:
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise EditError(f"{path}: not a readable JSON file ({exc})") from None
+        data = read_json(path)
+    except FormatError as exc:
+        raise EditError(f"not a readable JSON file: {exc}") from None
     if not isinstance(data, dict) or not (data.get("format") == SCENE_FORMAT or "scene" in data):
         raise EditError(f"{path}: expected a rooms scene (format {SCENE_FORMAT!r}) or a rooms question instance")
     return data

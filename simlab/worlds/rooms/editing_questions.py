@@ -76,7 +76,7 @@ def save_benchmark(instances: Sequence[dict[str, Any]], folder: Path) -> Path:
     """Write ``instances`` as a benchmark folder (``run --tasks FOLDER`` plays it); returns the folder."""
     counts: dict[str, int] = {}
     for item in instances:
-        write_json_atomic(folder / "questions" / f"{item['id']}.json", item, 1)
+        write_json_atomic(folder / "questions" / f"{item['id']}.json", item, 1, within=folder)
         counts[item["task"]] = counts.get(item["task"], 0) + 1
     write_index(folder, 0, [item["id"] for item in instances], counts)
     return folder

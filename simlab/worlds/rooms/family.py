@@ -26,7 +26,7 @@ class GenerateOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    questions_per_task: int = Field(50, ge=1, description="questions of each task in a written benchmark")
+    questions_per_task: int = Field(50, ge=1, le=2_000, description="questions of each task in a written benchmark")
     images: bool = Field(True, description="render both agents' views and the maps into the benchmark folder")
     paraphrase_model: str | None = Field(None, description="reword the questions with this model (Cosmic 7.2)")
     paraphrase_base_url: str | None = Field(
@@ -162,6 +162,7 @@ FAMILY = WorldFamily(
         group_of=lambda task: task.get("task"),
         group_label="task",
         n_help="rooms to try when writing a benchmark; questions when a run generates its tasks",
+        max_tasks=10_000,  # a room tried takes about a second, a question 0.2 s: 10,000 are hours of work
         resumable=(NECESSITY_DIR,),
     ),
     settings=RoomsSettings,

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import trimesh
 
 from simlab.core.errors import FormatError
-from simlab.core.recording import check_version, read_json, write_json_atomic
+from simlab.core.reading import check_version, read_json
+from simlab.core.recording import write_json_atomic
+from simlab.core.writing import write_atomic
 from simlab.worlds.rooms.catalog import CATEGORIES, object_mesh, room_shell
 from simlab.worlds.rooms.model import ROOM_TYPES, SCENE_FORMAT, SCENE_VERSION, Scene
 
@@ -71,13 +71,4 @@ def export_gltf(scene: Scene, path: str | Path) -> None:
         else tscene.export(file_type="glb")
     )
     payload = data if isinstance(data, bytes) else data["model.gltf"]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(payload)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(path.parent, path.name, payload)
