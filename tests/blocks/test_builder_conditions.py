@@ -92,20 +92,27 @@ def test_only_the_tools_condition_offers_simulations() -> None:
 
 # ---- settings ---------------------------------------------------------------------------------------------
 @pytest.mark.parametrize(
-    ("given", "builder", "candidates"),
+    ("given", "builder"),
     [
-        ({}, "oracle", True),
-        ({"oracle_candidates": False}, "no_oracle", False),  # configs and recordings made before `builder`
-        ({"oracle_candidates": True}, "oracle", True),
-        ({"builder": "tools"}, "tools", False),
-        ({"builder": "full_information"}, "full_information", False),
-        ({"builder": "no_oracle", "oracle_candidates": False}, "no_oracle", False),
+        ({}, "oracle"),
+        ({"oracle_candidates": False}, "no_oracle"),  # configs and recordings made before `builder`
+        ({"oracle_candidates": True}, "oracle"),
+        ({"builder": "tools"}, "tools"),
+        ({"builder": "full_information"}, "full_information"),
+        ({"builder": "no_oracle", "oracle_candidates": False}, "no_oracle"),
     ],
 )
-def test_builder_and_the_older_switch_agree(given: dict[str, Any], builder: str, candidates: bool) -> None:
+def test_builder_and_the_older_switch_agree(given: dict[str, Any], builder: str) -> None:
     settings = BlocksSettings.checked(given)
-    assert (settings["builder"], settings["oracle_candidates"]) == (builder, candidates)
+    assert (settings["builder"], settings["oracle_candidates"]) == (builder, None)  # one setting holds it
     assert BlocksSettings.checked(settings) == settings  # a recording's settings load back as they are
+
+
+@pytest.mark.parametrize("builder", ["no_oracle", "tools", "full_information"])
+def test_a_full_settings_dict_with_another_builder_is_taken(builder: str) -> None:
+    """A form or a fork edits the whole checked dict: changing builder alone must not meet the old switch."""
+    settings = {**BlocksSettings.checked({}), "builder": builder}
+    assert BlocksSettings.checked(settings)["builder"] == builder
 
 
 @pytest.mark.parametrize(
@@ -122,7 +129,7 @@ def test_contradicting_builder_settings_are_refused_naming_builder(given: dict[s
 
 
 def test_a_recording_made_before_the_builder_setting_plays_its_condition() -> None:
-    old = BlocksSettings.checked({"oracle_candidates": False})
+    old = {**BlocksSettings.checked({}), "oracle_candidates": False}  # as recordings then held it
     old.pop("builder")
     assert "candidates" not in at_builder(old).observe(BUILDER).data
 

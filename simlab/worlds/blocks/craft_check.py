@@ -64,8 +64,9 @@ def check_game(game: CraftGame, notes: list[str] | None = None) -> list[Disagree
         if board is None:
             continue
         turn.board_before = board.copy()
+        judged = len(out)
         ours = _judge(turn, board, out, sink)
-        board = _board_after(turn, ours, out)
+        board = _board_after(turn, ours, out, counted=len(out) > judged)
         turn.board_after = board.copy() if board is not None else None
     return out
 
@@ -130,11 +131,11 @@ def _unjudgeable(move: Move, turn: CraftTurn, board: Board) -> bool:
     return top is not None and top.large
 
 
-def _board_after(turn: CraftTurn, ours: Board, out: list[Disagreement]) -> Board | None:
+def _board_after(turn: CraftTurn, ours: Board, out: list[Disagreement], counted: bool) -> Board | None:
     """The board the replay goes on from: ours when it matches the log, else the logged one (noted)."""
     if turn.codes_after is None or codes_of(ours) == turn.codes_after:
         return ours
-    if not any(d.turn == turn.number and d.code != "board_before_differs" for d in out):
+    if not counted:  # a move already judged otherwise is one difference, counted once
         out.append(
             Disagreement(
                 turn.number,

@@ -26,7 +26,6 @@ from simlab.core import events as ev
 from simlab.core.episode import Episode
 from simlab.core.errors import ConfigError, FormatError
 from simlab.core.events import Event
-from simlab.core.reading import read_json
 from simlab.core.recording import RunWriter, check_episode_id
 from simlab.worlds.blocks.craft_check import CODES as DISAGREEMENT_CODES
 from simlab.worlds.blocks.craft_check import Disagreement, check_game
@@ -39,9 +38,9 @@ from simlab.worlds.blocks.craft_import import (
     read_craft_json,
     recompute_metrics,
 )
-from simlab.worlds.blocks.craft_structures import craft_structures, is_craft_dataset
+from simlab.worlds.blocks.craft_structures import structures_in
 from simlab.worlds.blocks.craft_turns import is_turn_log, read_turn_log
-from simlab.worlds.blocks.generator import Structure, load_structures
+from simlab.worlds.blocks.generator import Structure
 from simlab.worlds.blocks.metrics import progress_from_codes
 from simlab.worlds.blocks.model import CELLS, Action, Board, cell_key
 from simlab.worlds.blocks.world import BUILDER, summarize, turn_record
@@ -110,7 +109,7 @@ def _read_games(source: Path, structures: Path, notes: list[str]) -> list[Import
         elif isinstance(data, dict):
             imp = craft_log_from_data(path, data)
             notes.extend(imp.skipped)
-            settings = {k: v for k, v in imp.settings.items()}
+            settings = dict(imp.settings)
             games.extend(ImportedGame(g, imp.models, settings, str(path), k) for k, g in enumerate(imp.games))
         else:
             raise FormatError(
@@ -121,9 +120,7 @@ def _read_games(source: Path, structures: Path, notes: list[str]) -> list[Import
 
 def _targets(path: Path) -> dict[str, Structure]:
     """The structures of a CRAFT structures file (or a SimLab structures file) by id."""
-    data = read_json(path) if path.is_file() else None
-    found = craft_structures(path, data) if is_craft_dataset(data) else load_structures(path)
-    return {s.id: s for s in found}
+    return {s.id: s for s in structures_in(path)[0]}
 
 
 def _check_ids(games: Sequence[ImportedGame], episodes: Sequence[Episode]) -> None:

@@ -21,8 +21,9 @@ from pathlib import Path
 from typing import Any, TypeGuard
 
 from simlab.core.errors import FormatError
+from simlab.core.reading import read_json
 from simlab.core.recording import SAFE_ID
-from simlab.worlds.blocks.generator import TIERS, Structure
+from simlab.worlds.blocks.generator import TIERS, Structure, load_structures
 from simlab.worlds.blocks.model import Board, Cell, parse_cell
 
 SOURCE = "csu-signal/CRAFT, data/structures_dataset_20.json and data/structures_dataset_v2.json"
@@ -31,6 +32,15 @@ SOURCE = "csu-signal/CRAFT, data/structures_dataset_20.json and data/structures_
 def is_craft_dataset(data: Any) -> TypeGuard[list[Mapping[str, Any]]]:
     """Whether ``data`` (a file's JSON) is CRAFT's list of structures rather than a SimLab file."""
     return isinstance(data, list) and bool(data) and all(isinstance(x, Mapping) and "structure" in x for x in data)
+
+
+def structures_in(path: Path) -> tuple[list[Structure], bool]:
+    """The structures of ``path``, SimLab's structure files (one, an index, a folder) or CRAFT's published list,
+    and whether it was CRAFT's (its entries' places in the file are then the reference's structure indices)."""
+    data = read_json(path) if path.is_file() else None
+    if is_craft_dataset(data):
+        return craft_structures(path, data), True
+    return load_structures(path), False
 
 
 def craft_structures(path: Path, data: Sequence[Mapping[str, Any]]) -> list[Structure]:

@@ -11,17 +11,15 @@ from typing import Any
 from pydantic import BaseModel
 
 from simlab.core.family import Importer, ImporterOption, PlotSpec, Progress, SeriesSpec, TaskSource, WorldFamily
-from simlab.core.reading import read_json
 from simlab.worlds.blocks import protocol
 from simlab.worlds.blocks.agents import AGENTS
-from simlab.worlds.blocks.craft_structures import craft_structures, is_craft_dataset
+from simlab.worlds.blocks.craft_structures import structures_in
 from simlab.worlds.blocks.figures import FIGURES
 from simlab.worlds.blocks.generator import (
     TIER_SHARES,
     TIERS,
     Structure,
     generate_structure,
-    load_structures,
     save_structures,
 )
 from simlab.worlds.blocks.metrics import attempted_removes, oracle_removes
@@ -100,10 +98,10 @@ def hidden_report(structures: Sequence[Structure]) -> str:
 
 def _load(path: Path) -> list[dict[str, Any]]:
     """SimLab's structure files (one, an index, a folder) or CRAFT's own published list of structures."""
-    data = read_json(path) if path.is_file() else None
-    if is_craft_dataset(data):  # each keeps its place in the file: the reference's persona draw needs it
-        return [{**s.to_json(), "craft_index": k} for k, s in enumerate(craft_structures(path, data))]
-    return [s.to_json() for s in load_structures(path)]
+    structures, from_craft = structures_in(path)
+    if from_craft:  # each keeps its place in the file: the reference's persona draw needs it
+        return [{**s.to_json(), "craft_index": k} for k, s in enumerate(structures)]
+    return [s.to_json() for s in structures]
 
 
 def _validate(task: Mapping[str, Any]) -> None:

@@ -132,7 +132,7 @@ MOVE_FIELDS: tuple[FormField, ...] = (
 _TRIED = ("place", "remove", SIMULATE)
 TOOL_FIELDS: tuple[FormField, ...] = (
     FormField("action", "choice", "Action", choices=("place", "remove", "clarify", SIMULATE)),
-    FormField("move", "choice", "Simulate a", choices=("place", "remove"), when=("action", (SIMULATE,))),
+    FormField("move", "choice", "Move to simulate", choices=("place", "remove"), when=("action", (SIMULATE,))),
     FormField("block", "choice", "Block", choices=BLOCK_CODES, when=("action", ("place", SIMULATE))),
     FormField("cell", "cell", "Cell (i, j)", high=CELL_HIGH, when=("action", _TRIED)),
     FormField("layer", "int", "Layer", high=CELL_HIGH, when=("action", _TRIED)),

@@ -67,10 +67,10 @@ class BlocksSettings(Settings):
         "tools: no candidates, but up to max_simulations simulate calls per turn answered by the engine; "
         "full_information: no candidates, but the whole target structure",
     )
-    oracle_candidates: bool = Field(
-        True,
-        description="the older switch for the same choice: true is builder=oracle, false builder=no_oracle "
-        "(given alone it sets builder; given with builder it must agree)",
+    oracle_candidates: bool | None = Field(
+        None,
+        description="the older switch for the same choice (null: follow builder): true is builder=oracle, false "
+        "builder=no_oracle; given alone it sets builder, given with builder it must agree; recorded as null",
     )
     oracle_n: int = Field(5, ge=0, le=100, description="how many candidate moves the builder is shown")
     max_simulations: int = Field(
@@ -117,12 +117,14 @@ class BlocksSettings(Settings):
 
     @model_validator(mode="after")
     def _builder_condition(self) -> BlocksSettings:
-        """``builder`` and the older ``oracle_candidates`` say one thing: the one given sets the other."""
-        given = self.model_fields_set
-        if "oracle_candidates" in given and "builder" not in given:  # configs and recordings made before builder
-            self.builder = "oracle" if self.oracle_candidates else "no_oracle"
-        elif self.oracle_candidates != (self.builder == "oracle"):
-            if "oracle_candidates" in given:
+        """``builder`` says the condition; the older ``oracle_candidates``, when given, must say the same or
+        (alone: configs and recordings made before builder) sets it. Afterwards it is null: one setting holds
+        the choice, so a full settings dict (a form, a fork) that changes builder is never contradicted by it."""
+        if self.oracle_candidates is not None:
+            wanted = "oracle" if self.oracle_candidates else "no_oracle"
+            if "builder" not in self.model_fields_set:
+                self.builder = wanted
+            elif (self.builder == "oracle") != self.oracle_candidates:
                 shown = "shows" if self.builder == "oracle" else "shows no"
                 raise _field_error(
                     "builder",
@@ -131,7 +133,7 @@ class BlocksSettings(Settings):
                     f"{str(self.oracle_candidates).lower()} (the older switch: true is builder=oracle, false "
                     "builder=no_oracle); give builder alone",
                 )
-            self.oracle_candidates = self.builder == "oracle"
+        self.oracle_candidates = None
         return self
 
 
