@@ -50,6 +50,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted; finished episodes are saved (resume with --resume)", file=sys.stderr)
         return INTERRUPTED
+    except MemoryError:  # an input within the size bounds that this machine (or its limit) cannot hold
+        print(
+            f"error: {args.command}: out of memory: an input is larger than the memory this process may use holds "
+            "(files written so far are whole; see docs/FORMATS.md for the size bounds)",
+            file=sys.stderr,
+        )
+        return 2
     except Exception as exc:  # a bug, not the user's input: one line, the trace only when asked for
         if os.environ.get("SIMLAB_DEBUG"):
             raise
@@ -88,6 +95,9 @@ CONCURRENCY = Bound(1, limits.MAX_CONCURRENCY, "each one in flight is a thread w
 EPISODE_TIMEOUT = Bound(0, limits.MAX_EPISODE_TIMEOUT_S, "a week; 0 for none", kind=float)
 JUDGE_RUNS = Bound(1, limits.MAX_JUDGE_RUNS, "each run asks about every item again (the papers average 2 or 3)")
 TEMPERATURE = Bound(0, limits.MAX_TEMPERATURE, "the range OpenAI-compatible endpoints take", kind=float)
+REQUEST_TIMEOUT = Bound(0.001, limits.MAX_WAIT_S, "a week; 0 would cut every attempt before it starts", kind=float)
+RETRIES = Bound(0, limits.MAX_RETRIES, "each retry may wait up to max_backoff_s before it")
+WAIT = Bound(0, limits.MAX_WAIT_S, "a week", kind=float)
 """The number flags' ranges (simlab.core.limits says why each stops where it does); --help shows each."""
 
 
@@ -322,6 +332,13 @@ def _add_judge(sub: argparse._SubParsersAction) -> None:
     )
     judge.add_argument(
         "--temperature", type=TEMPERATURE, help=f"sent when set ({TEMPERATURE.range()}; default: the endpoint's)"
+    )
+    judge.add_argument(
+        "--timeout", type=REQUEST_TIMEOUT, help=f"seconds one attempt may take ({REQUEST_TIMEOUT.range()}; default 300)"
+    )
+    judge.add_argument("--max-retries", type=RETRIES, help=f"retries of a request ({RETRIES.range()}; default 5)")
+    judge.add_argument(
+        "--max-wait-s", type=WAIT, help=f"seconds a request waits between retries in all ({WAIT.range()}; default 300)"
     )
     judge.add_argument("--episode", action="append", metavar="ID", help="judge only this episode (repeatable)")
     judge.add_argument("--retry-unreadable", action="store_true", help="ask again where a reply could not be read")
@@ -885,9 +902,9 @@ def _load_replay_episode(source: Path, episode_id: str | None) -> Episode:
     from simlab.core.errors import ConfigError
     from simlab.core.recording import load_episode, load_run
 
-    if not source.exists():
+    if not os.path.lexists(source):
         raise ConfigError(f"{source}: no such episode file or run folder")
-    if source.is_file():
+    if not source.is_dir():  # a file, or what the reader refuses by name
         return load_episode(source)
     run = load_run(source)
     if not run.summaries:
@@ -1026,7 +1043,9 @@ def _cmd_judge(args: argparse.Namespace) -> int:
     run = load_run(args.run_dir)
     judges = find_judges(str(run.config.get("world")), args.judge)
     values: dict[str, Any] = {"api_key_env": args.api_key_env}
-    values.update({k: v for k, v in (("base_url", args.base_url), ("temperature", args.temperature)) if v is not None})
+    given = (("base_url", args.base_url), ("temperature", args.temperature), ("timeout", args.timeout))
+    given += (("max_retries", args.max_retries), ("max_wait_s", args.max_wait_s))
+    values.update({k: v for k, v in given if v is not None})
     try:
         settings = AgentSettings.from_config(args.model, values)
     except ValueError as exc:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,17 +12,17 @@ import pytest
 def pytest_unconfigure(config: pytest.Config) -> None:
     """Close every X client while the X server still runs: pytest-xvfb stops Xvfb in its own unconfigure
     hook, and a VTK render window or a QApplication that outlives its display aborts the interpreter at exit
-    with "The X11 connection broke" (exit status 1 after a green run)."""
-    import pyvista
+    with "The X11 connection broke" (exit status 1 after a green run). Only what a test imported is closed:
+    importing VTK's rendering this late, in a worker that never rendered, crashed it."""
+    if "pyvista.plotting" in sys.modules:  # pyvista itself loads its plotting (VTK's rendering) lazily
+        from simlab.render.scene import close_plotters
 
-    from simlab.render.scene import close_plotters
-
-    close_plotters()
-    pyvista.close_all()
-    try:
-        from PySide6.QtWidgets import QApplication
-    except ImportError:  # a headless install without the GUI extras
+        close_plotters()
+        sys.modules["pyvista"].close_all()
+    if "PySide6.QtWidgets" not in sys.modules:
         return
+    from PySide6.QtWidgets import QApplication
+
     app = QApplication.instance()
     if app is not None:
         for widget in QApplication.topLevelWidgets():

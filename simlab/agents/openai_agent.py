@@ -63,12 +63,14 @@ even when the endpoint echoes the Authorization header back.
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import json
 import logging
 import math
 import os
 import random
 import re
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -91,7 +93,8 @@ from simlab.agents.reasoning import DEFAULT_TAGS, Split, joined, split_reasoning
 from simlab.core.deadline import Deadline, EpisodeTimedOut, episode_deadline
 from simlab.core.errors import ConfigError, InfrastructureError
 from simlab.core.family import ReplyError, ReplyProtocol, WorldFamily
-from simlab.core.secrets import scrub_text
+from simlab.core.limits import MAX_RETRIES, MAX_WAIT_S, shown
+from simlab.core.secrets import remember_key, scrub_text
 from simlab.core.seeding import stable_seed
 from simlab.core.world import Observation, Reply
 from simlab.render.images import data_url, to_png_bytes
@@ -121,6 +124,18 @@ SETTING_TYPES: dict[str, type | tuple[type, ...]] = {
     "reasoning_tags": list,
     "stream": bool,
 }
+SETTING_RANGES: dict[str, tuple[float, float]] = {
+    "temperature": (0.0, 2.0),  # what OpenAI-compatible endpoints take
+    "max_tokens": (1, 10_000_000),  # past any model's context
+    "timeout": (0.001, MAX_WAIT_S),  # 0 would cut every attempt before it starts
+    "max_retries": (0, MAX_RETRIES),
+    "backoff_s": (0.0, MAX_WAIT_S),
+    "max_backoff_s": (0.0, MAX_WAIT_S),
+    "max_wait_s": (0.0, MAX_WAIT_S),
+    "max_context_tokens": (1, 100_000_000),
+}
+"""The range of each number setting (NaN and infinities are outside every one; simlab.core.limits says why a
+wait stops at a week)."""
 RESERVED_EXTRA = frozenset({"model", "messages", "stream", "stream_options", "n"})
 RETRIED_STATUSES = frozenset({408, 409, 429})  # and every 5xx
 EPISODE_TIMEOUT = "EpisodeTimeout"
@@ -140,6 +155,11 @@ BODY_BYTES = 64 * 1024 * 1024
 INT_DIGITS = 32
 """Digits of the longest integer a body's JSON is read with: longer ones (no count has 20) stand as
 :class:`_HugeInteger` (Python's ``int`` refuses past 4,300 digits, and reading them costs)."""
+REPLY_CHARS = 50_000
+"""The longest public part of a reply read (its private reasoning aside): a message, a move or a program of
+every family fits in a few thousand; a server sending megabytes would hand them to the partner."""
+URL_CHARS = 200
+"""The most of an endpoint's URL a message shows: one of 10,000 characters would bury what went wrong."""
 WRITE_PIECE = 64 * 1024
 """Bytes of a request written at a time, each piece within what is left of the request's deadline."""
 STREAM_LINE_BYTES = 4 * 1024 * 1024
@@ -218,18 +238,23 @@ def _check_setting(name: str, value: Any) -> None:
     if expected is None:
         raise ValueError(f"unknown openai agent setting {name!r}; known: {', '.join(SETTING_TYPES)}")
     if not isinstance(value, expected) or (isinstance(value, bool) and expected is not bool):
-        raise ValueError(f"agent setting {name!r}: expected {_type_name(expected)}, got {value!r}")
-    if isinstance(value, _NUMBER) and not isinstance(value, bool) and value < 0:
-        raise ValueError(f"agent setting {name!r}: expected a non-negative number, got {value!r}")
+        raise ValueError(f"agent setting {name!r}: expected {_type_name(expected)}, got {shown(value)}")
+    low, high = SETTING_RANGES.get(name, (0, math.inf))
+    if _is_number(value) and not low <= value <= high:  # NaN too
+        raise ValueError(f"agent setting {name!r}: expected a number from {low:,g} to {high:,g}, got {shown(value)}")
     if name == "reasoning_tags" and not (
         value == [] or (len(value) == 2 and all(isinstance(t, str) and t for t in value))
     ):
-        raise ValueError(f"agent setting 'reasoning_tags': expected [opening, closing] (or [] for none), got {value!r}")
+        raise ValueError(
+            f"agent setting 'reasoning_tags': expected [opening, closing] (or [] for none), got {shown(value)}"
+        )
     if name == "extra" and RESERVED_EXTRA & set(value):
         raise ValueError(f"agent setting 'extra' may not set {', '.join(sorted(RESERVED_EXTRA & set(value)))}")
-    if name == "prices" and (set(value) - {"prompt", "completion"} or not all(_is_number(v) for v in value.values())):
+    if name == "prices" and (
+        set(value) - {"prompt", "completion"} or not all(_is_number(v) and 0 <= v < math.inf for v in value.values())
+    ):
         raise ValueError(
-            f"agent setting 'prices': expected {{prompt = USD per 1M tokens, completion = ...}}, got {value}"
+            f"agent setting 'prices': expected {{prompt = USD per 1M tokens, completion = ...}}, got {shown(value)}"
         )
 
 
@@ -313,6 +338,7 @@ class ChatCaller:
                 f"environment variable {name} is not set; it must hold the API key for "
                 f"{self.endpoint} (choose another variable with api_key_env)"
             )
+        remember_key(key)  # an endpoint may echo it in a reply, which is recorded
         self._client = shared_client(key, self.settings.base_url, self.settings.timeout)
 
     def scrub(self, text: str) -> str:
@@ -805,7 +831,8 @@ def _shown(value: Any) -> str:
 
 
 def public_url(url: str) -> str:
-    """``url`` without user, password, query or fragment (and scrubbed), as it may appear in messages."""
+    """``url`` without user, password, query or fragment (and scrubbed), as it may appear in messages: at most
+    ``URL_CHARS`` characters."""
     try:
         parts = urlsplit(url)
         host = parts.hostname or ""
@@ -815,7 +842,8 @@ def public_url(url: str) -> str:
         shown = urlunsplit((parts.scheme, netloc, parts.path, "", ""))
     except ValueError:
         shown = "(an unreadable URL)"
-    return scrub_text(_CONTROL.sub("", clean_text(shown)))
+    safe = scrub_text(_CONTROL.sub("", clean_text(shown)))
+    return safe if len(safe) <= URL_CHARS else safe[: URL_CHARS - 3] + "..."
 
 
 def _retry_after(headers: Mapping[str, str]) -> float | None:
@@ -892,7 +920,8 @@ class OpenAIAgent:
             split = split_reasoning(text, self.settings.reasoning_tags)
             public = split.public
             try:
-                if split.unclosed:
+                if split.unclosed:  # a copy of the instructions says more than the tag it left open
+                    _refuse_echo(protocol, text)
                     closing = self.settings.reasoning_tags[1]
                     raise ReplyError(f"the private reasoning was never closed ({closing} missing): nothing to read")
                 reply = self._read(protocol, public, fitted)
@@ -915,11 +944,11 @@ class OpenAIAgent:
         return Reply(fallback.message, reasoning, fallback.action, tuple(records), problem=reason)
 
     def _read(self, protocol: ReplyProtocol, text: str, observation: Observation) -> Reply:
-        """The protocol's reading of ``text``; ReplyError when it copies a placeholder or cannot be read."""
-        folded = " ".join(text.lower().split())
-        copied = next((e for e in protocol.echoes if " ".join(e.lower().split()) in folded), None)
-        if copied is not None:
-            raise ReplyError(f"the reply copies the instructions' placeholder {copied!r} instead of answering")
+        """The protocol's reading of ``text``; ReplyError when it is longer than any reply (``REPLY_CHARS``),
+        copies a placeholder or cannot be read."""
+        if len(text) > REPLY_CHARS:
+            raise ReplyError(f"the reply is {len(text):,} characters long, past the {REPLY_CHARS:,} any reply needs")
+        _refuse_echo(protocol, text)
         try:
             return protocol.parse(text, observation)
         except ReplyError:
@@ -1024,6 +1053,14 @@ class OpenAIAgent:
         return record
 
 
+def _refuse_echo(protocol: ReplyProtocol, text: str) -> None:
+    """ReplyError when ``text`` copies one of the protocol's placeholders instead of answering."""
+    folded = " ".join(text.lower().split())
+    copied = next((e for e in protocol.echoes if " ".join(e.lower().split()) in folded), None)
+    if copied is not None:
+        raise ReplyError(f"the reply copies the instructions' placeholder {copied!r} instead of answering")
+
+
 def _reasked(messages: list[dict[str, Any]], answer: str, correction: str) -> list[dict[str, Any]]:
     """The conversation with the unreadable answer and the correction appended."""
     said = [{"role": "assistant", "content": answer}] if answer.strip() else []
@@ -1033,12 +1070,14 @@ def _reasked(messages: list[dict[str, Any]], answer: str, correction: str) -> li
 def make_agent(role: str, arg: str | None, settings: Mapping[str, Any]) -> OpenAIAgent:
     """The factory: ``openai:MODEL`` for ``role`` of the world ``settings["world"]`` (any registered family);
     the agent's own settings are ``settings["agent"]``, the rest are the world's. ValueError says what is
-    wrong."""
+    wrong; ConfigError when the key's variable is not set (said before a run folder is made)."""
     from simlab.worlds import get_family
 
     agent_settings = AgentSettings.from_config(arg, settings.get("agent") or {})
     world_settings = {k: v for k, v in settings.items() if k not in ("world", "agent")}
-    return OpenAIAgent(role, get_family(str(settings.get("world", ""))), agent_settings, world_settings)
+    agent = OpenAIAgent(role, get_family(str(settings.get("world", ""))), agent_settings, world_settings)
+    agent.caller.connect()
+    return agent
 
 
 # ---- the request deadline, in every network operation -----------------------------------------------------
@@ -1085,9 +1124,37 @@ class _DeadlineStream(_core.NetworkStream):
         return self._stream.get_extra_info(info)
 
 
+def _resolve(host: str, port: int, timeout: float | None) -> list[str]:
+    """The addresses of ``host`` (itself when it is one), looked up within ``timeout``: the system's resolver
+    takes no timeout, so it runs in a daemon thread left to finish on its own when the deadline passes first."""
+    try:
+        ipaddress.ip_address(host.strip("[]"))
+        return [host.strip("[]")]
+    except ValueError:
+        pass
+    found: list[list[str]] = []
+    failed: list[Exception] = []
+
+    def look_up() -> None:
+        try:
+            infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+            found.append(list(dict.fromkeys(str(info[4][0]) for info in infos)))
+        except (OSError, ValueError) as exc:  # ValueError: a name IDNA cannot encode (a label past 63 bytes)
+            failed.append(exc)
+
+    thread = threading.Thread(target=look_up, name=f"resolve {host}", daemon=True)
+    thread.start()
+    thread.join(timeout)
+    if found:
+        return found[0]
+    if failed:
+        raise _core.ConnectError(f"{host!r} could not be resolved: {failed[0]}")
+    raise _core.ConnectTimeout(f"looking up {host!r} took longer than the request's deadline")
+
+
 class _DeadlineBackend(_core.NetworkBackend):
-    """The HTTP library's network backend with every connection it makes a :class:`_DeadlineStream` (the
-    connect itself within the deadline too; name resolution is the system's)."""
+    """The HTTP library's network backend with every connection it makes a :class:`_DeadlineStream`: the name
+    lookup and the connect within the deadline too."""
 
     def __init__(self, backend: _core.NetworkBackend) -> None:
         self._backend = backend
@@ -1100,8 +1167,16 @@ class _DeadlineBackend(_core.NetworkBackend):
         local_address: str | None = None,
         socket_options: Iterable[Any] | None = None,
     ) -> _core.NetworkStream:
-        bounded = _within(timeout, _core.ConnectTimeout)
-        return _DeadlineStream(self._backend.connect_tcp(host, port, bounded, local_address, socket_options))
+        failure: Exception = _core.ConnectError(f"{host!r} resolves to no address")
+        for address in _resolve(host, port, _within(timeout, _core.ConnectTimeout)):
+            try:  # each address in the resolver's order, as the system's own connect would
+                bounded = _within(timeout, _core.ConnectTimeout)
+                stream = self._backend.connect_tcp(address, port, bounded, local_address, socket_options)
+            except _core.ConnectError as exc:
+                failure = exc
+                continue
+            return _DeadlineStream(stream)
+        raise failure
 
     def connect_unix_socket(
         self, path: str, timeout: float | None = None, socket_options: Iterable[Any] | None = None

@@ -47,6 +47,7 @@ from simlab.analysis.report import (
 from simlab.analysis.stats import Summary, finite_or_none, mean_sem_ci
 from simlab.core.errors import SimlabError
 from simlab.core.family import lineup_of
+from simlab.core.reading import resolved
 from simlab.core.recording import Run
 from simlab.worlds import get_family
 
@@ -230,7 +231,7 @@ def name_runs(runs: Sequence[Run]) -> list[tuple[str, Run]]:
 
 def unique_names(paths: Sequence[Path]) -> list[str]:
     """The shortest trailing part of each resolved path that no other path ends with (see ``name_runs``)."""
-    parts = [p.resolve().parts for p in paths]
+    parts = [resolved(p).parts for p in paths]
     names = []
     for mine in parts:
         others = [theirs for theirs in parts if theirs != mine]  # the same folder again is numbered below

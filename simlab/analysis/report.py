@@ -408,10 +408,14 @@ def group_name(value: Any) -> str:
     return str(value)
 
 
-def natural_key(text: str) -> tuple[tuple[int, int | str], ...]:
-    """Sort key that orders digit runs by value: ``ep_2`` < ``ep_10``."""
-    parts = re.split(r"(\d+)", text)
-    return tuple((0, int(p)) if p.isdigit() else (1, p) for p in parts if p)
+def natural_key(text: str) -> tuple[tuple[int, int, str], ...]:
+    """Sort key that orders digit runs by value: ``ep_2`` < ``ep_10``. A run compares by its length without
+    leading zeros, then its digits: never ``int()``, which refuses runs of thousands of digits."""
+    parts = re.split(r"([0-9]+)", text)
+    return tuple((0, len(p.lstrip("0")), p.lstrip("0")) if p[0] in _DIGITS else (1, 0, p) for p in parts if p)
+
+
+_DIGITS = frozenset("0123456789")
 
 
 def optional_str(value: Any) -> str | None:

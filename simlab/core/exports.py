@@ -26,6 +26,7 @@ from pathlib import Path
 
 from simlab.core.errors import ConfigError
 from simlab.core.judging import JUDGMENTS_DIR
+from simlab.core.reading import resolved
 from simlab.core.recording import EPISODES_DIR, INDEX_FILE, RUN_FILE
 from simlab.core.writing import check_output_file, check_output_folder, write_atomic, write_through_scratch
 
@@ -42,7 +43,7 @@ def refuse_overwriting_a_recording(path: Path, replaces: str | None = None) -> N
     replaced (a previous export of the same kind, such as a validity report)."""
     if path.is_dir():
         raise ConfigError(f"{path} is a folder; name the file to write")
-    why = _recording(path.absolute()) or _recording(path.resolve())
+    why = _recording(path.absolute()) or _recording(resolved(path))
     if why is None:
         found = recording_format(path)
         why = None if found is None or found == replaces else f"it is a {found} file"

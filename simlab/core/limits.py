@@ -30,6 +30,12 @@ MAX_CONCURRENCY = 256
 MAX_EPISODE_TIMEOUT_S = 7 * 24 * 3600.0
 """``run --episode-timeout``: a week (0 means no timeout)."""
 
+MAX_WAIT_S = MAX_EPISODE_TIMEOUT_S
+"""A model request's ``timeout``, ``max_wait_s`` and backoffs (agents' settings, ``judge`` flags): a week too."""
+
+MAX_RETRIES = 100
+"""A model request's ``max_retries``: each retry may wait up to ``max_backoff_s`` before it."""
+
 MAX_TURNS = 10_000
 """``run --turns``: the largest turn budget a bundled world takes (the world's own bound then applies)."""
 
@@ -49,4 +55,7 @@ def shown(value: object) -> str:
     thousands of digits cannot even be printed)."""
     if isinstance(value, int) and abs(value) >= 10**40:
         return f"(an integer of {value.bit_length():,} bits)"
-    return repr(value)[:40]
+    try:
+        return repr(value)[:40]
+    except ValueError:  # an integer of thousands of digits inside a list or a table
+        return f"(a {type(value).__name__} holding a number too long to show)"

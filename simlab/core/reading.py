@@ -16,6 +16,7 @@ and what was expected; the CLI answers it with exit status 2.
 
 from __future__ import annotations
 
+import errno
 import itertools
 import json
 import math
@@ -72,10 +73,23 @@ def check_file(path: str | Path) -> os.stat_result:
         info = os.stat(path)
     except FileNotFoundError:
         raise FormatError(path, "", "file not found") from None
-    except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the name
-        raise FormatError(path, "", f"cannot be read ({getattr(exc, 'strerror', None) or exc})") from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise LimitError(path, "", "expected a regular file, and this is a loop of symbolic links") from None
+        raise FormatError(path, "", f"cannot be read ({exc.strerror or exc})") from None
+    except ValueError as exc:  # a NUL byte in the name
+        raise FormatError(path, "", f"cannot be read ({exc})") from None
     _refuse_unless_regular(path, info.st_mode)
     return info
+
+
+def resolved(path: Path) -> Path:
+    """``path`` absolute with its links followed; FormatError when they lead round in a loop (which Python's
+    ``resolve`` raises as a RuntimeError, or an OSError in newer versions)."""
+    try:
+        return path.resolve()
+    except (RuntimeError, OSError):
+        raise LimitError(path, "", "expected a file or a folder, and this is a loop of symbolic links") from None
 
 
 def _refuse_unless_regular(path: str | Path, mode: int) -> None:
@@ -338,8 +352,12 @@ def parse_toml(text: str, path: str | Path) -> dict[str, Any]:
 _CONTROL_BYTE = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")  # TOML allows tab, LF and CR only
 # What a TOML parser recurses into (arrays and inline tables) and what it converts to an integer, outside its
 # strings and comments; every string pattern ends at its quote, a line's end or the text's, so never fails.
+_KEY_PART = r"""(?:[A-Za-z0-9_-]+|"[^"\n]*"|'[^'\n]*')"""
+"""One part of a dotted TOML key: a dotted key of thousands of parts costs the parser memory growing with their
+square (40 GB for 100,000), so one past :data:`MAX_DEPTH` parts is refused before it parses."""
 _TOML_TOKEN = re.compile(
-    r'(?P<skip>"""(?:\\(?:.|\Z)|.)*?(?:"""|\Z)|\'\'\'.*?(?:\'\'\'|\Z)'
+    r"(?P<dotted>" + _KEY_PART + r"(?:[ \t]*\.[ \t]*" + _KEY_PART + "){" + str(MAX_DEPTH) + ",})"  # before strings
+    r'|(?P<skip>"""(?:\\(?:.|\Z)|.)*?(?:"""|\Z)|\'\'\'.*?(?:\'\'\'|\Z)'
     r'|"(?:[^"\\\n]|\\(?:.|\Z))*(?:"|$)|\'[^\'\n]*(?:\'|$)|#[^\n]*)'
     r"|(?P<open>[\[{])|(?P<close>[\]}])|(?P<digits>[0-9_]{" + str(MAX_TOML_NUMBER + 1) + ",})",
     re.S | re.M,
@@ -347,8 +365,9 @@ _TOML_TOKEN = re.compile(
 
 
 def _check_toml_text(text: str, path: str | Path) -> None:
-    """LimitError when ``text`` nests arrays or inline tables deeper than :data:`MAX_DEPTH` or holds a number
-    too long to be TOML's, naming the line: both are refused before the parser recurses or converts."""
+    """LimitError when ``text`` nests arrays or inline tables deeper than :data:`MAX_DEPTH`, holds a key of more
+    dotted parts or a number too long to be TOML's, naming the line: each is refused before the parser
+    recurses, builds or converts."""
     depth = 0
     for token in _TOML_TOKEN.finditer(text):
         kind = token.lastgroup
@@ -356,10 +375,12 @@ def _check_toml_text(text: str, path: str | Path) -> None:
             depth += 1
         elif kind == "close":
             depth -= 1
-        if depth > MAX_DEPTH or kind == "digits":
+        if depth > MAX_DEPTH or kind in ("digits", "dotted"):
             at = f"line {text.count(chr(10), 0, token.start()) + 1}"
             if kind == "digits":
                 raise LimitError(path, at, f"expected a number of at most 64 bits, got {len(token[0]):,} digits")
+            if kind == "dotted":
+                raise LimitError(path, at, f"expected keys of at most {MAX_DEPTH} dotted parts")
             raise LimitError(path, at, f"expected arrays and tables nested at most {MAX_DEPTH} levels deep")
 
 

@@ -24,6 +24,7 @@ from typing import Any
 
 from simlab.core.episode import EPISODE_FORMAT, EPISODE_VERSION, Episode
 from simlab.core.errors import ConfigError, FormatError
+from simlab.core.limits import MAX_RUN_EPISODES
 from simlab.core.reading import check_version, decode, parse_json, read_json, read_lines
 from simlab.core.records import EpisodeFile, IndexLine, RunFile, checked
 from simlab.core.secrets import needs_scrub, scrub
@@ -33,6 +34,8 @@ RUN_FORMAT = "simlab.run"
 RUN_VERSION = 1
 INDEX_FORMAT = "simlab.index"
 INDEX_VERSION = 1
+MAX_PROBLEMS = 1_000
+"""Unreadable index lines described one by one; past it, counted."""
 MAX_INDEX_LINE = 4 * 2**20
 SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-]{0,159}$")
 """What an episode id (a file name in the run folder) may be: no path separators, no leading dot."""
@@ -106,7 +109,7 @@ def load_run(path: str | Path) -> Run:
     path = Path(path)
     if not path.is_dir():
         raise FormatError(path, "", "expected a run folder (with run.json and index.jsonl)")
-    if not (path / RUN_FILE).exists():
+    if not os.path.lexists(path / RUN_FILE):  # a link that leads nowhere is refused by the reader, by name
         raise FormatError(
             path,
             "",
@@ -119,22 +122,33 @@ def load_run(path: str | Path) -> Run:
     checked(RunFile, config_obj, path / RUN_FILE)
     run = Run(path, dict(config_obj["config"]))
     index = path / INDEX_FILE
-    if not index.exists():
+    if not os.path.lexists(index):
         return run
     seen: dict[str, int] = {}
+    unread = 0
     for lineno, raw in read_lines(index, MAX_INDEX_LINE):
         if not raw.strip():
             continue
         try:
             obj = _index_line(raw, index, lineno)
         except FormatError as exc:
-            run.problems.append(str(exc))
+            unread += 1
+            if unread <= MAX_PROBLEMS:
+                run.problems.append(str(exc))
             continue
         if obj["episode_id"] in seen:  # a re-run after a crash: the later line wins
             run.summaries[seen[obj["episode_id"]]] = obj
+        elif len(seen) == MAX_RUN_EPISODES:
+            run.problems.append(
+                f"{index}, line {lineno}: a run holds at most {MAX_RUN_EPISODES:,} episodes; this line and the "
+                "rest of the index were not read"
+            )
+            break
         else:
             seen[obj["episode_id"]] = len(run.summaries)
             run.summaries.append(obj)
+    if unread > MAX_PROBLEMS:
+        run.problems.append(f"{index}: {unread - MAX_PROBLEMS:,} more unreadable lines")
     return run
 
 

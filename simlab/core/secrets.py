@@ -87,8 +87,26 @@ def secret_places(value: Any, where: str = "") -> list[str]:
     return out
 
 
+MIN_KEY_CHARS = 8
+"""The shortest key in use that is redacted wherever it appears: a shorter one (``EMPTY``, ``none``, what local
+servers take) is no secret, and redacting it would spoil every message that holds the word."""
+_KEYS_IN_USE: set[str] = set()
+
+
+def remember_key(key: str) -> None:
+    """Note a key this process sends: from now on every recording and every scrubbed text redacts its exact
+    value wherever it appears (an endpoint that echoes it in a reply, whatever it looks like)."""
+    if len(key) >= MIN_KEY_CHARS:
+        _KEYS_IN_USE.add(key)
+
+
+def _keys_in(text: str) -> bool:
+    return any(key in text for key in tuple(_KEYS_IN_USE))
+
+
 def scrub(value: Any) -> Any:
-    """A copy of ``value`` with every credential (by name or by look) replaced by :data:`REDACTED`."""
+    """A copy of ``value`` with every credential (by name or by look, and the keys in use) replaced by
+    :data:`REDACTED`."""
     if isinstance(value, Mapping):
         return {
             key: REDACTED if name_is_secret(str(key)) and item not in (None, "", {}, []) else scrub(item)
@@ -96,7 +114,7 @@ def scrub(value: Any) -> Any:
         }
     if isinstance(value, list):
         return [scrub(item) for item in value]
-    if isinstance(value, str) and value_is_secret(value):
+    if isinstance(value, str) and (value_is_secret(value) or _keys_in(value)):
         return scrub_text(value)
     return value
 
@@ -109,7 +127,7 @@ def needs_scrub(value: Any, text: str) -> bool:
     """Whether ``value`` (whose JSON is ``text``) may hold a credential, by a quick look: substrings of the
     text, then the distinct key names. Clean recordings are written without a second walk."""
     low = text.lower()
-    if any(needle in low for needle in _NEEDLES) and SECRET_VALUE.search(text):
+    if (any(needle in low for needle in _NEEDLES) and SECRET_VALUE.search(text)) or _keys_in(text):
         return True
     return any(name_is_secret(name) for name in _key_names(value))
 
@@ -128,8 +146,8 @@ def _key_names(value: Any) -> set[str]:
 
 
 def scrub_text(text: str, known: Iterable[str] = ()) -> str:
-    """``text`` with credential-looking parts and every value in ``known`` (keys in use) redacted."""
-    for secret in sorted({k for k in known if k and len(k) >= 4}, key=len, reverse=True):
+    """``text`` with credential-looking parts, every value in ``known`` and the keys in use redacted."""
+    for secret in sorted({k for k in (*known, *tuple(_KEYS_IN_USE)) if k and len(k) >= 4}, key=len, reverse=True):
         text = text.replace(secret, REDACTED)
     return SECRET_VALUE.sub(_redact_match, text)
 

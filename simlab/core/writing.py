@@ -28,6 +28,7 @@ from pathlib import Path, PurePath
 from typing import BinaryIO, Literal
 
 from simlab.core.errors import ConfigError
+from simlab.core.reading import resolved
 
 SYSTEM_FOLDERS = frozenset({"etc", "usr", "bin", "sbin", "boot", "dev", "proc", "sys", "var"})
 """Top-level folders SimLab never writes into (with every ``/lib*`` and ``/`` itself)."""
@@ -58,7 +59,7 @@ def check_output_file(path: Path, purpose: str, inputs: Iterable[Path] = ()) -> 
     home folder allowed: a file there is the user's choice), it is none of ``inputs`` and not a link."""
     given = list(inputs)
     _check_folder(path.parent, f"{purpose} {path}", given, bare_home=False)
-    if any(path.resolve() == source.resolve() for source in given):
+    if any(resolved(path) == resolved(source) for source in given):
         raise WriteRefused(f"{purpose} {path}: it is what this command reads; choose another file")
     _refuse_link(path)
     return path
@@ -156,7 +157,7 @@ def _refuse_link(path: Path) -> None:
 
 def _refuse_leaving(folder: Path, path: Path) -> None:
     """WriteRefused when ``path`` (below ``folder``) is a link that leads out of it; links within are fine."""
-    if path.is_symlink() and not path.resolve().is_relative_to(folder.resolve()):
+    if path.is_symlink() and not resolved(path).is_relative_to(resolved(folder)):
         _refuse_link(path)
 
 
@@ -171,7 +172,7 @@ def _check_folder(folder: Path, said: str, inputs: list[Path], bare_home: bool) 
                 f"{said}: {seen} {where}; SimLab writes into a run only what the run owns: choose a folder outside it"
             )
         for source in inputs:
-            found = source.resolve()
+            found = resolved(source)
             if seen == found or seen.is_relative_to(found):
                 raise WriteRefused(f"{said}: {seen} is inside {source}, which this command reads")
 
@@ -204,7 +205,7 @@ def _scratch_folders() -> list[Path]:
 
 def _both_ways(folder: Path) -> list[Path]:
     """``folder`` made absolute as written, and with its links followed (each may say where it is)."""
-    return list(dict.fromkeys((Path(os.path.abspath(folder)), folder.resolve())))
+    return list(dict.fromkeys((Path(os.path.abspath(folder)), resolved(folder))))
 
 
 def _run_folder_above(folder: Path) -> Path | None:

@@ -73,6 +73,7 @@ from simlab.core.errors import SimlabError
 from simlab.core.exports import export_into
 from simlab.core.family import FigureData, FigureSeries, FigureSpec, WorldFamily
 from simlab.core.judging import JUDGMENTS_DIR, Judge
+from simlab.core.reading import resolved
 from simlab.core.recording import INDEX_FILE, Run, load_episode
 from simlab.gui.plots import CURSOR_COLOUR, whole_turn_step
 from simlab.render.formatting import esc
@@ -122,8 +123,8 @@ def run_key(run: Run) -> RunKey:
     try:
         stat = (run.path / INDEX_FILE).stat()
     except OSError:
-        return str(run.path.resolve()), -1, -1, judged
-    return str(run.path.resolve()), stat.st_size, stat.st_mtime_ns, judged
+        return str(resolved(run.path)), -1, -1, judged
+    return str(resolved(run.path)), stat.st_size, stat.st_mtime_ns, judged
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,7 @@ from simlab.analysis.pairing import recorded_tasks
 from simlab.core.episode import Episode
 from simlab.core.errors import SimlabError
 from simlab.core.exports import export_file
+from simlab.core.reading import resolved
 from simlab.core.recording import Run, load_episode, load_run
 from simlab.gui.agent_panels import AgentPanels
 from simlab.gui.browser import EpisodeBrowser, EpisodeKey
@@ -435,7 +436,7 @@ class MainWindow(QMainWindow):
         is of another world family than ``open_runs`` (runs are compared only within a family)."""
         if not path.is_dir():
             raise SimlabError(f"{path}: expected a run folder; an episode file opens on its own (Open Episode)")
-        if any(run.path.resolve() == path.resolve() for run in open_runs):
+        if any(resolved(run.path) == resolved(path) for run in open_runs):
             raise SimlabError(f"{path}: this run is open already")
         try:
             run = load_run(path)
@@ -589,7 +590,7 @@ class MainWindow(QMainWindow):
         return [str(v) for v in (value if isinstance(value, list) else [value] if value else [])]
 
     def _remember(self, path: Path) -> None:
-        items = [str(path.resolve()), *[p for p in self.recent() if p != str(path.resolve())]][:MAX_RECENT]
+        items = [str(resolved(path)), *[p for p in self.recent() if p != str(resolved(path))]][:MAX_RECENT]
         self.settings.setValue("recent", items)
         self._refresh_recent()
 
@@ -882,7 +883,7 @@ def run_family(run: Run) -> str:
 def run_name(path: Path, taken: Collection[str]) -> str:
     """A name for the run in folder ``path`` that differs from ``taken``: the folder's name, else with as many
     parent folders as it takes (``a/run`` beside ``b/run``), else numbered."""
-    parts = path.resolve().parts
+    parts = resolved(path).parts
     for k in range(1, len(parts) + 1):
         name = "/".join(parts[-k:]).lstrip("/")
         if name not in taken:

@@ -22,6 +22,7 @@ the failure.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -222,7 +223,7 @@ def ended_by_infrastructure(episode: Episode) -> bool:
 def stored_runtime(out_dir: str | Path) -> dict[str, Any]:
     """The runtime options (``concurrency``, ``episode_timeout``) a run folder was last played with, or {}."""
     path = Path(out_dir) / RUN_FILE
-    obj = read_json(path) if path.exists() else {}
+    obj = read_json(path) if os.path.lexists(path) else {}
     runtime = obj.get("runtime") if isinstance(obj, dict) else None
     return dict(runtime) if isinstance(runtime, dict) else {}
 

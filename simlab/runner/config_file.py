@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from simlab.core.errors import FormatError
-from simlab.core.reading import read_toml
+from simlab.core.reading import read_toml, resolved
 from simlab.runner.batch import RunConfig
 from simlab.worlds import get_family
 
@@ -50,7 +50,7 @@ def load_run_config(path: str | Path) -> RunConfig:
     family = get_family(world)
     specs, agent_settings = _agents(path, data.get("agents", {}))
     tasks_path = _field(path, data, "tasks", str, None, required=False)
-    tasks = family.tasks.load((path.parent / tasks_path).resolve()) if tasks_path else None
+    tasks = family.tasks.load(resolved(path.parent / tasks_path)) if tasks_path else None
     groups = _field(path, data, "groups", list, [])
     if not all(isinstance(g, str) for g in groups):
         raise FormatError(path, "key 'groups'", f"expected a list of strings, got {groups!r}")

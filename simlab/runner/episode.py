@@ -11,10 +11,17 @@ from simlab.core.deadline import Deadline, EpisodeTimedOut, running_until
 from simlab.core.episode import Episode
 from simlab.core.errors import ConfigError, InfrastructureError
 from simlab.core.events import Event
+from simlab.core.limits import MAX_TURNS
 from simlab.core.records import check_summary
 from simlab.core.seeding import stable_seed
 from simlab.core.usage import model_usage
 from simlab.core.world import Agent, Reply, World
+
+STEPS_PER_TURN = 1_000
+"""The most steps a world may take without its turn advancing: far past any protocol's (a blocks turn with
+every director speaking and every simulate call made is 24), so more means a world that never ends."""
+MAX_STEPS = STEPS_PER_TURN * MAX_TURNS
+"""The most steps of an episode: every turn of the largest budget at the per-turn bound."""
 
 UNREADABLE = "unreadable_reply"
 """The code of the protocol error recorded when a role's reply could not be read and its give-up rule acted."""
@@ -52,7 +59,7 @@ class EpisodeRun:
         run_seed: int,
         specs: Mapping[str, str] | None = None,
         resume_from: tuple[int, list[Event]] | None = None,
-        max_steps: int = 10_000,
+        max_steps: int = MAX_STEPS,
     ) -> None:
         missing = [role for role in world.roles if role not in agents]
         if missing:
@@ -62,6 +69,7 @@ class EpisodeRun:
         seed = resume_from[0] if resume_from is not None else episode_seed(run_seed, episode_id)
         self.episode = Episode(episode_id, world.family, seed, world.task, world.settings, dict(specs or {}))
         self.steps = 0
+        self._turn_steps = (0, 0)  # (turn, steps taken in it): a world whose turn never advances never ends
         self.replies: dict[str, dict[str, int]] = {}  # role -> acts and unreadable replies (give-ups)
         self.infrastructure: dict[str, Any] | None = None  # the endpoint failure that ended the episode
 
@@ -113,10 +121,19 @@ class EpisodeRun:
         self._count(role, reply)
         self.episode.events.extend(events)
         self.episode.raw.extend(raw)
-        self.steps += 1
-        if self.steps >= self.max_steps and not self.world.finished:
-            raise RuntimeError(f"{self.episode.episode_id}: the world did not finish within {self.max_steps} steps")
+        self._guard(observation.turn)
         return events, raw
+
+    def _guard(self, turn: int) -> None:
+        """RuntimeError (a world's bug) past ``max_steps`` or :data:`STEPS_PER_TURN` steps in one turn."""
+        self.steps += 1
+        same = self._turn_steps[1] + 1 if self._turn_steps[0] == turn else 1
+        self._turn_steps = (turn, same)
+        if self.world.finished:
+            return
+        if self.steps >= self.max_steps or same >= STEPS_PER_TURN:
+            where = f"{self.steps} steps" if same < STEPS_PER_TURN else f"{same} steps of turn {turn}"
+            raise RuntimeError(f"{self.episode.episode_id}: the world did not finish within {where}")
 
     def _keep_raw(self, turn: int, role: str, records: Iterable[Mapping[str, Any]]) -> None:
         """The raw records of an act that raised, kept in the episode."""
@@ -164,13 +181,13 @@ def run_episode(
     episode_id: str,
     run_seed: int,
     specs: Mapping[str, str] | None = None,
-    max_steps: int = 10_000,
+    max_steps: int = MAX_STEPS,
     timeout: float | None = None,
     cancel: Callable[[], bool] | None = None,
     resume_from: tuple[int, list[Event]] | None = None,
 ) -> Episode:
     """Play ``world`` to the end with one agent per role and return the recorded episode (see
-    :class:`EpisodeRun`; ``max_steps`` guards against a world whose protocol never ends).
+    :class:`EpisodeRun`; ``max_steps`` and :data:`STEPS_PER_TURN` guard against a world whose protocol never ends).
 
     ``timeout`` (seconds of wall-clock time) and ``cancel`` are checked between steps; the timeout also
     reaches into the steps (:mod:`simlab.core.deadline`): a live-model agent cuts its call in flight when it

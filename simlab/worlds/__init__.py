@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import importlib.metadata
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -75,7 +76,7 @@ def open_document(target: str | Path, options: Mapping[str, Any] | None = None) 
             raise EditError(f"world {target!r} has nothing to author; families with an editor: {', '.join(authors)}")
         return kind.new(options or {})
     path = Path(target)
-    if not path.exists():
+    if not os.path.lexists(path):
         raise EditError(f"{path}: no such file, and not a world family with an editor ({', '.join(authors)})")
     if not path.is_dir():  # a folder may hold a family's file; anything else must be a regular file
         try:

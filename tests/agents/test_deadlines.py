@@ -10,6 +10,7 @@ point is that a request stops instead of hanging, not how fast it does."""
 from __future__ import annotations
 
 import json
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -126,6 +127,45 @@ def test_a_judge_against_a_dripping_server_stops_at_the_bound(judged: Path):
     assert elapsed < BOUND + SLACK  # the requests queued behind the failed one are not asked
     assert outcome.failure is not None and f"APITimeoutError on {RETRIES + 1} attempts: {CUT}" in outcome.failure
     assert outcome.asked == 0 and load_run_judgments(judged) == ([], [])
+
+
+def test_the_judge_command_takes_the_request_limits_as_flags(judged: Path, capsys, monkeypatch):
+    monkeypatch.setenv(KEY_ENV, "sk-test")
+    with dripping() as server:
+        limits = ["--timeout", TIMEOUT, "--max-retries", RETRIES, "--max-wait-s", MAX_WAIT]
+        argv = ["judge", judged, "--judge", "craft-ps", "--model", "m", "--base-url", server.base_url, *limits]
+        began = time.monotonic()
+        code, _, err = cli(capsys, [*map(str, argv), "--api-key-env", KEY_ENV])
+        elapsed = time.monotonic() - began
+    assert code == 3 and f"APITimeoutError on {RETRIES + 1} attempts" in err and elapsed < BOUND + SLACK
+
+
+def test_a_name_lookup_that_never_answers_is_cut_at_the_deadline(monkeypatch):
+    """The system's resolver takes no timeout: a lookup that hangs is cut like a connect that does."""
+    looked_up: list[str] = []
+    released = threading.Event()
+
+    def hanging(host: str, *args: Any, **kwargs: Any) -> Any:
+        looked_up.append(host)
+        released.wait(60)
+        raise OSError("the test is over")
+
+    monkeypatch.setattr(openai_agent.socket, "getaddrinfo", hanging)
+    with dripping() as server:
+        slow = server.base_url.replace("127.0.0.1", "model.invalid")
+        agent = blocks_agent(server, base_url=slow, **LIMITS)
+        began = time.monotonic()
+        with pytest.raises(InfrastructureError) as caught:
+            agent.act(BUILDER_OBS)
+    released.set()
+    assert time.monotonic() - began < BOUND + SLACK and looked_up[0] == "model.invalid"
+    assert caught.value.reason.startswith("APITimeoutError") and server.stats.requests == 0
+
+
+def test_a_server_named_by_its_host_name_is_reached():
+    with FakeOpenAIServer(scripted_replies(BLOCKS_SCRIPT)) as server:
+        reply = blocks_agent(server, base_url=server.base_url.replace("127.0.0.1", "localhost")).act(BUILDER_OBS)
+    assert reply.action == PLACED and server.stats.served == 1
 
 
 def test_an_unstreamed_body_past_its_bound_is_not_read_whole(monkeypatch):

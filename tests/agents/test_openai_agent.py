@@ -17,7 +17,16 @@ from simlab.core.world import Observation
 from simlab.testing.openai_server import FakeOpenAIServer, FaultPlan, scripted_replies
 from simlab.testing.scripts import BLOCKS_SCRIPT
 from simlab.worlds import get_family
-from tests.agents.live_agents import BUILDER_OBS, KEY, KEY_ENV, MODEL, agent_settings, blocks_agent, episode_with
+from tests.agents.live_agents import (
+    BUILDER_OBS,
+    DIRECTOR_OBS,
+    KEY,
+    KEY_ENV,
+    MODEL,
+    agent_settings,
+    blocks_agent,
+    episode_with,
+)
 
 
 @pytest.fixture
@@ -210,9 +219,8 @@ def test_settings_are_checked_and_extra_fields_are_sent(blocks_server):
 def test_a_missing_key_variable_is_a_config_error(monkeypatch):
     monkeypatch.delenv(KEY_ENV)
     factory = discover().load_agent_factory("openai")
-    agent = factory("builder", MODEL, {"world": "blocks", "agent": {"api_key_env": KEY_ENV}})
-    with pytest.raises(ConfigError, match=KEY_ENV):
-        agent.reset(0, "builder", {})
+    with pytest.raises(ConfigError, match=KEY_ENV):  # when the agent is made: before a run folder is
+        factory("builder", MODEL, {"world": "blocks", "agent": {"api_key_env": KEY_ENV}})
 
 
 def test_roles_it_cannot_play_are_refused():
@@ -274,3 +282,26 @@ def test_a_rooms_answerer_on_mapping_sends_its_view_and_the_map_as_images():
         if isinstance(p, dict) and p.get("type") == "image"
     ]
     assert {p["name"] for p in recorded} >= {"view", "map"} and "base64" not in json.dumps(episode.raw)
+
+
+def test_a_reply_longer_than_any_reply_is_unreadable_not_handed_on():
+    huge = "<message>" + "go left " * 10_000 + "</message>"
+    with FakeOpenAIServer(scripted_replies({"You are director": huge})) as server:
+        said = blocks_agent(server, "D1", max_tokens=1_000_000).act(DIRECTOR_OBS)
+    assert said.message is None and "80,019 characters long, past the 50,000" in (said.problem or "")
+
+
+def test_a_key_of_any_shape_echoed_in_a_reply_is_never_recorded(tmp_path, monkeypatch):
+    """Local servers take keys of any shape: one that is no ``sk-...`` and that a server echoes in its reply
+    (content, reasoning, id) is still redacted from the recording, since it is the key in use."""
+    from simlab.runner.batch import RunConfig, run
+
+    key = "plainkey-CANARY-4711"
+    monkeypatch.setenv(KEY_ENV, key)
+    echoed = f"<think>my key is {key}</think>PLACE:gs:(0,1):0:CONFIRM:{key}"
+    with FakeOpenAIServer(scripted_replies({"You are the builder": echoed})) as server:
+        agents = ["builder=openai:" + MODEL]
+        builder = {"builder": agent_settings(server, text_only=True)}
+        run(RunConfig("blocks", 1, 1, agents=agents, settings={"turns": 2}, agent_settings=builder), tmp_path / "run")
+    written = "".join(p.read_text("utf-8") for p in (tmp_path / "run").rglob("*") if p.is_file())
+    assert key not in written and "[redacted]" in written

@@ -30,16 +30,25 @@ SECRET = "SECRET-7731"
         ("<think>plan</think>B", "plan", "B", False),
         ("  <THINK>a</Think>\n<think>b</think> hello", "a\n\nb", "hello", False),
         ("<think>cut off at the token lim", "cut off at the token lim", "", True),
-        ("no reasoning here <think>x</think>", "", "no reasoning here <think>x</think>", False),
+        ("Sure. <think>x</think> B", "x", "Sure. B", False),  # wherever a block stands
+        ("B\n<think>x</think>", "x", "B", False),
+        ("< think >x</ think >B", "x", "B", False),  # loosely written tags
+        ('<think type="plan">x</think>B', "x", "B", False),
+        ("<thinking>x</thinking>B", "x", "B", False),
+        ("<think>a<think>x</think>b</think>B", "a<think>x</think>b", "B", False),  # nested
+        ("x</think>B", "x", "B", False),  # the opening tag was in the prompt's template
+        ("<think>a</think>B<think>cut", "a\n\ncut", "", True),
+        ("a < b and c > d", "", "a < b and c > d", False),
     ],
 )
-def test_leading_reasoning_is_split_from_the_public_part(text, reasoning, public, unclosed):
+def test_reasoning_is_split_from_the_public_part(text, reasoning, public, unclosed):
     split = split_reasoning(text)
     assert (split.reasoning, split.public, split.unclosed) == (reasoning, public, unclosed)
 
 
 def test_other_tags_or_none_are_a_setting():
     assert split_reasoning("[[x]]y", ("[[", "]]")).public == "y"
+    assert split_reasoning("a ## x ## b", ("##", "##")) == split_reasoning("a [[ x ]] b", ("[[", "]]"))
     assert split_reasoning("<think>x</think>y", ()).public == "<think>x</think>y"
     assert AgentSettings.from_config("m", {"reasoning_tags": ["[[", "]]"]}).reasoning_tags == ("[[", "]]")
     with pytest.raises(ValueError, match="reasoning_tags"):

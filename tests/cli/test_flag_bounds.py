@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import textwrap
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -103,10 +102,9 @@ def test_a_flag_at_its_bound_is_taken(tmp_path, argv, flag, value, taken):
 
 
 def test_generate_boards_with_a_hundred_billion_tasks_is_refused_at_once(tmp_path, capsys):
-    started = time.monotonic()
     code, _, err = cli(capsys, "generate", "boards", "--n", "100000000000", "--out", tmp_path / "boards")
     assert code == 2 and "argument --n" in err and "at most 100,000" in err and "generate boards" in err
-    assert time.monotonic() - started < 5 and not (tmp_path / "boards").exists()
+    assert not (tmp_path / "boards").exists()
 
 
 @pytest.mark.parametrize(
@@ -121,10 +119,9 @@ def test_generate_boards_with_a_hundred_billion_tasks_is_refused_at_once(tmp_pat
 )
 def test_a_run_config_past_a_bound_is_refused_before_any_task_is_made(tmp_path, capsys, toml, said):
     (tmp_path / "run.toml").write_text(toml, encoding="utf-8")
-    started = time.monotonic()
     code, _, err = cli(capsys, "run", "--config", tmp_path / "run.toml", "--out", tmp_path / "run")
     assert code == 2 and said in err, err
-    assert time.monotonic() - started < 10 and not (tmp_path / "run").exists()
+    assert not (tmp_path / "run").exists()
 
 
 def test_episodes_times_repeats_past_a_run_is_refused_on_the_command_line(tmp_path, capsys):

@@ -246,3 +246,30 @@ def test_an_endpoint_failure_ends_the_episode_as_an_infrastructure_abort_keeping
         "InfrastructureError: the model endpoint at http://127.0.0.1:9/v1 failed: APIConnectionError on 6 attempts"
     )
     assert live.finished and live.finish().summary["infrastructure"]["role"] == "builder"
+
+
+def test_a_long_budget_plays_out_but_a_world_stuck_in_one_turn_is_stopped():
+    """The step guard follows turns: a legal budget of many turns is played to its end, while a world whose
+    turn never advances is stopped after STEPS_PER_TURN steps as the bug it is."""
+    from simlab.agents.resolve import AgentSpec, make_agents, role_specs
+    from simlab.runner.episode import STEPS_PER_TURN, run_episode
+    from simlab.worlds import get_family
+
+    family = get_family("blocks")
+    task = family.tasks.generate(1, 0)[0]
+    specs = role_specs(family, [AgentSpec.parse("director=silent"), AgentSpec.parse("builder=scripted")])
+
+    def play(world):
+        return run_episode(world, make_agents(family, specs, {}), "e", 0)
+
+    long = play(family.world(task, {"turns": 3_000}))  # 12,000 steps: past a guard of 10 * STEPS_PER_TURN
+    assert long.summary["turns"] == 3_000 and len(long.events) > 10 * STEPS_PER_TURN
+
+    class Stuck(family.world):
+        def step(self, reply):
+            events = super().step(reply)
+            self.turn = 1
+            return events
+
+    with pytest.raises(RuntimeError, match=f"within {STEPS_PER_TURN} steps of turn 1"):
+        play(Stuck(task, {"turns": 3_000}))

@@ -284,11 +284,20 @@ def test_the_loader_reads_the_real_format_and_skips_rows_it_cannot_use(tmp_path)
 
 
 def test_the_loader_refuses_what_is_not_the_dataset(tmp_path):
-    with pytest.raises(ValueError, match=r"no metadata\.csv"):
+    with pytest.raises(ValueError, match=r"the PAD-UFES-20 folder, which holds metadata\.csv"):
         load_pad_ufes(str(tmp_path))
     (tmp_path / "metadata.csv").write_text("patient_id,img_id\nPAT_1,PAT_1.png\n", encoding="utf-8")
     with pytest.raises(ValueError, match=r"lacks the column.*diagnostic"):
         load_pad_ufes(str(tmp_path))
+
+
+@pytest.mark.parametrize("folder", ["missing", "/dev/zero", "/etc"])
+def test_generate_with_a_folder_that_is_not_the_dataset_is_a_clear_error(tmp_path, capsys, folder):
+    from tests.fuzz.hostile import assert_handled
+
+    argv = ["generate", "puzzles", "--n", "2", "--group", "telehealth", "--telehealth-data", folder]
+    _, err = assert_handled(capsys, tmp_path, [*argv, "--out", tmp_path / "out"], codes=(2,))
+    assert "telehealth_data: expected the PAD-UFES-20 folder" in err and not (tmp_path / "out").exists()
 
 
 def test_real_instances_come_from_the_folder_and_are_played_as_labelled(tmp_path):

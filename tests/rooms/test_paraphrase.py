@@ -97,15 +97,23 @@ def test_an_unusable_reply_keeps_the_template_and_records_why(question, reply, e
 
 
 def test_api_errors_are_retried_then_keep_the_template(question):
-    plan = FaultPlan(schedule={1: "503", 3: "malformed", 4: "500", 5: "500"})
+    plan = FaultPlan(schedule={1: "503", 3: "malformed", 4: "malformed", 5: "500", 6: "500"})
     with FakeOpenAIServer(reworded, faults=plan) as fake:
-        retried = paraphrase_question(question, settings(fake, max_retries=1))  # 503, then the answer
+        quick = settings(fake, max_retries=1, backoff_s=0.01)
+        retried = paraphrase_question(question, quick)  # 503, then the answer
         assert retried.options[0] == "the green seat" and fake.stats.requests == 2
-        malformed = paraphrase_question(question, settings(fake))  # the client does not retry a broken body
-        failed = paraphrase_question(question, settings(fake, max_retries=1))
-    assert "JSONDecodeError" in malformed.details["paraphrase_error"] and malformed.text == question.text
-    assert "InternalServerError" in failed.details["paraphrase_error"] and failed.options == question.options
+        malformed = paraphrase_question(question, quick)
+        failed = paraphrase_question(question, quick)
+    assert "response body is not JSON on 2 attempts" in malformed.details["paraphrase_error"]
+    assert "HTTP 500 InternalServerError on 2 attempts" in failed.details["paraphrase_error"]
+    assert malformed.text == question.text and failed.options == question.options
     assert KEY not in failed.details["paraphrase_error"]
+
+
+def test_a_dripping_server_is_cut_at_the_timeout(question):
+    with FakeOpenAIServer(reworded, faults=FaultPlan(rates={"drip": 1.0}, drip_ms=500)) as fake:
+        out = paraphrase_question(question, settings(fake, timeout=1, max_retries=0))
+    assert "APITimeoutError" in out.details["paraphrase_error"] and out.text == question.text
 
 
 def test_yes_no_options_and_numbers_are_kept():

@@ -9,6 +9,7 @@ that ``load`` reads back; ``validate`` names the first bad field. Groups are the
 from __future__ import annotations
 
 import itertools
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -100,7 +101,7 @@ def load(path: Path) -> list[dict[str, Any]]:
     path = Path(path)
     if path.is_dir():
         index = path / INDEX_FILE
-        files = _index_files(index) if index.exists() else sorted(path.glob("board_*.json"))
+        files = _index_files(index) if os.path.lexists(index) else sorted(path.glob("board_*.json"))
         return [task for f in files for task in load(f)]
     data = read_json(path)
     if isinstance(data, Mapping) and data.get("format") == INDEX_FORMAT:

@@ -16,6 +16,7 @@ not of this shape is refused with a FormatError naming the entry and the field.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeGuard
@@ -89,7 +90,7 @@ def _spans(path: Path, where: str, raw: Any) -> list[tuple[int, Cell, Cell]]:
     spans = []
     for layer, pairs in raw.items():
         place = f"{where}[{str(layer)[:20]!r}]"
-        if not str(layer).isdigit() or not isinstance(pairs, list):
+        if not re.fullmatch("[0-9]{1,4}", str(layer)) or not isinstance(pairs, list):  # not '²', not 5,000 digits
             raise FormatError(path, place, "expected a layer number holding a list of cell pairs")
         for pair in pairs:
             if not isinstance(pair, list) or len(pair) != 2:

@@ -36,13 +36,13 @@ from simlab.worlds.blocks.model import CELLS, Cell, Move, adjacent, is_large
 
 DIRECTORS = ("D1", "D2", "D3")
 MAX_ENTRIES = 10_000  # turns in one file: a game has 20; far more is not a game log
-_CELL_ENTRY = re.compile(r"'\((\d),(\d)\)':\s*\[([^\]]*)\]")
+_CELL_ENTRY = re.compile(r"'\((\d),(\d)\)':\s*\[([^\]]*)\]", re.ASCII)  # ASCII: int() refuses '²'; \d takes it
 _CODE = re.compile(r"'([a-z]{1,3})'")
-_BOARD_SHAPE = re.compile(r"\{\s*(?:'\(\d,\d\)':\s*\[[^\]]*\]\s*,?\s*)*\}")
+_BOARD_SHAPE = re.compile(r"\{\s*(?:'\(\d,\d\)':\s*\[[^\]]*\]\s*,?\s*)*\}", re.ASCII)
 _MOVE = re.compile(
     r"Action:\s*(?P<action>place|remove)\s*,\s*(?:(?P<block>[a-z]{2})\s*,\s*)?"
-    r"Layer:\s*(?P<layer>\d+)\s*,\s*Position:\s*\((?P<row>\d)\s*,\s*(?P<col>\d)\)",
-    re.IGNORECASE,
+    r"Layer:\s*(?P<layer>\d{1,4})\s*,\s*Position:\s*\((?P<row>\d)\s*,\s*(?P<col>\d)\)",
+    re.IGNORECASE | re.ASCII,
 )
 NO_MOVE = "No Move Executed"
 

@@ -16,6 +16,7 @@ The total block count (a large block counting in both cells) is ``21 + h(1,1) + 
 
 from __future__ import annotations
 
+import os
 import random
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -186,7 +187,7 @@ def load_structures(path: str | Path) -> list[Structure]:
     p = Path(path)
     if p.is_dir():
         index = p / INDEX_FILE
-        if index.exists():
+        if os.path.lexists(index):  # a link to nowhere (or to itself) is refused by the reader, by name
             return _load_index(index)
         return [_load_one(f) for f in sorted(p.glob("structure_*.json"))]
     data = read_json(p)

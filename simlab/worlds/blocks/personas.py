@@ -60,9 +60,9 @@ def reference_archetype(structure_index: int, director: str, run: int = PAPER_RU
 
 def structure_index(task: Mapping[str, Any]) -> int:
     """The structure's place in its CRAFT dataset: ``craft_index`` when the task came from a CRAFT file (the
-    loader records it), else the number in its id (``structure_007`` -> 7), else 0."""
+    loader records it), else the number in its id (``structure_007`` -> 7; its last 18 digits when longer), else 0."""
     index = task.get("craft_index")
     if isinstance(index, int) and not isinstance(index, bool) and index >= 0:
         return index
-    digits = re.findall(r"\d+", str(task.get("id", "")))
-    return int(digits[-1]) if digits else 0
+    digits = re.findall(r"[0-9]+", str(task.get("id", "")))
+    return int(digits[-1][-18:]) if digits else 0  # its last 18 digits: int() refuses thousands

@@ -60,7 +60,7 @@ _COLON = re.compile(r"\b(PLACE|REMOVE|CLARIFY)\s*:", re.IGNORECASE)
 _AT = re.compile(r"\b(PLACE|REMOVE)\s+(?:[a-z]{2}\s*)?@", re.IGNORECASE)  # the candidate listing's form
 _CLARIFY_WORD = re.compile(r"\b(CLARIFY)\s+\S")  # CLARIFY 'question' (capitals only: prose says "clarify")
 _MARKUP = str.maketrans("", "", "*`")
-_LAYER = re.compile(r"^(?:layer|level|l)?\s*=?\s*(-?\d+)$", re.IGNORECASE)
+_LAYER = re.compile(r"^(?:layer|level|l)?\s*=?\s*(-?\d{1,6})$", re.IGNORECASE | re.ASCII)  # int() reads it
 _CELL = r"\(?\s*-?\d+\s*,\s*-?\d+\s*\)?"
 _DESCRIBED = re.compile(
     rf"^(?P<block>[a-z]{{2}})?\s*@\s*(?P<cell>{_CELL})\s*(?:layer|l)\s*(?P<layer>-?\d+)"
@@ -155,7 +155,7 @@ def _cell(text: str, what: str) -> Cell:
 def _layer(text: str) -> int:
     found = _LAYER.match(text.strip())
     if found is None:
-        raise ReplyError(f"layer {text!r} is not a number like 0")
+        raise ReplyError(f"layer {text[:40]!r} is not a number like 0")
     return int(found.group(1))
 
 

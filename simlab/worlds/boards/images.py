@@ -23,6 +23,7 @@ the pixels are the same on every machine.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -467,7 +468,7 @@ def legend_image(cell_px: int = CELL_PX) -> Image.Image:
 def _level_of(name: str) -> int | None:
     """K of a ``target_level_K`` picture name, else None."""
     head, _, tail = name.rpartition("_")
-    return int(tail) if head == "target_level" and tail.isdigit() else None
+    return int(tail) if head == "target_level" and re.fullmatch("[0-9]{1,9}", tail) else None
 
 
 def _observation_picture(name: str, data: Mapping[str, Any]) -> Image.Image | None:

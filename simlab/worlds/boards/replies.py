@@ -30,7 +30,7 @@ def parse_robot_reply(text: str) -> dict[str, str]:
             break
         try:
             found, _end = _DECODER.raw_decode(text, start)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: JSON nested past the decoder's own recursion
             found = None
         if isinstance(found, dict) and "status" in found:
             break

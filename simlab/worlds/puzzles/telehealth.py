@@ -51,7 +51,7 @@ from typing import Any
 from PIL import Image, ImageDraw, ImageFilter
 
 from simlab.core.errors import FormatError
-from simlab.core.reading import read_bytes, read_text
+from simlab.core.reading import read_bytes, read_text, resolved
 from simlab.render.images import text_font
 from simlab.worlds.puzzles.puzzle import DO, PRIVATE, Puzzle, Step
 
@@ -203,22 +203,24 @@ def patient_of(row: Mapping[str, str]) -> dict[str, Any]:
 def load_pad_ufes(folder: str) -> tuple[dict[str, Any], ...]:
     """Every usable row of the PAD-UFES-20 dataset in ``folder`` (its ``metadata.csv``, the PNGs anywhere
     below it), sorted by image id: ``{"img_id", "path", "diagnosis", "patient"}``. Rows whose image is missing
-    or whose diagnosis is not one of the six are left out; ValueError when the folder is not the dataset."""
-    root = Path(folder).expanduser().resolve()
+    or whose diagnosis is not one of the six are left out; FormatError when the folder is not the dataset."""
+    root = resolved(Path(folder).expanduser())
     table = root / "metadata.csv"
     if not table.is_file():
-        raise ValueError(f"telehealth_data: no metadata.csv in {root}")
+        raise FormatError(root, "", "telehealth_data: expected the PAD-UFES-20 folder, which holds metadata.csv")
     images = {p.name: p for p in sorted(root.rglob("*.png")) if p.is_file()}
     reader = csv.DictReader(io.StringIO(read_text(table, MAX_TABLE_BYTES), newline=""))
     try:
         missing = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
         if missing:
-            raise ValueError(f"telehealth_data: metadata.csv lacks the column(s) {', '.join(missing)}")
+            raise FormatError(
+                table, "line 1", f"telehealth_data: metadata.csv lacks the column(s) {', '.join(missing)}"
+            )
         rows = [row for row in reader if row["diagnostic"] in DISEASES and row["img_id"] in images]
     except csv.Error as exc:  # a field past csv's own bound (128 KiB), a NUL byte
-        raise ValueError(f"telehealth_data: {table}, line {reader.line_num}: {exc}") from None
+        raise FormatError(table, f"line {reader.line_num}", f"telehealth_data: {exc}") from None
     if not rows:
-        raise ValueError(f"telehealth_data: no row of {table} has one of the six diagnoses and its image")
+        raise FormatError(table, "", "telehealth_data: no row has one of the six diagnoses and its image")
     found = (
         {
             "img_id": r["img_id"],

@@ -19,6 +19,7 @@ A drag keeps the object's yaw; what stands on an object moves with it (see the d
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -99,7 +100,8 @@ def new_id(scene: Scene, category: str, taken: Iterable[str] = ()) -> str:
     """``sofa_3``: the category's name and one more than the highest number its objects have."""
     stem = category.replace(" ", "_").lower()
     used = {o.id for o in scene.objects} | set(taken)
-    numbers = [int(i.rsplit("_", 1)[1]) for i in used if i.rsplit("_", 1)[0] == stem and i.rsplit("_", 1)[1].isdigit()]
+    numbered = (re.fullmatch(rf"{re.escape(stem)}_([0-9]{{1,9}})", i) for i in used)  # not '²', not 5,000 digits
+    numbers = [int(found.group(1)) for found in numbered if found]
     return f"{stem}_{max(numbers, default=0) + 1}"
 
 

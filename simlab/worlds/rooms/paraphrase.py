@@ -3,13 +3,14 @@
 The paper has an LLM rephrase each templated question so that the wording varies while the meaning stays.
 :func:`paraphrase_question` asks any OpenAI-compatible chat endpoint (the openai agent's settings shape:
 ``base_url`` (default ``$OPENAI_BASE_URL``, else OpenAI's), ``model``, ``api_key_env``, ``temperature``,
-``timeout``, ``max_retries``) for a strict JSON reply ``{"question": ..., "options": [...]}``, checks it,
-and returns the question reworded with the template form kept in ``details``. The option order, the answer
-letter and what each option stands for never change; a reply that is not such JSON (or changes the number
-of options, their numbers or makes two alike) and an endpoint that fails past its retries leave the
-template form, with ``details["paraphrase_error"]`` saying why. The API key is read from the environment
-variable named by ``api_key_env`` and never recorded. Yes/no options (cognitive mapping) are the answers
-themselves: only the question text is reworded there.
+``timeout``, ``max_retries``, ``backoff_s``, ``max_wait_s``; sent by the agents' own caller, so each attempt
+is held to ``timeout`` however the server sends its bytes) for a strict JSON reply ``{"question": ...,
+"options": [...]}``, checks it, and returns the question reworded with the template form kept in ``details``.
+The option order, the answer letter and what each option stands for never change; a reply that is not such
+JSON (or changes the number of options, their numbers or makes two alike) and an endpoint that fails past its
+retries leave the template form, with ``details["paraphrase_error"]`` saying why. The API key is read from the
+environment variable named by ``api_key_env`` and never recorded. Yes/no options (cognitive mapping) are the
+answers themselves: only the question text is reworded there.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from dataclasses import replace
 from typing import Any
 
 from simlab.agents.endpoint import KEY_ENV, default_base_url
+from simlab.core.errors import ConfigError
 from simlab.worlds.rooms.tasks import YES_NO, Question
 
 __all__ = ["DEFAULTS", "ParaphraseError", "paraphrase_question", "parse_paraphrase"]
@@ -106,32 +108,25 @@ def _check_numbers(old: str, new: str, where: str) -> None:
 
 
 def _ask(settings: Mapping[str, Any], text: str, options: Sequence[str]) -> str:
-    """One chat request (the client retries transient failures ``max_retries`` times); the reply text."""
-    import openai
+    """One chat request through the agents' caller (retried ``max_retries`` times, each attempt held to
+    ``timeout`` however the server sends its bytes); the reply text."""
+    from simlab.agents.openai_agent import AgentSettings, ChatCaller
 
-    key = os.environ.get(str(settings["api_key_env"]))
-    if not key:
-        raise ParaphraseError(f"environment variable {settings['api_key_env']} is not set")
     if not settings.get("model"):
         raise ParaphraseError("no paraphrase model configured (settings 'model')")
-    client = openai.OpenAI(
-        api_key=key,
-        base_url=str(settings["base_url"]),
-        timeout=float(settings["timeout"]),
-        max_retries=int(settings["max_retries"]),
-    )
+    names = ("base_url", "api_key_env", "temperature", "timeout", "max_retries", "backoff_s", "max_wait_s")
+    values = {name: settings[name] for name in names if settings.get(name) is not None}
+    caller = ChatCaller(AgentSettings.from_config(str(settings["model"]), values))
     try:
-        params = {"temperature": settings["temperature"]} if settings.get("temperature") is not None else {}
-        response = client.chat.completions.create(
-            model=str(settings["model"]), messages=_messages(text, options), **params
-        )
-    finally:
-        client.close()
-    choice = response.choices[0] if response.choices else None
-    content = choice.message.content if choice is not None else None
-    if not content:
+        caller.connect()
+    except ConfigError as exc:
+        raise ParaphraseError(str(exc)) from None
+    completion = caller.complete(_messages(text, options))
+    if completion.failure is not None:
+        raise ParaphraseError(str(completion.failure))
+    if not completion.content:
         raise ParaphraseError("the reply is empty")
-    return content
+    return completion.content
 
 
 def _messages(text: str, options: Sequence[str]) -> list[dict[str, str]]:
