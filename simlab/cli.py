@@ -514,6 +514,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     if args.resume:
         _refuse_changes_on_resume(args)
+    else:  # never a new run inside what it reads
+        from simlab.core.writing import check_output_folder
+
+        inputs = [p for p in (args.tasks_path, args.config) if p is not None]
+        check_output_folder(args.out, "run --out", inputs=inputs)
     config = None if args.resume else _run_config(args)
     concurrency, timeout = _runtime_options(args)
     stop = threading.Event()

@@ -94,7 +94,7 @@ from simlab.core.deadline import Deadline, EpisodeTimedOut, episode_deadline
 from simlab.core.errors import ConfigError, InfrastructureError
 from simlab.core.family import ReplyError, ReplyProtocol, WorldFamily
 from simlab.core.limits import MAX_RETRIES, MAX_WAIT_S, shown
-from simlab.core.secrets import remember_key, scrub_text
+from simlab.core.secrets import remember_key, scrub_text, value_is_secret
 from simlab.core.seeding import stable_seed
 from simlab.core.world import Observation, Reply
 from simlab.render.images import data_url, to_png_bytes
@@ -332,6 +332,11 @@ class ChatCaller:
         if self._client is not None:
             return
         name = self.settings.api_key_env
+        if value_is_secret(name) or not name.isidentifier():  # the key itself, given where its variable's name goes
+            raise ConfigError(
+                "api_key_env (--api-key-env) takes the NAME of the variable that holds the key, e.g. OPENAI_API_KEY; "
+                "what was given is not a variable name (not shown: it may be the key itself)"
+            )
         key = os.environ.get(name)
         if not key:
             raise ConfigError(

@@ -13,6 +13,7 @@ resumes by re-running the episodes the index does not list; their half-written f
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
@@ -20,7 +21,7 @@ import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from simlab.core.episode import EPISODE_FORMAT, EPISODE_VERSION, Episode
 from simlab.core.errors import ConfigError, FormatError
@@ -166,6 +167,28 @@ def _index_line(raw: bytes, index: Path, lineno: int) -> dict[str, Any]:
     return dict(obj)
 
 
+LOCK_FILE = ".lock"
+
+
+def hold_run(path: Path) -> BinaryIO:
+    """``path/.lock`` open, holding an exclusive lock on the run for this process (POSIX locks: released when
+    the file is closed or the process ends, however it ends); ConfigError when another process holds it, so
+    two resumes of one folder never both append episodes."""
+    flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path / LOCK_FILE, flags, 0o644)
+    except OSError as exc:  # ELOOP: a link planted there
+        raise FormatError(path / LOCK_FILE, "", f"expected SimLab's lock file ({exc.strerror or exc})") from None
+    try:
+        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        raise ConfigError(
+            f"{path}: another SimLab process is writing this run; let it finish (or stop it) and resume then"
+        ) from None
+    return os.fdopen(fd, "rb")
+
+
 def check_episode_id(episode_id: str, what: str = "episode id") -> str:
     """``episode_id`` when it can name a file in a run folder; ConfigError otherwise (ids come from task files)."""
     if not isinstance(episode_id, str) or not SAFE_ID.match(episode_id):
@@ -213,6 +236,7 @@ class RunWriter:
             write_json_atomic(config_path, {"format": RUN_FORMAT, "version": RUN_VERSION, "config": self.config}, 2)
         make_folder(self.path, EPISODES_DIR)
         self._lock = threading.Lock()
+        self._held = hold_run(self.path)  # the lock lasts as long as this writer (closed with it)
 
     def add(self, episode: Episode) -> dict[str, Any]:
         """Write the episode file, then append its summary line (fsynced). Returns the index entry."""

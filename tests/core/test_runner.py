@@ -1,10 +1,13 @@
+import gc
 import json
+import subprocess
+import sys
 
 import pytest
 
 from simlab.core.errors import ConfigError
 from simlab.core.plugins import Registry
-from simlab.core.recording import INDEX_FILE, RUN_FILE, load_episode, load_run
+from simlab.core.recording import INDEX_FILE, RUN_FILE, RunWriter, load_episode, load_run
 from simlab.runner.batch import RunConfig, run
 
 AGENTS = ("director=oracle", "builder=scripted")
@@ -273,3 +276,18 @@ def test_a_long_budget_plays_out_but_a_world_stuck_in_one_turn_is_stopped():
 
     with pytest.raises(RuntimeError, match=f"within {STEPS_PER_TURN} steps of turn 1"):
         play(Stuck(task, {"turns": 3_000}))
+
+
+def test_a_second_writer_of_a_run_is_refused_while_the_first_holds_it(tmp_path):
+    """Two resumes of one folder at once appended the same episodes twice; the first writer now holds the
+    run's lock, and a writer in another process is refused until it lets go."""
+    out = tmp_path / "run"
+    run(_config(episodes=1), out, registry=Registry())
+    held = RunWriter(out, {}, resume=True)
+    child = "import sys; from simlab.core.recording import RunWriter; RunWriter(sys.argv[1], {}, resume=True)"
+    refused = subprocess.run([sys.executable, "-c", child, str(out)], capture_output=True, text=True, timeout=120)
+    assert refused.returncode != 0 and "another SimLab process is writing this run" in refused.stderr
+    del held
+    gc.collect()  # the lock file closes with the writer, and the lock with it
+    again = subprocess.run([sys.executable, "-c", child, str(out)], capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0, again.stderr[-500:]

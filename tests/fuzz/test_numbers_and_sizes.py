@@ -6,6 +6,7 @@ one clear line, never an internal error."""
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -89,3 +90,28 @@ def test_unreadable_index_lines_are_named_then_counted(small_run, tmp_path, monk
     assert len(loaded.summaries) == 3 and len(loaded.problems) == 3
     assert "line 4" in loaded.problems[0] and "line 5" in loaded.problems[1]
     assert loaded.problems[2] == f"{run / INDEX_FILE}: 3 more unreadable lines"
+
+
+CRAFT_LOG = REPO / "tests" / "blocks" / "fixtures" / "craft_log_small.json"
+
+
+@pytest.mark.parametrize(
+    ("place", "value"),
+    [
+        (("experiment_info", "max_turns"), math.nan),  # the reference writes NaN and Infinity; we record JSON
+        (("experiment_info", "timestamp"), math.inf),
+        (("games", 0, "complexity"), math.nan),
+        (("games", 0, "turns", 0, "builder_followed_oracle"), math.inf),
+        (("games", 0, "turns", 0, "structure_before", "(0,0)"), ["a", "b"]),  # codes too short to be blocks
+    ],
+)
+def test_a_craft_log_with_odd_values_imports_with_them_noted_or_dropped(tmp_path, capsys, place, value):
+    data = json.loads(CRAFT_LOG.read_text(encoding="utf-8"))
+    parent = data
+    for key in place[:-1]:
+        parent = parent[key]
+    parent[place[-1]] = value
+    log = tmp_path / "log.json"
+    log.write_text(json.dumps(data), encoding="utf-8")  # NaN and Infinity as the reference writes them
+    out = tmp_path / "out"
+    assert_handled(capsys, tmp_path, ["import", "craft", log, "--out", out], allowed_writes=[out], codes=(0,))

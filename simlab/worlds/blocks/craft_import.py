@@ -13,6 +13,7 @@ logged progress metrics against :func:`simlab.worlds.blocks.metrics.progress_fro
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -154,13 +155,31 @@ def craft_log_from_data(path: str | Path, data: Mapping[str, Any]) -> CraftImpor
         skipped.append("experiment_info.models is not an object: models unknown")
         raw_models = {}
     models = {str(k): str(v) for k, v in raw_models.items()}
-    settings = {k: v for k, v in info.items() if k != "models"}
+    settings = {k: _finite(v, f"experiment_info.{k}", skipped) for k, v in info.items() if k != "models"}
     games_raw = data.get("games")
     if not isinstance(games_raw, list):
         skipped.append("games missing: nothing imported")
         games_raw = []
     games = [_import_game(g, k, skipped) for k, g in enumerate(games_raw) if isinstance(g, Mapping)]
     return CraftImport(str(path), models, settings, games, skipped)
+
+
+def _flag(value: Any) -> bool | None:
+    """A logged yes/no: true or false as logged, anything else (null, a number, NaN) unknown."""
+    return value if isinstance(value, bool) else None
+
+
+def _finite(value: Any, where: str, skipped: list[str]) -> Any:
+    """``value`` with every NaN or infinity (the reference writes them; recordings are strict JSON) made
+    null, each noted by where it was."""
+    if isinstance(value, float) and not math.isfinite(value):
+        skipped.append(f"{where}: {value} is not a finite number; kept as null")
+        return None
+    if isinstance(value, Mapping):
+        return {k: _finite(v, f"{where}.{k}", skipped) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v, f"{where}[{i}]", skipped) for i, v in enumerate(value)]
+    return value
 
 
 class Notes:
@@ -196,7 +215,7 @@ def _import_game(raw: Mapping[str, Any], index: int, skipped: list[str]) -> Craf
         target_codes=target_codes,
         target=target,
         archetypes=archetypes,
-        complexity=raw.get("complexity"),
+        complexity=raw["complexity"] if isinstance(raw.get("complexity"), str) else None,
         final_progress=_float(raw.get("final_progress")),
         stopping_reason=raw.get("stopping_reason"),
         turns=turns,
@@ -231,7 +250,7 @@ def _import_turn(
         executed=executed,
         error_text=str(error_text) if error_text is not None else None,
         error=move_error_from_text(str(error_text)) if error_text is not None else None,
-        followed_oracle=raw.get("builder_followed_oracle"),
+        followed_oracle=_flag(raw.get("builder_followed_oracle")),
         logged_metrics=_logged_metrics(progress_data, tnote) if executed else None,
         codes_after=codes_after,
         board_after=_after_board(codes_after, board_before, move, executed, nxt, game, tnote),

@@ -35,8 +35,8 @@ def color_of(code: str) -> str:
 
 
 def is_large(code: str) -> bool:
-    """True for a two-cell block code."""
-    return code[1] == "l"
+    """True for a two-cell block code (a code too short to say is not one)."""
+    return code[1:2] == "l"
 
 
 def is_block_code(code: object) -> bool:
