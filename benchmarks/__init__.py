@@ -14,3 +14,12 @@ def timed(fn: Callable[[], object], repeats: int) -> float:
         fn()
         samples.append(time.perf_counter() - start)
     return statistics.median(samples)
+
+
+def row(name: str, seconds: float, baseline_name: str, baseline: float, unit: str = "ms") -> None:
+    """One figure and its baseline on a line, with their ratio."""
+    scale = 1000 if unit == "ms" else 1e6
+    print(
+        f"{name:<38} {seconds * scale:10.3f} {unit}   baseline {baseline_name:<28} "
+        f"{baseline * scale:10.3f} {unit}   ratio {seconds / baseline:6.2f}x"
+    )

@@ -108,6 +108,10 @@ def main() -> int:
     from benchmarks import live
 
     live.main()
+    print()
+    from benchmarks import search
+
+    search.main()
     bench_gui()
     return 0
 

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from simlab.analysis.judgments import RunJudgments
     from simlab.core.episode import Episode
     from simlab.core.family import Importer, WorldFamily
+    from simlab.core.notes import Mark, RunNotes
     from simlab.core.recording import Run
     from simlab.runner.batch import RunConfig
 
@@ -110,7 +111,10 @@ def _parser() -> argparse.ArgumentParser:
 
     gui = sub.add_parser("gui", help="open the desktop app (default: on the bundled demo run)")
     gui.add_argument(
-        "path", nargs="*", type=Path, help="a run folder or an episode file; several run folders open side by side"
+        "path",
+        nargs="*",
+        help="a run folder or an episode file; several run folders open side by side; or a link "
+        "simlab://open?run=PATH&episode=ID&turn=N (what `search` and the app's 'copy link' give)",
     )
     gui.add_argument("--episode", help="open this episode of the (first) run (default: its first)")
     gui.add_argument("--turn", type=TURN, help=f"at this turn ({TURN.range()}, within the episode; default 0)")
@@ -305,6 +309,7 @@ def _parser() -> argparse.ArgumentParser:
     plug.set_defaults(func=_cmd_plugins)
     _add_judge(sub)
     _add_validity(sub)
+    _add_search_and_notes(sub)
     return parser
 
 
@@ -389,6 +394,7 @@ def _cmd_default(args: argparse.Namespace) -> int:
 
 
 def _cmd_gui(args: argparse.Namespace) -> int:
+    paths, episode, turn = _gui_targets(args)  # a bad link is said before any display is needed
     if not _has_display():
         raise SimlabError(
             "the desktop app needs a display, and there is none here (DISPLAY is not set): run it on a machine "
@@ -400,7 +406,20 @@ def _cmd_gui(args: argparse.Namespace) -> int:
         raise SimlabError(f"the desktop app needs the GUI packages ({exc.name}): pip install -e '.[gui]'") from None
     from simlab.runner.demo import DEMO_RUN
 
-    return run_app(args.path or [DEMO_RUN], episode=args.episode, turn=args.turn)
+    return run_app(paths or [DEMO_RUN], episode=episode, turn=turn)
+
+
+def _gui_targets(args: argparse.Namespace) -> tuple[list[Path], str | None, int | None]:
+    """``gui``'s runs, episode and turn: as given, or from a ``simlab://`` link given alone."""
+    from simlab.core.links import is_turn_url, parse_turn_url
+
+    given = [str(p) for p in args.path or []]
+    if not any(is_turn_url(p) for p in given):
+        return [Path(p) for p in given], args.episode, args.turn
+    if len(given) > 1 or args.episode is not None or args.turn is not None:
+        raise SimlabError("a simlab:// link names the run, episode and turn itself: give it alone")
+    link = parse_turn_url(given[0])
+    return [link.run], link.episode, link.turn
 
 
 def _cmd_edit(args: argparse.Namespace) -> int:
@@ -947,7 +966,8 @@ def _replay_export(args: argparse.Namespace, episode: Episode) -> Callable[[Path
     if args.export == "html":
         from simlab.render.transcript import episode_html
 
-        return lambda out: out.write_text(episode_html(episode), encoding="utf-8")
+        marks = _episode_marks(args.source, episode.episode_id)
+        return lambda out: out.write_text(episode_html(episode, marks=marks), encoding="utf-8")
     from simlab.render.animation import write_animation
 
     first, last = (0 if args.first is None else args.first), (last_turn if args.last is None else args.last)
@@ -959,6 +979,13 @@ def _replay_export(args: argparse.Namespace, episode: Episode) -> Callable[[Path
             f"{limits.MAX_FRAMES} (each is kept in memory until the file is written); animate a part"
         )
     return lambda out: write_animation(episode, first, last, out, camera=args.camera, dialogue=args.with_dialogue)
+
+
+def _episode_marks(source: Path, episode_id: str) -> list[Mark]:
+    """The run's notes on the episode, when ``replay`` was given a run folder (an episode file has none)."""
+    from simlab.core.notes import RunNotes
+
+    return RunNotes.load(source).marks_of(episode_id) if source.is_dir() else []
 
 
 def _cmd_schema(args: argparse.Namespace) -> int:
@@ -1071,6 +1098,112 @@ def _cmd_judge(args: argparse.Namespace) -> int:
         print(f"error: stopped early: {outcome.failure}; run the same command again to go on", file=sys.stderr)
         return 3
     return 130 if stop.is_set() else 0
+
+
+# ---- search and notes (issue 27) ---------------------------------------------------------------------------
+LIMIT = Bound(1, 1_000, "the most hits one search returns")
+
+
+def _add_search_and_notes(sub: argparse._SubParsersAction) -> None:
+    search = sub.add_parser(
+        "search",
+        help="full-text search of everything said in a run: messages, reasoning, errors and mistakes by kind",
+        description="Searches RUN/search.sqlite (made on first use, then updated as episodes land). QUERY is "
+        'FTS5 syntax: words, "a phrase", a OR b, prefix*, kind:error, role:builder; other text is searched '
+        "as a phrase.",
+    )
+    search.add_argument("run_dir", type=Path, metavar="RUN")
+    search.add_argument("query", metavar="QUERY")
+    search.add_argument("--limit", type=LIMIT, default=20, help=f"hits to show, best first ({LIMIT.range()})")
+    search.add_argument("--format", choices=("table", "json"), default="table")
+    search.set_defaults(func=_cmd_search)
+
+    note = sub.add_parser("note", help="tag, annotate or bookmark an episode or a turn (kept in RUN/notes.json)")
+    note.add_argument("run_dir", type=Path, metavar="RUN")
+    note.add_argument("episode", metavar="EPISODE")
+    note.add_argument("--turn", type=TURN, help=f"a turn of the episode ({TURN.range()}; default: the episode)")
+    note.add_argument("--tag", action="append", default=[], help="add this tag (repeatable)")
+    note.add_argument("--untag", action="append", default=[], help="remove this tag (repeatable)")
+    note.add_argument("--text", help='the note\'s text ("" removes it)')
+    note.add_argument("--bookmark", action="store_true", help="bookmark it, or remove its bookmark")
+    note.set_defaults(func=_cmd_note)
+
+    notes = sub.add_parser("notes", help="list a run's notes, tags and bookmarks")
+    notes.add_argument("run_dir", type=Path, metavar="RUN")
+    notes.add_argument("--tag", help="only those with this tag")
+    notes.add_argument("--format", choices=("table", "json"), default="table")
+    notes.set_defaults(func=_cmd_notes)
+
+
+def _cmd_search(args: argparse.Namespace) -> int:
+    from simlab.analysis.search import hits_table, search_run
+
+    hits, update = search_run(args.run_dir, args.query, args.limit)
+    for problem in update.problems[:MAX_WARNINGS]:
+        print(f"warning: {problem}", file=sys.stderr)
+    if args.format == "json":
+        print(json.dumps({"query": args.query, "hits": [h.to_json(args.run_dir) for h in hits]}, indent=2))
+    else:
+        print(hits_table(hits, args.run_dir))
+    return 0
+
+
+def _cmd_note(args: argparse.Namespace) -> int:
+    from simlab.core.notes import change_notes
+
+    if not (args.tag or args.untag or args.text is not None or args.bookmark):
+        raise SimlabError("say what to note: --tag, --untag, --text or --bookmark")
+    _check_turn(args.run_dir, args.episode, args.turn)
+
+    def change(notes: RunNotes) -> None:
+        for tag in args.tag:
+            notes.add_tag(args.episode, args.turn, tag)
+        for tag in args.untag:
+            notes.remove_tag(args.episode, args.turn, tag)
+        if args.text is not None:
+            notes.set_note(args.episode, args.turn, args.text)
+        if args.bookmark:
+            notes.toggle_bookmark(args.episode, args.turn)
+
+    mark = change_notes(args.run_dir, change).get(args.episode, args.turn)
+    print(_mark_line(mark) if mark is not None else f"{args.episode}: nothing noted")
+    return 0
+
+
+def _check_turn(run_dir: Path, episode_id: str, turn: int | None) -> None:
+    """ConfigError unless ``episode_id`` is an episode of the run and ``turn`` one of its turns."""
+    from simlab.core.errors import ConfigError
+    from simlab.core.recording import load_run
+
+    run = load_run(run_dir)
+    try:
+        episode = run.load_episode(episode_id)
+    except KeyError:
+        raise ConfigError(f"{run_dir}: no episode {episode_id!r} in its index") from None
+    if turn is not None and turn > episode.last_turn:
+        raise ConfigError(f"--turn {turn}: episode {episode_id} has turns 0..{episode.last_turn}")
+
+
+def _mark_line(mark: Mark) -> str:
+    """A mark in one line; its note's control characters as spaces (a run from elsewhere is printed safely)."""
+    import re
+
+    where = mark.episode_id if mark.turn is None else f"{mark.episode_id} turn {mark.turn}"
+    said = [f"tags {' '.join(mark.tags)}" if mark.tags else "", "bookmarked" if mark.bookmark else ""]
+    note = ": " + re.sub(r"[\x00-\x1f\x7f-\x9f]", " ", mark.note) if mark.note else ""
+    return f"{where}  {', '.join(s for s in said if s)}{note}".rstrip()
+
+
+def _cmd_notes(args: argparse.Namespace) -> int:
+    from simlab.core.notes import RunNotes
+
+    notes = RunNotes.load(args.run_dir)
+    marks = notes.marks(args.tag)
+    if args.format == "json":
+        print(json.dumps({**notes.to_json(), "marks": [m.model_dump() for m in marks]}, indent=2))
+    else:
+        print("\n".join(_mark_line(m) for m in marks) if marks else "no notes")
+    return 0
 
 
 if __name__ == "__main__":

@@ -13,6 +13,11 @@ Every file is written below a folder the user named (a run folder, ``--figures D
   a folder inside one, nor an input of the command, nor inside one: figures and exports go beside runs,
   never into them.
 
+A run folder holds only what its run writes, and beside its recordings SimLab keeps a few files of its own
+for it (:data:`RUN_SIDECARS`: the full-text index, the notes): :func:`write_sidecar` and
+:func:`replace_sidecar` write exactly those names at the top of a folder holding ``run.json``, never through a
+link, and nothing else there.
+
 Each refusal is a :class:`WriteRefused` (exit 2) naming the path that would have been touched, raised
 before anything is written.
 """
@@ -39,6 +44,8 @@ _MODES = {"ab": os.O_WRONLY | os.O_CREAT | os.O_APPEND, "ab+": os.O_RDWR | os.O_
 Mode = Literal["ab", "ab+"]
 """Files are opened only to append (an index, a judgments file); anything else is replaced whole."""
 SHARED = 0o644  # recordings and exports are meant to be read by others, whatever the umask
+RUN_SIDECARS = ("search.sqlite", "notes.json")
+"""The files SimLab writes into a run folder beside the run's own (docs/FORMATS.md "Where SimLab writes")."""
 
 
 class WriteRefused(ConfigError):
@@ -75,6 +82,51 @@ def refuse_links(folder: Path, names: Iterable[str]) -> None:
         if entry.is_dir():
             for child in entry.iterdir():
                 _refuse_link(child)
+
+
+def sidecar_path(run_dir: Path, name: str) -> Path:
+    """``run_dir/name`` when SimLab may write that sidecar there: ``name`` is one of :data:`RUN_SIDECARS`,
+    ``run_dir`` holds a run (its ``run.json``) outside the system folders, and ``run_dir/name`` is not a symbolic
+    link (a run folder from elsewhere may hold one to a file of the user's). WriteRefused otherwise."""
+    from simlab.core.recording import RUN_FILE  # recording writes through this module
+
+    if name not in RUN_SIDECARS:
+        raise WriteRefused(f"{run_dir / name}: not a file SimLab keeps beside a run ({', '.join(RUN_SIDECARS)})")
+    _refuse_system_folder(run_dir, f"writing {name} into {run_dir}")
+    if not (run_dir / RUN_FILE).is_file() or (run_dir / RUN_FILE).is_symlink():
+        raise WriteRefused(f"{run_dir}: not a run folder (no {RUN_FILE}); {name} is kept only beside a run")
+    path = run_dir / name
+    _refuse_link(path)
+    return path
+
+
+def write_sidecar(run_dir: Path, name: str, data: bytes | str) -> Path:
+    """Write the sidecar ``name`` of the run ``run_dir`` whole (:func:`sidecar_path`, then :func:`write_atomic`)."""
+    sidecar_path(run_dir, name)
+    return write_atomic(run_dir, name, data)
+
+
+def replace_sidecar(run_dir: Path, name: str, make: Callable[[Path], object]) -> Path:
+    """Put a new sidecar ``name`` in place for writers that take a path (SQLite): ``make`` fills a new empty
+    file beside it (``.NAME.*.tmp``, made here, so never a link), which is then fsynced and renamed over the
+    sidecar: readers see the old file or the whole new one, and no file is ever changed in place."""
+    path = sidecar_path(run_dir, name)
+    tmp = path.with_name(f".{name}.{secrets.token_hex(4)}.tmp")
+    os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NO_FOLLOW | os.O_CLOEXEC, SHARED))
+    try:
+        make(tmp)
+        _refuse_link(tmp)  # replaced by a link while it was being written: do not rename that into place
+        fd = os.open(tmp, os.O_RDONLY | _NO_FOLLOW | os.O_CLOEXEC)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, sidecar_path(run_dir, name))
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    _fsync_dir(run_dir)
+    return path
 
 
 def make_folder(folder: Path, relative: str | PurePath = "") -> Path:

@@ -8,7 +8,7 @@ inline PNG data URLs, so the file opens anywhere with no other files and runs no
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from PIL import Image
@@ -17,6 +17,7 @@ from simlab.analysis.report import ROLES_CAPTION, role_stats, roles_rows, usage_
 from simlab.core.episode import Episode
 from simlab.core.events import Event
 from simlab.core.family import RGB
+from simlab.core.notes import Mark
 from simlab.render.episode_pictures import once_pictures, scene_picture, turn_pictures
 from simlab.render.formatting import episode_colours, esc, event_html, family_of, speaker_html
 from simlab.render.images import data_url
@@ -38,7 +39,19 @@ table.roles{font-size:12px;border-collapse:collapse;margin:4px 0}
 table.roles td,table.roles th{border:1px solid #e4e4e4;padding:1px 6px;text-align:right}
 table.roles td:first-child{text-align:left}
 ul.calls{font-size:12px;color:#555;margin:4px 0;padding-left:18px} li.call .fault{color:#b00020}
+aside.mark{background:#fff8d6;border-left:3px solid #e0b000;padding:4px 8px;margin:4px 0;font-size:13px}
+aside.mark .tag{background:#f0e2a0;border-radius:3px;padding:0 4px;margin-right:4px}
 """
+
+
+def _mark(mark: Mark | None) -> str:
+    """The researcher's note, tags and bookmark on the episode or a turn (notes.json), marked as theirs."""
+    if mark is None:
+        return ""
+    tags = "".join(f"<span class=tag>{esc(t)}</span>" for t in mark.tags)
+    flag = "&#9733; bookmarked " if mark.bookmark else ""
+    note = f"<div>{esc(mark.note)}</div>" if mark.note else ""
+    return f"<aside class=mark><b>Note</b> {flag}{tags}{note}</aside>"
 
 
 def _figure(image: Image.Image, name: str) -> str:
@@ -134,9 +147,9 @@ def _event(e: Event, colours: Mapping[str, RGB]) -> str:
     return event_html(e, colours)
 
 
-def _turn(episode: Episode, turn: int, colours: Mapping[str, RGB], images: bool) -> str:
+def _turn(episode: Episode, turn: int, colours: Mapping[str, RGB], images: bool, mark: Mark | None) -> str:
     title = "Set-up" if turn == 0 else f"Turn {turn}"
-    body = []
+    body = [_mark(mark)]
     if images:
         pictures = turn_pictures(episode, turn)
         scene = scene_picture(episode, turn, SCENE_SIZE)
@@ -148,17 +161,19 @@ def _turn(episode: Episode, turn: int, colours: Mapping[str, RGB], images: bool)
     return f'<section id="turn-{turn}">\n<h2>{title}</h2>\n' + "\n".join(b for b in body if b) + "\n</section>"
 
 
-def episode_html(episode: Episode, images: bool = True) -> str:
+def episode_html(episode: Episode, images: bool = True, marks: Sequence[Mark] = ()) -> str:
     """The whole episode as one self-contained HTML page: a header (id, world, task, agents, outcome, score,
     turns) and, when models played, the per-role table of give-ups, calls, latency and tokens; the family's
     pictures shown once (with ``images``), then a ``turn-N`` section per turn 0..last holding the turn's
-    pictures (with ``images``), every event in order and one line per model call."""
+    pictures (with ``images``), every event in order and one line per model call. ``marks`` (the run's notes
+    on this episode) show beside the header and their turns."""
     colours = episode_colours(episode)
-    parts = [_header(episode), _roles(episode.summary)]
+    by_turn = {m.turn: m for m in marks if m.episode_id == episode.episode_id}
+    parts = [_header(episode), _mark(by_turn.get(None)), _roles(episode.summary)]
     once = once_pictures(episode) if images else {}
     if once:
         parts.append(f"<h2>The episode's pictures</h2>{_figures(once)}")
-    parts += [_turn(episode, t, colours, images) for t in range(episode.last_turn + 1)]
+    parts += [_turn(episode, t, colours, images, by_turn.get(t)) for t in range(episode.last_turn + 1)]
     body = "\n".join(p for p in parts if p)
     title = esc(f"SimLab - {episode.episode_id}")
     return (
