@@ -90,6 +90,13 @@ class Run:
     config: dict[str, Any]
     summaries: list[dict[str, Any]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    unlisted: int = 0
+    """Unreadable index lines past the first MAX_PROBLEMS: counted only, in the last of ``problems``."""
+
+    @property
+    def problem_count(self) -> int:
+        """Every problem of the index: those in ``problems`` and those only counted there."""
+        return len(self.problems) - (1 if self.unlisted else 0) + self.unlisted
 
     def episode_path(self, summary: Mapping[str, Any]) -> Path:
         return self.path / str(summary["file"])
@@ -149,7 +156,8 @@ def load_run(path: str | Path) -> Run:
             seen[obj["episode_id"]] = len(run.summaries)
             run.summaries.append(obj)
     if unread > MAX_PROBLEMS:
-        run.problems.append(f"{index}: {unread - MAX_PROBLEMS:,} more unreadable lines")
+        run.unlisted = unread - MAX_PROBLEMS
+        run.problems.append(f"{index}: {run.unlisted:,} more unreadable lines")
     return run
 
 

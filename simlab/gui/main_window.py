@@ -452,7 +452,7 @@ class MainWindow(QMainWindow):
 
     def _say_opened(self, runs: dict[str, Run]) -> None:
         episodes = sum(len(run.summaries) for run in runs.values())
-        problems = sum(len(run.problems) for run in runs.values())
+        problems = sum(run.problem_count for run in runs.values())
         if problems:
             self.statusBar().showMessage(f"{problems} index line(s) could not be read; see the browser")
         elif len(runs) == 1:

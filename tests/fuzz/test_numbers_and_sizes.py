@@ -89,7 +89,7 @@ def test_unreadable_index_lines_are_named_then_counted(small_run, tmp_path, monk
     loaded = recording.load_run(run)
     assert len(loaded.summaries) == 3 and len(loaded.problems) == 3
     assert "line 4" in loaded.problems[0] and "line 5" in loaded.problems[1]
-    assert loaded.problems[2] == f"{run / INDEX_FILE}: 3 more unreadable lines"
+    assert loaded.problems[2] == f"{run / INDEX_FILE}: 3 more unreadable lines" and loaded.problem_count == 5
 
 
 CRAFT_LOG = REPO / "tests" / "blocks" / "fixtures" / "craft_log_small.json"
