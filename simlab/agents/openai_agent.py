@@ -155,9 +155,11 @@ BODY_BYTES = 64 * 1024 * 1024
 INT_DIGITS = 32
 """Digits of the longest integer a body's JSON is read with: longer ones (no count has 20) stand as
 :class:`_HugeInteger` (Python's ``int`` refuses past 4,300 digits, and reading them costs)."""
-REPLY_CHARS = 50_000
-"""The longest public part of a reply read (its private reasoning aside): a message, a move or a program of
-every family fits in a few thousand; a server sending megabytes would hand them to the partner."""
+REPLY_CHARS = 2_000_000
+"""The longest public part of a reply read (its private reasoning aside), as the stream's bound on text: a
+message, a move or a program of every family fits in a few thousand, and a world's own bounds (a boards
+program's 20,000 characters, refused with feedback the robot can act on) answer what lies between; a server
+sending more would hand megabytes to the partner."""
 URL_CHARS = 200
 """The most of an endpoint's URL a message shows: one of 10,000 characters would bury what went wrong."""
 WRITE_PIECE = 64 * 1024

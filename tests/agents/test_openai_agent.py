@@ -285,10 +285,10 @@ def test_a_rooms_answerer_on_mapping_sends_its_view_and_the_map_as_images():
 
 
 def test_a_reply_longer_than_any_reply_is_unreadable_not_handed_on():
-    huge = "<message>" + "go left " * 10_000 + "</message>"
+    huge = "<message>" + "go left " * 300_000 + "</message>"
     with FakeOpenAIServer(scripted_replies({"You are director": huge})) as server:
         said = blocks_agent(server, "D1", max_tokens=1_000_000).act(DIRECTOR_OBS)
-    assert said.message is None and "80,019 characters long, past the 50,000" in (said.problem or "")
+    assert said.message is None and "2,400,019 characters long, past the 2,000,000" in (said.problem or "")
 
 
 def test_a_key_of_any_shape_echoed_in_a_reply_is_never_recorded(tmp_path, monkeypatch):
