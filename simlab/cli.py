@@ -850,8 +850,8 @@ def _load_run_warning(path: Path) -> Run:
     run = load_run(path)
     for problem in run.problems[:MAX_WARNINGS]:
         print(f"warning: {problem}", file=sys.stderr)
-    if len(run.problems) > MAX_WARNINGS:
-        print(f"warning: ... and {len(run.problems) - MAX_WARNINGS:,} more unreadable index lines", file=sys.stderr)
+    if run.problem_count > MAX_WARNINGS:
+        print(f"warning: ... and {run.problem_count - MAX_WARNINGS:,} more unreadable index lines", file=sys.stderr)
     return run
 
 

@@ -24,6 +24,7 @@ from typing import Any
 
 from simlab.core.episode import EPISODE_FORMAT, EPISODE_VERSION, Episode
 from simlab.core.errors import ConfigError, FormatError
+from simlab.core.index_lines import quick_summary
 from simlab.core.limits import MAX_RUN_EPISODES
 from simlab.core.reading import check_version, decode, parse_json, read_json, read_lines
 from simlab.core.records import EpisodeFile, IndexLine, RunFile, checked
@@ -89,6 +90,13 @@ class Run:
     config: dict[str, Any]
     summaries: list[dict[str, Any]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    unlisted: int = 0
+    """Unreadable index lines past the first MAX_PROBLEMS: counted only, in the last of ``problems``."""
+
+    @property
+    def problem_count(self) -> int:
+        """Every problem of the index: those in ``problems`` and those only counted there."""
+        return len(self.problems) - (1 if self.unlisted else 0) + self.unlisted
 
     def episode_path(self, summary: Mapping[str, Any]) -> Path:
         return self.path / str(summary["file"])
@@ -148,22 +156,37 @@ def load_run(path: str | Path) -> Run:
             seen[obj["episode_id"]] = len(run.summaries)
             run.summaries.append(obj)
     if unread > MAX_PROBLEMS:
+        run.unlisted = unread - MAX_PROBLEMS
         run.problems.append(f"{index}: {unread - MAX_PROBLEMS:,} more unreadable lines")
     return run
 
 
 def _index_line(raw: bytes, index: Path, lineno: int) -> dict[str, Any]:
-    """One index line, checked; FormatError (a problem of this line only) when it is not a summary."""
+    """One index line, checked; FormatError (a problem of this line only) when it is not a summary.
+
+    Most lines pass the fast check (orjson and a structural test, core/index_lines.py); the rest are read
+    again by the bounded reader and pydantic, which name what is wrong."""
     where = f"line {lineno}"
     if len(raw) > MAX_INDEX_LINE:
         raise FormatError(index, where, f"expected a summary of at most {MAX_INDEX_LINE // 1024} KiB")
+    quick = quick_summary(raw, _safe_file)
+    return quick if quick is not None else _checked_index_line(raw, index, where)
+
+
+def _checked_index_line(raw: bytes, index: Path, where: str) -> dict[str, Any]:
+    """One index line read by the bounded reader and checked by pydantic: the path that names the problem."""
     obj = parse_json(decode(raw, index, where), index, where)
     check_version(obj, INDEX_FORMAT, INDEX_VERSION, index, where)
     checked(IndexLine, obj, index, where)
-    folder, _, name = str(obj["file"]).partition("/")
-    if not SAFE_ID.match(obj["episode_id"]) or folder != EPISODES_DIR or not SAFE_ID.match(name):
+    if not _safe_file(obj["episode_id"], obj["file"]):
         raise FormatError(index, where, "expected a plain episode id and its file as episodes/NAME.json")
     return dict(obj)
+
+
+def _safe_file(episode_id: str, file: Any) -> bool:
+    """Whether an index line's id and file name an episode file inside the run folder: ``episodes/NAME``."""
+    folder, _, name = str(file).partition("/")
+    return bool(SAFE_ID.match(episode_id)) and folder == EPISODES_DIR and bool(SAFE_ID.match(name))
 
 
 def check_episode_id(episode_id: str, what: str = "episode id") -> str:
