@@ -20,7 +20,7 @@ import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from simlab.core.episode import EPISODE_FORMAT, EPISODE_VERSION, Episode
 from simlab.core.errors import ConfigError, FormatError
@@ -30,6 +30,11 @@ from simlab.core.reading import check_version, decode, parse_json, read_json, re
 from simlab.core.records import EpisodeFile, IndexLine, RunFile, checked
 from simlab.core.secrets import needs_scrub, scrub
 from simlab.core.writing import check_output_folder, make_folder, open_for_writing, refuse_links, write_atomic
+
+if TYPE_CHECKING:
+    import pandas
+
+    from simlab.core.run_table import RunTable
 
 RUN_FORMAT = "simlab.run"
 RUN_VERSION = 1
@@ -109,6 +114,17 @@ class Run:
 
     def episodes(self) -> list[Episode]:
         return [load_episode(self.episode_path(s)) for s in self.summaries]
+
+    def table(self) -> RunTable:
+        """The summaries as columns (core/run_table.py): what filters, sorts and exports read."""
+        from simlab.core.run_table import RunTable
+
+        return RunTable.from_summaries(self.summaries)
+
+    def to_pandas(self) -> pandas.DataFrame:
+        """The episode summaries as a DataFrame, a row per episode, nested fields flattened (``metrics.iou``);
+        pandas is imported only here."""
+        return self.table().to_pandas()
 
 
 def load_run(path: str | Path) -> Run:
