@@ -3,6 +3,7 @@
 import statistics
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 
 def timed(fn: Callable[[], object], repeats: int) -> float:
@@ -23,3 +24,11 @@ def row(name: str, seconds: float, baseline_name: str, baseline: float, unit: st
         f"{name:<38} {seconds * scale:10.3f} {unit}   baseline {baseline_name:<28} "
         f"{baseline * scale:10.3f} {unit}   ratio {seconds / baseline:6.2f}x"
     )
+
+
+def rss_mb() -> float:
+    """Resident memory of this process, in MB (Linux /proc)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")

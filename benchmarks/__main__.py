@@ -1,4 +1,5 @@
-"""``make bench``: speed of the blocks engine, oracle and scripted episodes; then rooms, boards, live agents, the app.
+"""``make bench``: speed of the blocks engine, oracle and scripted episodes; then rooms, boards, live agents, large
+runs (issue 27), the app.
 
 Each figure is printed with a baseline measured in the same process, so the ratio means something on any
 machine: engine moves against a bare board copy, our oracle against brute force (try every legal move and
@@ -112,6 +113,9 @@ def main() -> int:
     from benchmarks import search
 
     search.main()
+    from benchmarks import runs
+
+    runs.main()
     bench_gui()
     return 0
 

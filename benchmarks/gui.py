@@ -19,6 +19,7 @@ from PySide6.QtCore import QSettings, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QWidget
 
+from benchmarks import rss_mb
 from simlab.core.recording import load_run
 from simlab.gui.main_window import MainWindow
 from simlab.runner.batch import RunConfig, run
@@ -27,14 +28,6 @@ from simlab.runner.demo import DEMO_RUN
 STEPS = 100
 COMPARED_RUNS, COMPARED_EPISODES = 10, 100
 OPENINGS = 5  # the comparison is opened this many times; the median is printed
-
-
-def rss_mb() -> float:
-    """Resident memory of this process, in MB (Linux /proc)."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
 
 
 def _median_ms(samples: list[float]) -> float:

@@ -264,7 +264,14 @@ def _parser() -> argparse.ArgumentParser:
         help="what --correlate correlates over: agent lineups (the mean of each), or every turn of every "
         "episode (the world's per-turn values; blocks: followed_oracle, attempted_remove, remove_gap, failed...)",
     )
+    rep.add_argument(
+        "--where",
+        metavar="EXPR",
+        help="keep only the episodes EXPR keeps before anything is computed, e.g. 'score < 0.3 and errors > 2 and "
+        'outcome == "failure"\' (fields, dotted paths such as agents.builder, or metric names; docs/FORMATS.md)',
+    )
     rep.set_defaults(func=_cmd_report)
+    _add_export(sub)
 
     imp = sub.add_parser("import", help="import recordings made by other tools into a run folder")
     imp.add_argument("source", help="what made them: an importer a world offers (craft: CRAFT's logs; see `worlds`)")
@@ -758,6 +765,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     if len(args.run_dir) > 1:
         return _compare_runs(args)
     run, judged = _judged(_load_run_warning(args.run_dir[0]))
+    run = _where(run, args.where)
     group_by = args.group_by or ("group" if args.format == "paper" else None)
     seed = int(run.config.get("seed", 0))
     report = build_report(run.summaries, group_by=group_by, seed=seed)
@@ -852,7 +860,7 @@ def _compare_runs(args: argparse.Namespace) -> int:
         raise SimlabError("--format paper lays out one run's groups; compare runs with --format table, csv or json")
     if args.group_by:
         raise SimlabError("--group-by works on one run; runs compared are split by run and agent lineup")
-    judged = [_judged(_load_run_warning(path)) for path in args.run_dir]
+    judged = [(_where(run, args.where), j) for run, j in (_judged(_load_run_warning(p)) for p in args.run_dir)]
     named = name_runs([run for run, _ in judged])
     comparison = compare_runs(named)
     if args.format == "json":
@@ -864,6 +872,46 @@ def _compare_runs(args: argparse.Namespace) -> int:
     _print_correlations(args.correlate, judged, args.figures, args.unit)
     if args.figures is not None:
         _write_figures(named, args.figures, [j for _, j in judged])
+    return 0
+
+
+# ---- issue 27: --where and export (a run as data) ----------------------------------------------------------
+
+
+def _where(run: Run, text: str | None) -> Run:
+    """``run`` with only the episodes ``--where`` keeps (all without it), saying how many were kept."""
+    if text is None:
+        return run
+    import dataclasses
+
+    from simlab.analysis.where import WhereError, filter_summaries
+
+    try:
+        kept = filter_summaries(run.summaries, text)
+    except WhereError as exc:
+        raise SimlabError(f"--where {text!r:.200}: {exc}") from None
+    print(f"--where kept {len(kept):,} of {len(run.summaries):,} episodes of {run.path}", file=sys.stderr)
+    return dataclasses.replace(run, summaries=list(kept))
+
+
+def _add_export(sub: argparse._SubParsersAction) -> None:
+    export = sub.add_parser("export", help="a run as tables for other tools: episodes.parquet and events.parquet")
+    export.add_argument("run_dir", type=Path, metavar="RUN", help="a run folder")
+    export.add_argument("--format", choices=("parquet",), default="parquet", help="the tables' format")
+    export.add_argument("--out", type=Path, required=True, metavar="FOLDER", help="where the files go (not a run)")
+    export.add_argument("--where", metavar="EXPR", help="export only the episodes EXPR keeps (as report --where)")
+    export.set_defaults(func=_cmd_export)
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    from simlab.analysis.tables import write_parquet
+    from simlab.core.exports import export_into
+    from simlab.core.writing import check_output_folder
+
+    check_output_folder(args.out, "export --out", inputs=[args.run_dir])  # refused before anything is read
+    run = _where(_load_run_warning(args.run_dir), args.where)
+    for path in export_into(args.out, lambda scratch: write_parquet(run, run.summaries, scratch)):
+        print(f"wrote {path}", file=sys.stderr)
     return 0
 
 

@@ -16,6 +16,7 @@ episodes (``--resume`` plays them again); runs written otherwise may hold them.
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import math
 import re
@@ -24,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from simlab.analysis.stats import Summary, finite_or_none, mean_sem_ci
+from simlab.analysis.stats import Summary, finite_or_none, mean_sem_cis
 
 REPORT_FORMAT = "simlab.report"
 REPORT_VERSION = 1
@@ -261,7 +262,8 @@ def run_usage(summaries: Sequence[Mapping[str, Any]]) -> dict[str, float]:
 
 def _add(totals: dict[str, float], values: Mapping[str, Any]) -> None:
     for name, value in values.items():
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
+        kind = type(value)  # exact types first: called for every role of every episode
+        if kind is int or kind is float or (isinstance(value, (int, float)) and not isinstance(value, bool)):
             totals[name] = totals.get(name, 0.0) + float(value)
 
 
@@ -357,11 +359,17 @@ def episode_row(summary: Mapping[str, Any], group_by: str | None = None) -> Epis
         turns=as_int(summary.get("turns")),
         errors=as_int(summary.get("errors")),
         score=as_float(summary.get(SCORE)),
-        metrics={str(k): as_float(v) for k, v in sorted(metrics.items(), key=lambda kv: str(kv[0]))},
+        metrics={str(k): as_float(metrics[k]) for k in _name_order(tuple(metrics))},
         group=group_name(summary.get(group_by)) if group_by is not None else None,
         infrastructure=infrastructure_reason(summary.get("infrastructure")),
         memberships=memberships(summary.get(group_by)) if group_by is not None else (),
     )
+
+
+@functools.lru_cache(maxsize=64)
+def _name_order(names: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Metric names sorted as text: the episodes of a run share one set of names, so it is sorted once."""
+    return tuple(sorted(names, key=str))
 
 
 def memberships(value: Any) -> tuple[str, ...]:
@@ -390,10 +398,9 @@ def aggregate(
     extra = sorted(o for o in counts if o not in (*STANDARD_OUTCOMES, INFRASTRUCTURE))
     outcomes = {o: counts.get(o, 0) for o in (*STANDARD_OUTCOMES, *infrastructure, *extra)}
     success_rate = outcomes["success"] / len(rows) if rows else None
-    metrics = {SCORE: mean_sem_ci([r.score for r in rows], resamples, seed, level)}
-    for name in metric_names:
-        key = name if name != SCORE else f"metric:{name}"
-        metrics[key] = mean_sem_ci([r.metrics.get(name) for r in rows], resamples, seed, level)
+    keys = [SCORE, *(name if name != SCORE else f"metric:{name}" for name in metric_names)]
+    columns = [[r.score for r in rows], *([r.metrics.get(name) for r in rows] for name in metric_names)]
+    metrics = dict(zip(keys, mean_sem_cis(columns, resamples, seed, level), strict=True))
     return Aggregate(len(rows), outcomes, success_rate, metrics)
 
 
@@ -424,6 +431,11 @@ def optional_str(value: Any) -> str | None:
 
 def as_float(value: Any) -> float | None:
     """A number as float; ``None``, NaN and non-numbers (strings, lists...) become ``None``."""
+    kind = type(value)
+    if kind is float:  # the common case first: a report of 100,000 episodes asks millions of times
+        return None if value != value else value
+    if kind is int:
+        return float(value)
     if isinstance(value, bool | int | float) and not (isinstance(value, float) and math.isnan(value)):
         return float(value)
     return None

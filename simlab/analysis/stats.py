@@ -61,28 +61,69 @@ def mean_sem_ci(values: Sequence[float | None], resamples: int = 1000, seed: int
     ``None`` and NaN values are ignored and not counted in ``n``. Raises ValueError for a ``level``
     outside (0, 1) or fewer than one resample.
     """
+    return mean_sem_cis([values], resamples, seed, level)[0]
+
+
+def mean_sem_cis(
+    columns: Sequence[Sequence[float | None]], resamples: int = 1000, seed: int = 0, level: float = 0.95
+) -> list[Summary]:
+    """``[mean_sem_ci(c, resamples, seed, level) for c in columns]``, the same numbers, faster: columns with as
+    many values drawn from one seed get the same resample indices, so they are drawn once for all of them
+    (a report of 100,000 episodes and 25 metrics drew 2.5 billion otherwise)."""
     if not 0.0 < level < 1.0:
         raise ValueError(f"level must be between 0 and 1 (exclusive), got {level!r}")
     if resamples < 1:
         raise ValueError(f"resamples must be at least 1, got {resamples!r}")
-    x = present_values(values)
-    n = int(x.size)
-    if n == 0:
+    xs = [present_values(values) for values in columns]
+    out = [_without_spread(x) for x in xs]
+    by_size: dict[int, list[int]] = {}
+    for k, x in enumerate(xs):
+        if out[k] is None:
+            by_size.setdefault(x.size, []).append(k)
+    for members in by_size.values():
+        bounds = bootstrap_cis([xs[k] for k in members], resamples, seed, level)
+        for k, (low, high) in zip(members, bounds, strict=True):
+            x = xs[k]
+            out[k] = Summary(x.size, float(np.mean(x)), float(np.std(x, ddof=1) / math.sqrt(x.size)), low, high)
+    return [s for s in out if s is not None]
+
+
+def _without_spread(x: np.ndarray) -> Summary | None:
+    """The Summary of values with no spread (none, one, or all equal: the interval is exactly zero-width, no
+    bootstrap); None when they spread."""
+    if x.size == 0:
         return Summary(0, None, None, None, None)
-    if n == 1 or np.all(x == x[0]):  # no spread: skip the bootstrap so the interval is exactly zero-width
+    if x.size == 1 or np.all(x == x[0]):
         first = float(x[0])
-        return Summary(n, first, 0.0, first, first)
-    mean = float(np.mean(x))
-    sem = float(np.std(x, ddof=1) / math.sqrt(n))
-    low, high = bootstrap_ci(x, resamples, seed, level)
-    return Summary(n, mean, sem, low, high)
+        return Summary(int(x.size), first, 0.0, first, first)
+    return None
 
 
 def bootstrap_ci(x: np.ndarray, resamples: int, seed: int, level: float) -> tuple[float, float]:
-    """Percentile bootstrap interval of the mean of ``x``: one (resamples, n) index matrix, no Python loop."""
+    """Percentile bootstrap interval of the mean of ``x`` (see :func:`bootstrap_cis`)."""
+    return bootstrap_cis([x], resamples, seed, level)[0]
+
+
+BOOTSTRAP_BLOCK = 2**20
+"""Resample indices drawn at a time (8 MiB): whole rows of the (resamples, n) matrix, so memory stays flat."""
+
+
+def bootstrap_cis(xs: Sequence[np.ndarray], resamples: int, seed: int, level: float) -> list[tuple[float, float]]:
+    """Percentile bootstrap intervals of the means of ``xs`` (arrays of one size n): the (resamples, n) index
+    matrix of ``numpy.random.default_rng(seed)``, drawn a block of rows at a time and shared by every array.
+    The draws, the sums (each row reduced alone, as ``x[idx].mean(axis=1)`` does) and so the intervals are
+    the same as drawing the whole matrix for each array."""
+    n = xs[0].size
     rng = np.random.default_rng(seed)
-    idx = rng.integers(0, x.size, size=(resamples, x.size))
-    means = x[idx].mean(axis=1)
+    sums = np.empty((len(xs), resamples))
+    rows = max(1, BOOTSTRAP_BLOCK // n)
+    picked = np.empty((min(rows, resamples), n))
+    for start in range(0, resamples, rows):
+        idx = rng.integers(0, n, size=(min(rows, resamples - start), n))
+        block = picked[: len(idx)]
+        for k, x in enumerate(xs):
+            np.take(x, idx, out=block, mode="clip")  # in range by construction; "raise" buffers ``out``: 2-3x
+            np.add.reduce(block, axis=1, out=sums[k, start : start + len(idx)])
     tail = (1.0 - level) / 2.0
-    low, high = np.quantile(means, [tail, 1.0 - tail])
-    return float(low), float(high)
+    bounds = np.quantile(sums / n, [tail, 1.0 - tail], axis=1)
+    return [(float(low), float(high)) for low, high in bounds.T]

@@ -21,15 +21,21 @@ import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from simlab.core.episode import EPISODE_FORMAT, EPISODE_VERSION, Episode
 from simlab.core.errors import ConfigError, FormatError
+from simlab.core.index_lines import quick_summary
 from simlab.core.limits import MAX_RUN_EPISODES
 from simlab.core.reading import check_version, decode, parse_json, read_json, read_lines
 from simlab.core.records import EpisodeFile, IndexLine, RunFile, checked
 from simlab.core.secrets import needs_scrub, scrub
 from simlab.core.writing import check_output_folder, make_folder, open_for_writing, refuse_links, write_atomic
+
+if TYPE_CHECKING:
+    import pandas
+
+    from simlab.core.run_table import RunTable
 
 RUN_FORMAT = "simlab.run"
 RUN_VERSION = 1
@@ -110,6 +116,17 @@ class Run:
     def episodes(self) -> list[Episode]:
         return [load_episode(self.episode_path(s)) for s in self.summaries]
 
+    def table(self) -> RunTable:
+        """The summaries as columns (core/run_table.py): what filters, sorts and exports read."""
+        from simlab.core.run_table import RunTable
+
+        return RunTable.from_summaries(self.summaries)
+
+    def to_pandas(self) -> pandas.DataFrame:
+        """The episode summaries as a DataFrame, a row per episode, nested fields flattened (``metrics.iou``);
+        pandas is imported only here."""
+        return self.table().to_pandas()
+
 
 def load_run(path: str | Path) -> Run:
     """Read ``run.json`` and the index. Bad index lines are reported in ``problems``, not raised, so the rest
@@ -162,15 +179,23 @@ def load_run(path: str | Path) -> Run:
 
 
 def _index_line(raw: bytes, index: Path, lineno: int) -> dict[str, Any]:
-    """One index line, checked; FormatError (a problem of this line only) when it is not a summary."""
+    """One index line, checked; FormatError (a problem of this line only) when it is not a summary.
+
+    Most lines pass the fast check (orjson and a structural test, core/index_lines.py); the rest are read
+    again by the bounded reader and pydantic, which name what is wrong."""
     where = f"line {lineno}"
     if len(raw) > MAX_INDEX_LINE:
         raise FormatError(index, where, f"expected a summary of at most {MAX_INDEX_LINE // 1024} KiB")
+    quick = quick_summary(raw, _safe_file)
+    return quick if quick is not None else _checked_index_line(raw, index, where)
+
+
+def _checked_index_line(raw: bytes, index: Path, where: str) -> dict[str, Any]:
+    """One index line read by the bounded reader and checked by pydantic: the path that names the problem."""
     obj = parse_json(decode(raw, index, where), index, where)
     check_version(obj, INDEX_FORMAT, INDEX_VERSION, index, where)
     checked(IndexLine, obj, index, where)
-    folder, _, name = str(obj["file"]).partition("/")
-    if not SAFE_ID.match(obj["episode_id"]) or folder != EPISODES_DIR or not SAFE_ID.match(name):
+    if not _safe_file(obj["episode_id"], obj["file"]):
         raise FormatError(index, where, "expected a plain episode id and its file as episodes/NAME.json")
     return dict(obj)
 
@@ -195,6 +220,12 @@ def hold_run(path: Path) -> BinaryIO:
             f"{path}: another SimLab process is writing this run; let it finish (or stop it) and resume then"
         ) from None
     return os.fdopen(fd, "rb")
+
+
+def _safe_file(episode_id: str, file: Any) -> bool:
+    """Whether an index line's id and file name an episode file inside the run folder: ``episodes/NAME``."""
+    folder, _, name = str(file).partition("/")
+    return bool(SAFE_ID.match(episode_id)) and folder == EPISODES_DIR and bool(SAFE_ID.match(name))
 
 
 def check_episode_id(episode_id: str, what: str = "episode id") -> str:

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from simlab.analysis import stats
 from simlab.analysis.stats import Summary, mean_sem_ci
 
 
@@ -101,3 +102,47 @@ def test_ci_lies_within_the_data_range(values: list[float]) -> None:
     assert lo - tol <= s.ci_low <= s.ci_high <= hi + tol
     assert lo - tol <= s.mean <= hi + tol
     assert s.sem >= 0.0
+
+
+def _one_matrix_ci(x: np.ndarray, resamples: int, seed: int, level: float) -> tuple[float, float]:
+    """The bootstrap as first written: the whole (resamples, n) index matrix at once, for one array."""
+    idx = np.random.default_rng(seed).integers(0, x.size, size=(resamples, x.size))
+    means = x[idx].mean(axis=1)
+    tail = (1.0 - level) / 2.0
+    low, high = np.quantile(means, [tail, 1.0 - tail])
+    return float(low), float(high)
+
+
+@pytest.mark.parametrize("n", [2, 3, 17, 1000, 5000])
+def test_blocked_shared_bootstrap_gives_exactly_the_one_matrix_intervals(n, monkeypatch):
+    monkeypatch.setattr(stats, "BOOTSTRAP_BLOCK", 3 * n + 1)  # several blocks, the last one short
+    rng = np.random.default_rng(n)
+    xs = [rng.random(n), rng.normal(size=n) * 1e6, rng.integers(0, 3, n).astype(float)]
+    for resamples, seed, level in ((1000, 0, 0.95), (7, 3, 0.5), (1, 1, 0.9)):
+        got = stats.bootstrap_cis(xs, resamples, seed, level)
+        assert got == [_one_matrix_ci(x, resamples, seed, level) for x in xs]
+
+
+def test_mean_sem_cis_is_mean_sem_ci_of_each_column():
+    rng = np.random.default_rng(4)
+    columns = [
+        [None if v < 0.2 else float(v) for v in rng.random(300)],
+        list(rng.random(300)),
+        [float("nan"), 1.0, 2.0],
+        [5.0] * 10,
+        [None],
+        [],
+        [3.0],
+    ]
+    many = stats.mean_sem_cis(columns, 200, 9, 0.9)
+    one_by_one = []
+    for values in columns:
+        x = stats.present_values(values)
+        if x.size < 2 or np.all(x == x[0]):
+            one_by_one.append(stats.mean_sem_ci(values, 200, 9, 0.9))
+            continue
+        low, high = _one_matrix_ci(x, 200, 9, 0.9)
+        sem = float(np.std(x, ddof=1) / np.sqrt(x.size))
+        one_by_one.append(stats.Summary(x.size, float(np.mean(x)), sem, low, high))
+    assert many == one_by_one
+    assert many[3] == stats.Summary(10, 5.0, 0.0, 5.0, 5.0) and many[5].n == 0
