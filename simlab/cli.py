@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from simlab.core import limits
 from simlab.core.errors import SimlabError
 from simlab.core.events import MAX_TURN
-from simlab.options import Bound, field_bound
+from simlab.options import Bound, field_bound, path_arg
 
 if TYPE_CHECKING:
     from types import FrameType
@@ -49,7 +49,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("interrupted; finished episodes are saved (resume with --resume)", file=sys.stderr)
+        print(f"interrupted; {INTERRUPTED_KEPT.get(args.command, INTERRUPTED_KEPT[''])}", file=sys.stderr)
         return INTERRUPTED
     except MemoryError:  # an input within the size bounds that this machine (or its limit) cannot hold
         print(
@@ -68,6 +68,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 MAX_WARNINGS = 10  # a damaged index may have thousands of bad lines: name a few, count the rest
 INTERNAL_ERROR = 70  # EX_SOFTWARE: SimLab itself failed (bad input exits 2)
 INTERRUPTED = 130  # 128 + SIGINT, as shells report a Ctrl-C
+INTERRUPTED_KEPT = {
+    "run": "finished episodes are saved (resume with --resume)",
+    "generate": "files are written whole; start again in a new --out (a build that resumes takes the same one)",
+    "judge": "judgments written so far are kept: the same command judges the rest",
+    "": "files are written whole or not at all, so nothing half-written is left",
+}
+"""What a Ctrl-C leaves, per command (the last: any other)."""
 
 
 def entry() -> None:
@@ -129,7 +136,7 @@ def _parser() -> argparse.ArgumentParser:
     edit.set_defaults(func=_cmd_edit)
 
     demo = sub.add_parser("demo", help="play the bundled demo run headless and print a summary")
-    demo.add_argument("--out", type=Path, help="keep the demo run in this folder (default: a temporary folder)")
+    demo.add_argument("--out", type=path_arg, help="keep the demo run in this folder (default: a temporary folder)")
     demo.set_defaults(func=_cmd_demo)
 
     _add_generate(sub)
@@ -141,7 +148,7 @@ def _parser() -> argparse.ArgumentParser:
         epilog="exit status: 0 every episode done; 2 bad input (nothing written); 3 a model endpoint failed "
         "(fix it, then --resume); 70 internal error; 130 stopped (--resume finishes the run)",
     )
-    run.add_argument("--config", type=Path, help="a TOML run config (world, agents and their settings...)")
+    run.add_argument("--config", type=path_arg, help="a TOML run config (world, agents and their settings...)")
     run.add_argument("--world", help="world family (see `worlds`; default blocks)")
     run.add_argument(
         "--agent",
@@ -173,7 +180,7 @@ def _parser() -> argparse.ArgumentParser:
         "--tasks",
         "--structures",
         dest="tasks_path",
-        type=Path,
+        type=path_arg,
         help="a file or folder of tasks to play (from generate)",
     )
     run.add_argument(
@@ -199,7 +206,7 @@ def _parser() -> argparse.ArgumentParser:
         help="a setting of a role's (or role group's) agent, e.g. --agent-setting director.base_url=http://... "
         "(one its agent takes: the built-in agents take none; unknown ones are refused)",
     )
-    run.add_argument("--out", type=Path, required=True, help="run folder to create (or resume)")
+    run.add_argument("--out", type=path_arg, required=True, help="run folder to create (or resume)")
     run.add_argument("--resume", action="store_true", help="finish an interrupted run in --out")
     run.add_argument(
         "--concurrency",
@@ -227,7 +234,7 @@ def _parser() -> argparse.ArgumentParser:
     rep = sub.add_parser("report", help="per-episode and aggregate metrics of a run, or of several side by side")
     rep.add_argument(
         "run_dir",
-        type=Path,
+        type=path_arg,
         nargs="+",
         metavar="RUN",
         help="a run folder; several are compared: a column per run (per agent lineup when a run holds several) "
@@ -245,7 +252,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     rep.add_argument(
         "--figures",
-        type=Path,
+        type=path_arg,
         metavar="DIR",
         help="also write the world's analysis figures (the papers' model-free ones) to DIR: NAME.csv with the "
         "plotted numbers, NAME.png and NAME.svg",
@@ -275,19 +282,19 @@ def _parser() -> argparse.ArgumentParser:
 
     imp = sub.add_parser("import", help="import recordings made by other tools into a run folder")
     imp.add_argument("source", help="what made them: an importer a world offers (craft: CRAFT's logs; see `worlds`)")
-    imp.add_argument("file", type=Path)
-    imp.add_argument("--out", type=Path, required=True)
+    imp.add_argument("file", type=path_arg)
+    imp.add_argument("--out", type=path_arg, required=True)
     imp.epilog = "An importer may take options of its own (--NAME VALUE after the file); `worlds` lists them."
     imp.set_defaults(func=_cmd_import)
 
     rep_ = sub.add_parser("replay", help="export an episode headless: a turn sheet, an HTML transcript or an animation")
-    rep_.add_argument("source", type=Path, metavar="EPISODE_OR_RUN", help="an episode .json or a run folder")
+    rep_.add_argument("source", type=path_arg, metavar="EPISODE_OR_RUN", help="an episode .json or a run folder")
     rep_.add_argument("--episode", help="episode id inside a run folder (default: the first in its index)")
     rep_.add_argument(
         "--turn", type=TURN, help=f"turn for --export png ({TURN.range()}, within the episode; default: the last)"
     )
     rep_.add_argument("--export", choices=("png", "html", "gif", "mp4"), required=True)
-    rep_.add_argument("--out", type=Path, required=True, help="file to write")
+    rep_.add_argument("--out", type=path_arg, required=True, help="file to write")
     rep_.add_argument(
         "--first",
         type=TURN,
@@ -306,7 +313,7 @@ def _parser() -> argparse.ArgumentParser:
 
     schema = sub.add_parser("schema", help="the JSON Schema of SimLab's files, for other tools to read them")
     schema.add_argument("name", nargs="?", choices=("episode", "index-line", "run", "summary"), help="one format")
-    schema.add_argument("--out", type=Path, help="write every schema into this folder as NAME.schema.json")
+    schema.add_argument("--out", type=path_arg, help="write every schema into this folder as NAME.schema.json")
     schema.set_defaults(func=_cmd_schema)
 
     worlds = sub.add_parser("worlds", help="list the world families: roles, agents, settings, groups, importers")
@@ -327,7 +334,7 @@ def _add_judge(sub: argparse._SubParsersAction) -> None:
         description="Concurrent and resumable: every answer is stored in RUN/judgments/ as it arrives, and a "
         "rerun asks only what is not answered yet for the same judge, model and prompt.",
     )
-    judge.add_argument("run_dir", type=Path)
+    judge.add_argument("run_dir", type=path_arg)
     judge.add_argument(
         "--judge", action="append", required=True, metavar="NAME", help="a judge (see `worlds`), repeatable; all"
     )
@@ -365,7 +372,7 @@ def _add_validity(sub: argparse._SubParsersAction) -> None:
         description="Reads a benchmark folder or task file (what `run --tasks` plays) and prints what the world "
         "family's baselines score on it: a table, or JSON with --format json.",
     )
-    val.add_argument("tasks", type=Path, metavar="BENCH", help="a benchmark folder or task file")
+    val.add_argument("tasks", type=path_arg, metavar="BENCH", help="a benchmark folder or task file")
     val.add_argument("--world", help="its world family (default: the only family with a validity report)")
     val.add_argument("--format", choices=("table", "json"), default="table")
     val.add_argument(
@@ -483,7 +490,7 @@ def _add_generate(sub: argparse._SubParsersAction) -> None:
         most = Bound(1, family.tasks.max_tasks, f"the most tasks one `generate {name}` makes")
         one.add_argument("--n", type=most, default=20, help=f"{family.tasks.n_help} ({most.range()}; default 20)")
         one.add_argument("--seed", type=SEED, default=0, help=f"generation seed ({SEED.range()}; default 0)")
-        one.add_argument("--out", type=Path, required=True, help="output folder")
+        one.add_argument("--out", type=path_arg, required=True, help="output folder")
         if family.tasks.groups:
             label = family.tasks.group_label
             one.add_argument(
@@ -521,8 +528,15 @@ def _cmd_generate(args: argparse.Namespace) -> int:
         raise SimlabError(f"{args.out}: not an empty folder; generate writes only into a new or empty one")
     if args.out.is_dir():
         refuse_links(args.out, family.tasks.resumable)  # an interrupted generate's folders are written into again
-    with progress_bar(f"generate {family.name}") as report:
-        summary = family.tasks.write(args.out, args.n, args.seed, options, groups, report.step)
+    made = not os.path.lexists(args.out)
+    try:
+        with progress_bar(f"generate {family.name}") as report:
+            summary = family.tasks.write(args.out, args.n, args.seed, options, groups, report.step)
+    except BaseException:
+        if made:  # a refusal (a key not set, a model not reachable) leaves no empty folder behind
+            with contextlib.suppress(OSError):
+                args.out.rmdir()  # only when empty: what an interrupted build wrote stays, to resume
+        raise
     print(summary)
     return 0
 
@@ -601,7 +615,14 @@ def _refuse_changes_on_resume(args: argparse.Namespace) -> None:
     if not given or not (args.out / RUN_FILE).is_file():  # without a run.json, run() says there is none to resume
         return
     recorded = load_run(args.out).config
-    changes = config_changes(recorded, _described_run(args, recorded))
+    try:
+        described = _described_run(args, recorded)
+    except SimlabError as exc:  # the options alone make no run (--group of no recorded task): say which option
+        groups = getattr(args, "groups", None)
+        if not groups:
+            raise
+        raise SimlabError(f"--group {' '.join(groups)}: the recorded run has no task of it ({exc})") from None
+    changes = config_changes(recorded, described)
     if changes:
         said = "; ".join(change.describe(_option_of(change.path, args)) for change in changes)
         from_file = f" (the values of --config {args.config} count as given)" if args.config else ""
@@ -645,13 +666,13 @@ def _resumed_base(args: argparse.Namespace, recorded: Mapping[str, Any]) -> RunC
 
     from simlab.agents.resolve import role_specs
     from simlab.core.plugins import AgentSpec
+    from simlab.runner.batch import RunConfig
     from simlab.runner.config_file import load_run_config
-    from simlab.runner.resume import recorded_run_config
     from simlab.worlds import get_family
 
     if args.config:
         return load_run_config(args.config)
-    base = recorded_run_config(recorded)
+    base = RunConfig.from_record(recorded)
     if args.world not in (None, base.world):
         return base  # another world: compared by its name alone
     specs = role_specs(get_family(base.world), [AgentSpec.parse(a) for a in args.agent], base=recorded["agents"])
@@ -687,7 +708,10 @@ def _run_config(args: argparse.Namespace, base: RunConfig | None = None) -> RunC
     if base is None:
         base = load_run_config(args.config) if args.config else RunConfig(args.world or DEFAULT_WORLD)
     family = get_family(args.world or base.world)
-    settings = {**base.settings, **key_values(args.set, "--set")}
+    given = key_values(args.set, "--set")
+    if args.turns is not None and "turns" in given and given["turns"] != args.turns:
+        raise SimlabError(f"--turns {args.turns} and --set turns={given['turns']} say two budgets: give one")
+    settings = {**base.settings, **given}
     if args.turns is not None:
         settings["turns"] = args.turns
     agent_settings = _file_settings_kept(family, base, args.agent)
@@ -767,6 +791,9 @@ def _cmd_report(args: argparse.Namespace) -> int:
     run, judged = _judged(_load_run_warning(args.run_dir[0]))
     run = _where(run, args.where)
     group_by = args.group_by or ("group" if args.format == "paper" else None)
+    if args.group_by and run.summaries and not any(args.group_by in s for s in run.summaries):
+        fields = ", ".join(sorted({k for s in run.summaries[:100] for k in s if isinstance(s[k], str | int)}))
+        raise SimlabError(f"--group-by {args.group_by}: no episode's summary has this field; fields: {fields}")
     seed = int(run.config.get("seed", 0))
     report = build_report(run.summaries, group_by=group_by, seed=seed)
     world = run.config.get("world")
@@ -896,9 +923,9 @@ def _where(run: Run, text: str | None) -> Run:
 
 def _add_export(sub: argparse._SubParsersAction) -> None:
     export = sub.add_parser("export", help="a run as tables for other tools: episodes.parquet and events.parquet")
-    export.add_argument("run_dir", type=Path, metavar="RUN", help="a run folder")
+    export.add_argument("run_dir", type=path_arg, metavar="RUN", help="a run folder")
     export.add_argument("--format", choices=("parquet",), default="parquet", help="the tables' format")
-    export.add_argument("--out", type=Path, required=True, metavar="FOLDER", help="where the files go (not a run)")
+    export.add_argument("--out", type=path_arg, required=True, metavar="FOLDER", help="where the files go (not a run)")
     export.add_argument("--where", metavar="EXPR", help="export only the episodes EXPR keeps (as report --where)")
     export.set_defaults(func=_cmd_export)
 
@@ -1160,14 +1187,14 @@ def _add_search_and_notes(sub: argparse._SubParsersAction) -> None:
         'FTS5 syntax: words, "a phrase", a OR b, prefix*, kind:error, role:builder; other text is searched '
         "as a phrase.",
     )
-    search.add_argument("run_dir", type=Path, metavar="RUN")
+    search.add_argument("run_dir", type=path_arg, metavar="RUN")
     search.add_argument("query", metavar="QUERY")
     search.add_argument("--limit", type=LIMIT, default=20, help=f"hits to show, best first ({LIMIT.range()})")
     search.add_argument("--format", choices=("table", "json"), default="table")
     search.set_defaults(func=_cmd_search)
 
     note = sub.add_parser("note", help="tag, annotate or bookmark an episode or a turn (kept in RUN/notes.json)")
-    note.add_argument("run_dir", type=Path, metavar="RUN")
+    note.add_argument("run_dir", type=path_arg, metavar="RUN")
     note.add_argument("episode", metavar="EPISODE")
     note.add_argument("--turn", type=TURN, help=f"a turn of the episode ({TURN.range()}; default: the episode)")
     note.add_argument("--tag", action="append", default=[], help="add this tag (repeatable)")
@@ -1177,7 +1204,7 @@ def _add_search_and_notes(sub: argparse._SubParsersAction) -> None:
     note.set_defaults(func=_cmd_note)
 
     notes = sub.add_parser("notes", help="list a run's notes, tags and bookmarks")
-    notes.add_argument("run_dir", type=Path, metavar="RUN")
+    notes.add_argument("run_dir", type=path_arg, metavar="RUN")
     notes.add_argument("--tag", help="only those with this tag")
     notes.add_argument("--format", choices=("table", "json"), default="table")
     notes.set_defaults(func=_cmd_notes)

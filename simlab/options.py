@@ -13,6 +13,7 @@ import types
 import typing
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import annotated_types
@@ -91,6 +92,17 @@ def add_model_options(parser: argparse.ArgumentParser, model: type[BaseModel], s
 def model_values(args: argparse.Namespace, model: type[BaseModel]) -> dict[str, Any]:
     """The fields of ``model`` given on the command line (those left unset are left out)."""
     return {name: getattr(args, name) for name in model.model_fields if getattr(args, name, None) is not None}
+
+
+def path_arg(text: str) -> Path:
+    """An argparse ``type`` for a path: an empty one (which would mean the working folder) and one holding a
+    control character (a newline pasted into the command) are refused, not taken as names."""
+    if not text:
+        raise argparse.ArgumentTypeError("expected a path, got an empty string")
+    bad = next((c for c in text if ord(c) < 32 or ord(c) == 127), None)
+    if bad is not None:
+        raise argparse.ArgumentTypeError(f"expected a path without control characters, got {text[:80]!r}")
+    return Path(text)
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from simlab.core.errors import ConfigError
 from simlab.core.plugins import AgentSpec, Registry, discover
-from simlab.core.secrets import secret_places
+from simlab.core.secrets import ALLOWED_NAMES, ENV_NAME, secret_places, value_is_secret
 from simlab.core.world import Agent
 from simlab.worlds import WorldFamily
 
@@ -115,6 +115,13 @@ def check_agent_settings(
 def refuse_secrets(values: Any, what: str) -> None:
     """ConfigError naming the first place in ``values`` that holds (or looks like) a credential: run configs
     and command-line settings are recorded, so keys come from the environment, named by ``api_key_env``."""
+    for name in sorted(ALLOWED_NAMES & set(values) if isinstance(values, Mapping) else ()):
+        value = values[name]
+        if isinstance(value, str) and not ENV_NAME.match(value) and not value_is_secret(value):
+            raise ConfigError(
+                f"{what} {name}: expected the name of an environment variable (such as OPENAI_API_KEY), "
+                f"got {value[:40]!r}"
+            )
     places = secret_places(values)
     if places:
         raise ConfigError(

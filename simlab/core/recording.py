@@ -18,10 +18,10 @@ import json
 import os
 import re
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any
 
 from simlab.core.episode import EPISODE_FORMAT, EPISODE_VERSION, Episode
 from simlab.core.errors import ConfigError, FormatError
@@ -200,26 +200,30 @@ def _checked_index_line(raw: bytes, index: Path, where: str) -> dict[str, Any]:
     return dict(obj)
 
 
-LOCK_FILE = ".lock"
+class RunLock:
+    """An exclusive lock on a run folder held by this process (``flock`` on the folder itself, so it adds no
+    file to the run): released by :meth:`close`, or when the process ends however it ends."""
 
+    def __init__(self, path: Path) -> None:
+        """Take the lock on ``path``; ConfigError when another process holds it, so two resumes of one folder
+        never both append episodes."""
+        self.fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self.close()
+            raise ConfigError(
+                f"{path}: another SimLab process is writing this run; let it finish (or stop it) and resume then"
+            ) from None
 
-def hold_run(path: Path) -> BinaryIO:
-    """``path/.lock`` open, holding an exclusive lock on the run for this process (POSIX locks: released when
-    the file is closed or the process ends, however it ends); ConfigError when another process holds it, so
-    two resumes of one folder never both append episodes."""
-    flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
-    try:
-        fd = os.open(path / LOCK_FILE, flags, 0o644)
-    except OSError as exc:  # ELOOP: a link planted there
-        raise FormatError(path / LOCK_FILE, "", f"expected SimLab's lock file ({exc.strerror or exc})") from None
-    try:
-        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        os.close(fd)
-        raise ConfigError(
-            f"{path}: another SimLab process is writing this run; let it finish (or stop it) and resume then"
-        ) from None
-    return os.fdopen(fd, "rb")
+    def close(self) -> None:
+        """Release the lock (closing the folder's descriptor); once is enough."""
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+    def __del__(self) -> None:
+        self.close()
 
 
 def _safe_file(episode_id: str, file: Any) -> bool:
@@ -259,12 +263,22 @@ class RunWriter:
     :meth:`add` may be called from several threads: index lines are appended one at a time.
     """
 
-    def __init__(self, path: str | Path, config: Mapping[str, Any], resume: bool = False) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        config: Mapping[str, Any],
+        resume: bool = False,
+        check: Callable[[Run], object] | None = None,
+    ) -> None:
+        """A new run in ``path`` recording ``config``, or with ``resume`` the run there, which ``check`` (when
+        given) reads before anything is written: its refusal leaves the folder as it was."""
         self.path = Path(path)
         config_path = self.path / RUN_FILE
         if resume and os.path.lexists(config_path):
             _refuse_planted_links(self.path)
             existing = load_run(self.path)
+            if check is not None:
+                check(existing)
             self.config = existing.config
             self.done = {s["episode_id"] for s in existing.summaries}
         else:
@@ -275,7 +289,11 @@ class RunWriter:
             write_json_atomic(config_path, {"format": RUN_FORMAT, "version": RUN_VERSION, "config": self.config}, 2)
         make_folder(self.path, EPISODES_DIR)
         self._lock = threading.Lock()
-        self._held = hold_run(self.path)  # the lock lasts as long as this writer (closed with it)
+        self._held = RunLock(self.path)  # the lock lasts as long as this writer (released with it)
+
+    def close(self) -> None:
+        """Let go of the run's lock: another writer may take the run (this one should write no more)."""
+        self._held.close()
 
     def add(self, episode: Episode) -> dict[str, Any]:
         """Write the episode file, then append its summary line (fsynced). Returns the index entry."""

@@ -25,8 +25,10 @@ before anything is written.
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import shutil
+import stat
 import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path, PurePath
@@ -38,7 +40,8 @@ from simlab.core.reading import resolved
 SYSTEM_FOLDERS = frozenset({"etc", "usr", "bin", "sbin", "boot", "dev", "proc", "sys", "var"})
 """Top-level folders SimLab never writes into (with every ``/lib*`` and ``/`` itself)."""
 SCRATCH_FOLDERS = (Path("/var/tmp"), Path(tempfile.gettempdir()))
-"""Inside a system folder, yet meant for anyone's files (the temporary folder is under /var on macOS)."""
+"""Inside a system folder, yet meant for anyone's files (the temporary folder is under /var on macOS); one
+that is itself a system folder or ``/`` (``TMPDIR=/usr``) does not count."""
 _NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)  # not on Windows, where links need privileges to make
 _MODES = {"ab": os.O_WRONLY | os.O_CREAT | os.O_APPEND, "ab+": os.O_RDWR | os.O_CREAT | os.O_APPEND}
 Mode = Literal["ab", "ab+"]
@@ -46,6 +49,16 @@ Mode = Literal["ab", "ab+"]
 SHARED = 0o644  # recordings and exports are meant to be read by others, whatever the umask
 RUN_SIDECARS = ("search.sqlite", "notes.json")
 """The files SimLab writes into a run folder beside the run's own (docs/FORMATS.md "Where SimLab writes")."""
+
+
+TEMP_NAME = re.compile(r"\..+\.[0-9a-f]{8}\.tmp")
+"""The name of a temporary file written beside the file it replaces (:func:`temp_name`): what a killed
+writer may leave, and the only names a resume clears."""
+
+
+def temp_name(name: str) -> str:
+    """``.NAME.<8 hex digits>.tmp``: a new file's name beside ``name`` (matches :data:`TEMP_NAME`)."""
+    return f".{name}.{secrets.token_hex(4)}.tmp"
 
 
 class WriteRefused(ConfigError):
@@ -74,14 +87,21 @@ def check_output_file(path: Path, purpose: str, inputs: Iterable[Path] = ()) -> 
 
 def refuse_links(folder: Path, names: Iterable[str]) -> None:
     """WriteRefused naming the first of ``names`` in ``folder``, or of the entries of those that are folders,
-    that is a symbolic link: a folder SimLab writes into again (a run being resumed or judged) may have been
-    given links to elsewhere."""
+    that is a symbolic link, or a file with other names (a hard link): a folder SimLab writes into again (a
+    run being resumed or judged) may have been given links to elsewhere."""
     for name in names:
         entry = folder / name
-        _refuse_link(entry)
+        _refuse_linked(entry)
         if entry.is_dir():
             for child in entry.iterdir():
-                _refuse_link(child)
+                _refuse_linked(child)
+
+
+def _refuse_linked(path: Path) -> None:
+    _refuse_link(path)
+    info = os.lstat(path) if os.path.lexists(path) else None
+    if info is not None and stat.S_ISREG(info.st_mode):
+        _refuse_hard_link(path, info.st_nlink)
 
 
 def sidecar_path(run_dir: Path, name: str) -> Path:
@@ -111,7 +131,7 @@ def replace_sidecar(run_dir: Path, name: str, make: Callable[[Path], object]) ->
     file beside it (``.NAME.*.tmp``, made here, so never a link), which is then fsynced and renamed over the
     sidecar: readers see the old file or the whole new one, and no file is ever changed in place."""
     path = sidecar_path(run_dir, name)
-    tmp = path.with_name(f".{name}.{secrets.token_hex(4)}.tmp")
+    tmp = path.with_name(temp_name(name))
     os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NO_FOLLOW | os.O_CLOEXEC, SHARED))
     try:
         make(tmp)
@@ -146,7 +166,14 @@ def open_for_writing(folder: Path, relative: str | PurePath, mode: Mode = "ab") 
     link: the file itself must not be one and no folder on the way may lead out of ``folder`` (WriteRefused
     naming it). Anything else is written whole with :func:`write_atomic`."""
     path = _target(folder, relative)
+    if os.path.lexists(path) and not stat.S_ISREG(os.lstat(path).st_mode):  # a FIFO would block the open
+        raise WriteRefused(f"{path}: expected a regular file to append to")
     fd = os.open(path, _MODES[mode] | _NO_FOLLOW | os.O_CLOEXEC, SHARED)
+    try:
+        _refuse_hard_link(path, os.fstat(fd).st_nlink)
+    except WriteRefused:
+        os.close(fd)
+        raise
     return os.fdopen(fd, mode)
 
 
@@ -155,7 +182,7 @@ def write_atomic(folder: Path, relative: str | PurePath, data: bytes | str) -> P
     one: a temporary file beside it (``.NAME.*.tmp``), fsynced, renamed over it. Links as
     :func:`open_for_writing`; returns the path."""
     path = _target(folder, relative)
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    tmp = path.with_name(temp_name(path.name))
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NO_FOLLOW | os.O_CLOEXEC, SHARED)
     try:
         with os.fdopen(fd, "wb") as f:
@@ -207,6 +234,13 @@ def _refuse_link(path: Path) -> None:
         raise WriteRefused(f"{path} is a symbolic link to {os.readlink(path)}; refusing to write through it")
 
 
+def _refuse_hard_link(path: Path, links: int) -> None:
+    """WriteRefused when the file at ``path`` has other names: a hard link planted in a run folder is the same
+    file as one of the user's, which appending would change too."""
+    if links > 1:
+        raise WriteRefused(f"{path} has {links - 1:,} other name(s) (hard links); appending would change them too")
+
+
 def _refuse_leaving(folder: Path, path: Path) -> None:
     """WriteRefused when ``path`` (below ``folder``) is a link that leads out of it; links within are fine."""
     if path.is_symlink() and not resolved(path).is_relative_to(resolved(folder)):
@@ -215,6 +249,8 @@ def _refuse_leaving(folder: Path, path: Path) -> None:
 
 def _check_folder(folder: Path, said: str, inputs: list[Path], bare_home: bool) -> None:
     """The rules of an output folder (:func:`check_output_folder`); ``said`` starts a refusal's message."""
+    if os.path.lexists(folder) and not folder.is_dir():
+        raise WriteRefused(f"{said}: {folder} is a file; expected a folder (a new one, or one to add files to)")
     _refuse_system_folder(folder, said, bare_home)
     for seen in _both_ways(folder):
         run = _run_folder_above(seen)
@@ -252,7 +288,7 @@ def _home() -> list[Path]:
 
 
 def _scratch_folders() -> list[Path]:
-    return [p for folder in SCRATCH_FOLDERS for p in _both_ways(folder)]
+    return [p for folder in SCRATCH_FOLDERS for p in _both_ways(folder) if len(p.parts) > 2]
 
 
 def _both_ways(folder: Path) -> list[Path]:

@@ -22,6 +22,7 @@ the failure.
 
 from __future__ import annotations
 
+import math
 import os
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -35,7 +36,17 @@ from simlab.core.episode import Episode
 from simlab.core.errors import ConfigError, InfrastructureError
 from simlab.core.limits import MAX_CONCURRENCY, MAX_REPEATS, MAX_RUN_EPISODES, MAX_SEED, MAX_TASKS, shown
 from simlab.core.plugins import AgentSpec, Registry
-from simlab.core.recording import EPISODES_DIR, RUN_FILE, RunWriter, check_episode_id, read_json, write_json_atomic
+from simlab.core.recording import (
+    EPISODES_DIR,
+    INDEX_FILE,
+    RUN_FILE,
+    Run,
+    RunWriter,
+    check_episode_id,
+    read_json,
+    write_json_atomic,
+)
+from simlab.core.writing import TEMP_NAME
 from simlab.runner.episode import run_episode
 from simlab.worlds import WorldFamily, get_family
 
@@ -69,6 +80,19 @@ class RunConfig:
     groups: Sequence[str] = ()  # only tasks of these groups (a blocks tier, a rooms question type)
     generate_options: Mapping[str, Any] = field(default_factory=dict)  # the family's generate options
     agent_settings: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # role or group -> settings
+
+    @classmethod
+    def from_record(cls, recorded: Mapping[str, Any]) -> RunConfig:
+        """The config that makes the run a ``run.json`` config records (its tasks given, as recorded)."""
+        return cls(
+            world=str(recorded["world"]),
+            seed=int(recorded["seed"]),
+            repeats=int(recorded["repeats"]),
+            agents=[f"{role}={spec}" for role, spec in recorded["agents"].items()],
+            settings=dict(recorded["settings"]),
+            tasks=list(recorded["tasks"]),
+            agent_settings={role: dict(values) for role, values in (recorded.get("agent_settings") or {}).items()},
+        )
 
     def to_json(self, family: WorldFamily) -> dict[str, Any]:
         """The reproducible config as ``run.json`` records it: every role's agent, every setting (defaults
@@ -189,8 +213,9 @@ def run(
     writer, family = _open(config, out_dir, resume, registry)
     if resume:
         _remove_stale_temp_files(writer.path)
-    runtime = {"concurrency": concurrency, "episode_timeout": episode_timeout}
-    _record_runtime(writer, runtime if executor == "local" else {**runtime, "executor": executor})
+    runtime: dict[str, Any] = {"concurrency": concurrency, "episode_timeout": episode_timeout}
+    if executor != "local":
+        runtime["executor"] = executor
     todo = [item for item in episode_ids(writer.config) if item[0] not in writer.done]
     written = 0
 
@@ -211,7 +236,11 @@ def run(
             progress(written, len(todo), episode)
 
     save = writer.save if saved_by_workers else None
-    _Batch(family, writer.config, registry, episode_timeout, stop, executor, save).play(todo, concurrency, write)
+    batch = _Batch(family, writer.config, registry, episode_timeout, stop, executor, save)
+    try:
+        batch.play(todo, concurrency, write, started=lambda: _record_runtime(writer, runtime))
+    finally:
+        writer.close()  # the run's lock is let go however the batch ended (a failure's trace keeps the writer)
     return writer
 
 
@@ -221,22 +250,34 @@ def ended_by_infrastructure(episode: Episode) -> bool:
 
 
 def stored_runtime(out_dir: str | Path) -> dict[str, Any]:
-    """The runtime options (``concurrency``, ``episode_timeout``) a run folder was last played with, or {}."""
+    """The runtime options (``concurrency``, ``episode_timeout``) a run folder was last played with, or {};
+    ConfigError naming ``run.json``'s field when they are not what the options take."""
     path = Path(out_dir) / RUN_FILE
     obj = read_json(path) if os.path.lexists(path) else {}
     runtime = obj.get("runtime") if isinstance(obj, dict) else None
-    return dict(runtime) if isinstance(runtime, dict) else {}
+    if not isinstance(runtime, dict):
+        return {}
+    try:
+        _check_runtime(runtime.get("concurrency", 1), runtime.get("episode_timeout"))
+    except ConfigError as exc:
+        said = f"{path}, field runtime (how the run was last played)"
+        raise ConfigError(f"{said}: {exc}; give the option to replace it") from None
+    return dict(runtime)
 
 
 def _check_runtime(concurrency: int, episode_timeout: float | None, executor: str = "local") -> None:
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or not 1 <= concurrency <= MAX_CONCURRENCY:
         raise ConfigError(f"--concurrency {shown(concurrency)}: expected a whole number from 1 to {MAX_CONCURRENCY}")
-    if episode_timeout is not None and not episode_timeout > 0:
-        raise ConfigError(f"--episode-timeout {episode_timeout!r}: expected a positive number of seconds")
+    if episode_timeout is not None and not _positive_seconds(episode_timeout):
+        raise ConfigError(f"--episode-timeout {shown(episode_timeout)}: expected a positive number of seconds")
     if executor not in EXECUTORS:
         raise ConfigError(f"--executor {executor!r}: expected one of {', '.join(EXECUTORS)}")
     if executor == "ray":  # fails early, before anything is written, when ray is not installed
         import simlab.runner.ray_executor  # noqa: F401
+
+
+def _positive_seconds(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and 0 < value < math.inf
 
 
 def _open(
@@ -246,7 +287,7 @@ def _open(
     if config is None:
         if not (resume and (Path(out_dir) / RUN_FILE).exists()):
             raise ConfigError(f"{out_dir}: no run to resume there (no {RUN_FILE}); start one with a config")
-        writer = RunWriter(out_dir, {}, resume=True)
+        writer = RunWriter(out_dir, {}, resume=True, check=lambda recorded: check_resumable(recorded, registry))
         return writer, get_family(writer.config["world"])
     family = get_family(config.world)
     config_json = config.to_json(family)
@@ -255,11 +296,63 @@ def _open(
     return RunWriter(out_dir, config_json, resume=resume), family
 
 
+def check_resumable(recorded: Run, registry: Registry | None = None) -> None:
+    """ConfigError naming what stops a run folder from being resumed, found before anything is written:
+    ``run.json`` records what a new run could not be (every check and bound of a new run applies to it, its
+    agents built once), or the index lists episodes the plan does not hold or whose files are gone (resuming
+    would call them done)."""
+    where = recorded.path / RUN_FILE
+    source = recorded.config.get("imported_from")
+    if source:
+        tool = source.get("tool", "another tool") if isinstance(source, dict) else "another tool"
+        raise ConfigError(f"{where}: an import from {tool}; it holds recorded episodes only, with none left to play")
+    try:
+        config = RunConfig.from_record(recorded.config)
+        family = get_family(config.world)
+        config_json = config.to_json(family)
+        make_agents(family, _specs(config_json), config_json["settings"], registry, config_json["agent_settings"])
+        if config_json["agents"] != recorded.config["agents"]:  # a new run records every role's agent
+            roles = ", ".join(config_json["agents"])
+            raise ConfigError(f"field config.agents: expected an agent for each role ({roles}) and no other")
+    except (ConfigError, ValueError) as exc:
+        said = f"{where} records a run SimLab cannot play (edited by hand, or by another version)"
+        raise ConfigError(f"{said}: {exc}") from None
+    _check_index(recorded)
+
+
+def _check_index(recorded: Run) -> None:
+    """ConfigError when the index lists an episode the run's plan does not hold, or one whose file is missing."""
+    planned = {episode_id for episode_id, _, _ in episode_ids(recorded.config)}
+    stray = [s["episode_id"] for s in recorded.summaries if s["episode_id"] not in planned]
+    if stray:
+        raise ConfigError(
+            f"{recorded.path / INDEX_FILE} lists {len(stray):,} episode(s) that run.json does not plan "
+            f"({', '.join(stray[:3])}): the index is another run's or was edited; nothing was written"
+        )
+    folder = recorded.path / EPISODES_DIR
+    if os.path.lexists(folder) and not folder.is_dir():
+        raise ConfigError(f"{folder}: expected the folder of the run's episode files, found a file")
+    entries = list(os.scandir(folder)) if folder.is_dir() else []
+    present = {e.name for e in entries if e.is_file(follow_symlinks=False)}
+    other = next((e.name for e in entries if e.name not in present), None)
+    if other is not None:  # a folder where an episode file goes would fail its write, after the episode played
+        raise ConfigError(f"{folder / other}: expected an episode file; the episodes folder holds episode files only")
+    missing = [s["file"] for s in recorded.summaries if Path(s["file"]).name not in present]
+    if missing:
+        raise ConfigError(
+            f"{recorded.path}: the index lists {len(missing):,} episode(s) whose files are missing "
+            f"({', '.join(missing[:3])}); resuming would call them done. Restore the files, or remove their "
+            f"lines from {INDEX_FILE} to play them again"
+        )
+
+
 def _remove_stale_temp_files(run_dir: Path) -> None:
-    """Temporary files a killed run left mid-write (``.NAME.*.tmp``): no writer owns them any more."""
+    """Temporary files a killed run left mid-write: no writer owns them any more. Only SimLab's own (regular
+    files named as it names them), never another file of the folder."""
     for folder in (run_dir, run_dir / EPISODES_DIR):
-        for tmp in folder.glob(".*.tmp"):
-            tmp.unlink(missing_ok=True)
+        for entry in os.scandir(folder):
+            if TEMP_NAME.fullmatch(entry.name) and entry.is_file(follow_symlinks=False):
+                Path(entry.path).unlink(missing_ok=True)
 
 
 def _record_runtime(writer: RunWriter, runtime: Mapping[str, Any]) -> None:
@@ -333,11 +426,20 @@ class _Batch:
             self.save(episode)  # the fsyncs of the file happen here, in parallel, not on the calling thread
         return episode
 
-    def play(self, todo: Sequence[Planned], concurrency: int, write: Callable[[Episode], None]) -> None:
+    def play(
+        self,
+        todo: Sequence[Planned],
+        concurrency: int,
+        write: Callable[[Episode], None],
+        started: Callable[[], object] | None = None,
+    ) -> None:
         """Play ``todo`` with at most ``2 * concurrency`` episodes submitted at a time (so stopping is cheap).
-        Episodes that finish together are written in plan order (one worker: exactly the plan order)."""
+        Episodes that finish together are written in plan order (one worker: exactly the plan order).
+        ``started`` is called once the pool is up (a pool that cannot start has changed nothing)."""
         items = enumerate(todo)
         pool = self.pool(concurrency)
+        if started is not None:
+            started()
         pending: dict[Future[Episode | None], int] = {}
         try:
             while True:

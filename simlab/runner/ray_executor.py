@@ -50,13 +50,17 @@ def start_ray(num_cpus: int) -> bool:
     if ray.is_initialized():
         return False
     address = os.environ.get("RAY_ADDRESS") or None
-    ray.init(
-        address=address,
-        num_cpus=None if address else num_cpus,
-        include_dashboard=False,
-        ignore_reinit_error=True,
-        log_to_driver=False,
-    )
+    try:
+        ray.init(
+            address=address,
+            num_cpus=None if address else num_cpus,
+            include_dashboard=False,
+            ignore_reinit_error=True,
+            log_to_driver=False,
+        )
+    except Exception as exc:  # Ray raises many kinds (timeouts, connection, runtime): nothing was played
+        where = f"the cluster at RAY_ADDRESS={address}" if address else "a local Ray instance"
+        raise ConfigError(f"--executor ray: {where} did not start ({exc}); no episode was played") from None
     return True
 
 

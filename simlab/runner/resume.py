@@ -13,8 +13,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from simlab.runner.batch import RunConfig
-
 MAX_SHOWN = 80
 """Characters of a value a change shows (a task or a board may be long)."""
 
@@ -54,19 +52,6 @@ def _shown(value: Any) -> str:
         return repr(value)
     text = json.dumps(value, ensure_ascii=False, sort_keys=True)
     return text if len(text) <= MAX_SHOWN else text[: MAX_SHOWN - 3] + "..."
-
-
-def recorded_run_config(recorded: Mapping[str, Any]) -> RunConfig:
-    """The :class:`RunConfig` that makes the run a ``run.json`` config records (its tasks given, as recorded)."""
-    return RunConfig(
-        world=str(recorded["world"]),
-        seed=int(recorded["seed"]),
-        repeats=int(recorded["repeats"]),
-        agents=[f"{role}={spec}" for role, spec in recorded["agents"].items()],
-        settings=dict(recorded["settings"]),
-        tasks=list(recorded["tasks"]),
-        agent_settings={role: dict(values) for role, values in (recorded.get("agent_settings") or {}).items()},
-    )
 
 
 def config_changes(recorded: Mapping[str, Any], given: Mapping[str, Any]) -> list[ConfigChange]:

@@ -76,7 +76,7 @@ def test_a_run_killed_with_sigkill_resumes_to_the_same_episodes_as_a_clean_run(t
         proc.wait()
     assert proc.returncode == -signal.SIGKILL
     assert _index_lines(out) < EPISODES
-    (out / EPISODES_DIR / ".structure_039-r0.json.abc123.tmp").write_text('{"format": "simlab.ep')  # cut mid-write
+    (out / EPISODES_DIR / ".structure_039-r0.json.0abc1234.tmp").write_text('{"format": "simlab.ep')  # cut mid-write
 
     resumed = _driver(tmp_path, out, "resume")
     assert resumed.wait(timeout=120) == 0

@@ -60,3 +60,10 @@ def write_json(path: Path, value: Any) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(value), encoding="utf-8")
     return path
+
+
+def recorded_run(tmp_path_factory: pytest.TempPathFactory, *argv: str) -> Path:
+    """A run folder recorded by ``main(["run", *argv, "--out", FOLDER])`` in a fresh temporary folder."""
+    out = tmp_path_factory.mktemp("recorded") / "run"
+    assert main(["run", *argv, "--out", str(out)]) == 0
+    return out

@@ -7,18 +7,16 @@ staying where it was. ``generate rooms`` also writes the rendered views and maps
 
 from __future__ import annotations
 
-import multiprocessing
 import os
-import sys
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from itertools import repeat
 from pathlib import Path
 from typing import Any
 
 from simlab.core.family import Progress
+from simlab.core.processes import process_pool
 from simlab.core.recording import write_json_atomic
 from simlab.core.seeding import rng, stable_seed
 from simlab.core.writing import write_atomic
@@ -131,18 +129,12 @@ def room_pool(
             out.append(room_offers(seed, index, tasks))
             _tick(progress, len(out), len(rooms))
         return out
-    with ProcessPoolExecutor(workers, mp_context=_start_method()) as pool:
+    with process_pool(workers) as pool:
         out = []
         for item in pool.map(room_offers, repeat(seed), rooms, repeat(tuple(tasks)), chunksize=4):
             out.append(item)
             _tick(progress, len(out), len(rooms))
         return out
-
-
-def _start_method() -> multiprocessing.context.BaseContext:
-    """Fork (fast, and a script needs no ``__main__`` guard) unless this process already rendered: a fork
-    would share its VTK/OpenGL context (the app, the tests), so then spawn."""
-    return multiprocessing.get_context("spawn" if "vtkmodules.vtkRenderingCore" in sys.modules else "fork")
 
 
 def _tick(progress: Progress | None, done: int, total: int) -> None:
