@@ -63,7 +63,19 @@ def test_model_has_one_row_per_summary_with_the_columns(scripted_run: Run) -> No
     assert model.rowCount() == len(scripted_run.summaries) == 12
     headers = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())]
     blocks = ["overall progress", "completion", "iou", "position accuracy"]  # the family's headline metrics
-    assert headers == ["Episode", "Outcome", "Score", "Turns", "Errors", *blocks, "Task", "Group", "Agents", "Tags", "World"]
+    assert headers == [
+        "Episode",
+        "Outcome",
+        "Score",
+        "Turns",
+        "Errors",
+        *blocks,
+        "Task",
+        "Group",
+        "Agents",
+        "Tags",
+        "World",
+    ]
     tip = model.headerData(headers.index("Errors"), Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
     assert "red ticks" in tip and "mistake" in tip  # the timeline counts more: a reader is told so
     first = scripted_run.summaries[0]
