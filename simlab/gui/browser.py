@@ -332,8 +332,9 @@ class EpisodeBrowser(QWidget):
 
     def _show_where_error(self, exc: WhereError) -> None:
         caret = " " * (exc.offset - 1) + "^"
-        self.where_error.setText(f"column {exc.offset}: {exc.expected}")
-        self.where_error.setToolTip(f"{exc.text}\n{caret}")
+        said, listed, fields = exc.expected.partition("; the fields are: ")  # a long list: in the tooltip
+        self.where_error.setText(f"column {exc.offset}: {said}" + ("; hover here for the fields" if listed else ""))
+        self.where_error.setToolTip(f"{exc.text}\n{caret}\n{fields if listed else said}")
         self.where_error.show()
         self.where_edit.setStyleSheet("QLineEdit { border: 1px solid #c62828; }")
 

@@ -75,12 +75,10 @@ COLUMNS = (  # what decides which episode to open first: outcome and score next 
         tip="The errors the world counts in its summary (what counts is the family's rule). The timeline's red "
         "ticks mark every refused reply, broken protocol and mistake of a turn, so the two can differ.",
     ),
+    Column("Tags", "tags", tip=f"Tags on the episode or its turns ({BOOKMARK}: bookmarked); right-click to tag"),
     Column("Task", "task_id"),
     Column("Group", "group"),
     Column("Agents", "agents"),
-    Column(
-        "Tags", "tags", tip=f"Tags on the episode or its turns ({BOOKMARK}: bookmarked); right-click a row to tag it"
-    ),
     Column("World", "world"),
 )
 COLUMN_INDEX = {c.key: i for i, c in enumerate(COLUMNS)}

@@ -70,10 +70,10 @@ def test_model_has_one_row_per_summary_with_the_columns(scripted_run: Run) -> No
         "Turns",
         "Errors",
         *blocks,
+        "Tags",
         "Task",
         "Group",
         "Agents",
-        "Tags",
         "World",
     ]
     tip = model.headerData(headers.index("Errors"), Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)

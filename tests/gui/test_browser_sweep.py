@@ -59,6 +59,7 @@ def test_a_filter_expression_narrows_the_browser_and_a_bad_one_leaves_it(qtbot, 
     assert not browser.apply_where()
     assert browser.where_error.isVisibleTo(browser)
     assert browser.where_error.text().startswith("column 17: unknown field 'nonsense'")
+    assert "metrics.iou" in browser.where_error.toolTip()  # the fields it could be
     assert browser.visible_episode_ids() == shown  # the rows stay as they were
     browser.where_edit.setText("score <")
     assert not browser.apply_where() and "column" in browser.where_error.text()
