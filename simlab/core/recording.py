@@ -13,21 +13,22 @@ resumes by re-running the episodes the index does not list; their half-written f
 
 from __future__ import annotations
 
+import array
 import fcntl
 import json
 import os
 import re
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO, overload
 
 from simlab.core.episode import EPISODE_FORMAT, EPISODE_VERSION, Episode
 from simlab.core.errors import ConfigError, FormatError
 from simlab.core.index_lines import quick_summary
 from simlab.core.limits import MAX_RUN_EPISODES
-from simlab.core.reading import check_version, decode, parse_json, read_json, read_lines
+from simlab.core.reading import MAX_FILE_BYTES, _open, check_version, decode, parse_json, read_json
 from simlab.core.records import EpisodeFile, IndexLine, RunFile, checked
 from simlab.core.secrets import needs_scrub, scrub
 from simlab.core.writing import check_output_folder, make_folder, open_for_writing, refuse_links, write_atomic
@@ -90,14 +91,21 @@ def save_episode(path: str | Path, episode: Episode, within: Path | None = None)
 
 @dataclass
 class Run:
-    """A loaded run: its config, the summaries from the index, and any index lines that were unreadable."""
+    """A loaded run: its config, the summaries from the index, and any index lines that were unreadable.
+
+    A run read by :func:`load_run_table` (the app's) holds its summaries as columns (``columns``) and reads a
+    whole summary back from its index line only when one is asked for (``summaries`` is then an
+    :class:`IndexSummaries`); :meth:`follow` reads the lines a run still being played appends."""
 
     path: Path
     config: dict[str, Any]
-    summaries: list[dict[str, Any]] = field(default_factory=list)
+    summaries: Sequence[dict[str, Any]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     unlisted: int = 0
     """Unreadable index lines past the first MAX_PROBLEMS: counted only, in the last of ``problems``."""
+    columns: RunTable | None = None
+    tail: IndexTail | None = None
+    """Where the index has been read up to (runs read by :func:`load_run_table`)."""
 
     @property
     def problem_count(self) -> int:
@@ -107,11 +115,19 @@ class Run:
     def episode_path(self, summary: Mapping[str, Any]) -> Path:
         return self.path / str(summary["file"])
 
+    def summary_of(self, episode_id: str) -> dict[str, Any] | None:
+        """The summary of episode ``episode_id``, or None (through the columns when the run has them: one index
+        line read, not every one)."""
+        if self.columns is not None:
+            rows = self.columns.rows_of("episode_id", episode_id)
+            return self.summaries[int(rows[0])] if len(rows) else None
+        return next((s for s in self.summaries if s.get("episode_id") == episode_id), None)
+
     def load_episode(self, episode_id: str) -> Episode:
-        for s in self.summaries:
-            if s.get("episode_id") == episode_id:
-                return load_episode(self.episode_path(s))
-        raise KeyError(f"{self.path}: no episode {episode_id!r} in {INDEX_FILE}")
+        summary = self.summary_of(episode_id)
+        if summary is None:
+            raise KeyError(f"{self.path}: no episode {episode_id!r} in {INDEX_FILE}")
+        return load_episode(self.episode_path(summary))
 
     def episodes(self) -> list[Episode]:
         return [load_episode(self.episode_path(s)) for s in self.summaries]
@@ -120,18 +136,77 @@ class Run:
         """The summaries as columns (core/run_table.py): what filters, sorts and exports read."""
         from simlab.core.run_table import RunTable
 
-        return RunTable.from_summaries(self.summaries)
+        return self.columns if self.columns is not None else RunTable.from_summaries(self.summaries)
 
     def to_pandas(self) -> pandas.DataFrame:
         """The episode summaries as a DataFrame, a row per episode, nested fields flattened (``metrics.iou``);
         pandas is imported only here."""
         return self.table().to_pandas()
 
+    def follow(self) -> bool:
+        """Read the index lines appended since the last read (a run still being played grows), or the whole
+        index again when it was replaced or cut; True when the episodes or the problems changed. Only for a
+        run read by :func:`load_run_table`."""
+        from simlab.core.run_table import RunTable
+
+        if self.tail is None:
+            return False
+        if self.tail.replaced() or not isinstance(self.summaries, IndexSummaries):
+            self.tail, self.columns = IndexTail(self.tail.index), None
+            self.summaries = IndexSummaries(self.tail.index, array.array("q"))
+        before = (self.tail.offset, self.tail.partial)
+        tables, offsets = [], array.array("q", self.summaries.offsets)
+        while chunk := self.tail.read(FOLLOW_CHUNK):
+            tables.append(RunTable.from_summaries([summary for _offset, summary in chunk]))
+            offsets.extend(offset for offset, _summary in chunk)
+        changed = self.columns is None or before != (self.tail.offset, self.tail.partial)
+        self.problems, self.unlisted = self.tail.problem_list(), self.tail.unread_past
+        if tables or self.columns is None:
+            table = RunTable.concat([*([self.columns] if self.columns is not None else []), *tables])
+            latest = table.latest_rows("episode_id")  # a re-run after a crash: the later line wins
+            if latest is not None:
+                table, offsets = table.take(latest), array.array("q", (offsets[k] for k in latest.tolist()))
+            self.columns, self.summaries = table, IndexSummaries(self.tail.index, offsets)
+        return changed
+
+
+FOLLOW_CHUNK = 8_192
+"""Index lines made into columns at a time: the dicts of one chunk are all that is held at once."""
+
 
 def load_run(path: str | Path) -> Run:
     """Read ``run.json`` and the index. Bad index lines are reported in ``problems``, not raised, so the rest
     of the run still opens; a missing or unreadable ``run.json`` raises FormatError."""
-    path = Path(path)
+    run = _run_config(Path(path))
+    index = run.path / INDEX_FILE
+    if not os.path.lexists(index):
+        return run
+    tail = IndexTail(index, final=True)
+    summaries: list[dict[str, Any]] = []
+    seen: dict[str, int] = {}
+    while chunk := tail.read(FOLLOW_CHUNK):
+        for _offset, obj in chunk:
+            if obj["episode_id"] in seen:  # a re-run after a crash: the later line wins
+                summaries[seen[obj["episode_id"]]] = obj
+            else:
+                seen[obj["episode_id"]] = len(summaries)
+                summaries.append(obj)
+    run.summaries, run.problems, run.unlisted = summaries, tail.problem_list(), tail.unread_past
+    return run
+
+
+def load_run_table(path: str | Path) -> Run:
+    """:func:`load_run` for a run of any size: the summaries held as columns (``Run.columns``, a tenth of their
+    memory as dicts), each whole one read back from its index line when asked for; :meth:`Run.follow` reads
+    what is appended later. The same episodes, values and problems as :func:`load_run`."""
+    run = _run_config(Path(path))
+    run.tail = IndexTail(run.path / INDEX_FILE)
+    run.follow()
+    return run
+
+
+def _run_config(path: Path) -> Run:
+    """A run with the config of ``path/run.json`` and no episodes yet; FormatError when it is not a run."""
     if not path.is_dir():
         raise FormatError(path, "", "expected a run folder (with run.json and index.jsonl)")
     if not os.path.lexists(path / RUN_FILE):  # a link that leads nowhere is refused by the reader, by name
@@ -145,45 +220,157 @@ def load_run(path: str | Path) -> Run:
     config_obj = read_json(path / RUN_FILE)
     check_version(config_obj, RUN_FORMAT, RUN_VERSION, path / RUN_FILE)
     checked(RunFile, config_obj, path / RUN_FILE)
-    run = Run(path, dict(config_obj["config"]))
-    index = path / INDEX_FILE
-    if not os.path.lexists(index):
-        return run
-    seen: dict[str, int] = {}
-    unread = 0
-    for lineno, raw in read_lines(index, MAX_INDEX_LINE):
-        if not raw.strip():
-            continue
+    return Run(path, dict(config_obj["config"]))
+
+
+class IndexTail:
+    """Reads a run's ``index.jsonl`` from where the last read stopped, so a run still being played is followed
+    by reading only what was appended.
+
+    Each whole line is checked as :func:`load_run` checks it; an unreadable one is a problem (the first
+    :data:`MAX_PROBLEMS` described, the rest counted). A last line without its newline may still be being
+    written: unless ``final``, it is read again next time, and shown as a problem (``partial``) meanwhile
+    when it cannot be read yet. At most :data:`MAX_RUN_EPISODES` summaries are read (the rest is a problem)."""
+
+    def __init__(self, index: Path, final: bool = False) -> None:
+        self.index, self.final = index, final
+        self.offset = 0  # bytes read: every line before it is read
+        self.lineno = 0
+        self.read_so_far = 0
+        self.problems: list[str] = []
+        self.unread = 0
+        self.partial: str | None = None  # the problem of a last line that may still be being written
+        self.capped: str | None = None  # said once MAX_RUN_EPISODES lines are read
+        self._identity: tuple[int, int] | None = None
+
+    @property
+    def unread_past(self) -> int:
+        """Unreadable lines past the first MAX_PROBLEMS (counted only)."""
+        return max(0, self.unread - MAX_PROBLEMS)
+
+    def problem_list(self) -> list[str]:
+        """The problems as ``Run.problems`` holds them: described, then counted, then the cap, then a line cut
+        short."""
+        more = [f"{self.index}: {self.unread_past:,} more unreadable lines"] if self.unread_past else []
+        return [*self.problems, *more, *filter(None, (self.capped, self.partial))]
+
+    def replaced(self) -> bool:
+        """Whether the index is no longer the file read so far: another file in its place, or shorter."""
         try:
-            obj = _index_line(raw, index, lineno)
+            st = os.stat(self.index)
+        except OSError:
+            return self.offset > 0
+        moved = self._identity is not None and (st.st_dev, st.st_ino) != self._identity
+        return moved or st.st_size < self.offset
+
+    def read(self, max_lines: int) -> list[tuple[int, dict[str, Any]]]:
+        """Up to ``max_lines`` summaries of the lines after the last read, each with its line's byte offset; []
+        when there are none (the index missing counts as empty)."""
+        if self.capped or not os.path.lexists(self.index):
+            return []
+        with open(_open(self.index), "rb") as f:
+            st = os.fstat(f.fileno())
+            if st.st_size > MAX_FILE_BYTES:
+                raise FormatError(self.index, "", f"expected a file of at most {MAX_FILE_BYTES // 2**20} MiB")
+            self._identity = (st.st_dev, st.st_ino)
+            f.seek(self.offset)
+            return self._lines(f, max_lines)
+
+    def _lines(self, f: BinaryIO, max_lines: int) -> list[tuple[int, dict[str, Any]]]:
+        out: list[tuple[int, dict[str, Any]]] = []
+        while len(out) < max_lines and (raw := f.readline(MAX_INDEX_LINE + 1)):
+            size, whole = len(raw), raw.endswith(b"\n")
+            if not whole and size > MAX_INDEX_LINE:  # too long to be a summary: skipped unread, then reported
+                size, whole = size + _rest_of_line(f), True
+            obj = self._line(raw, whole or self.final)
+            if obj is _PARTIAL:
+                break
+            start, self.offset = self.offset, self.offset + size
+            if not isinstance(obj, dict):
+                continue
+            if self.read_so_far == MAX_RUN_EPISODES:
+                self.capped = (
+                    f"{self.index}, line {self.lineno}: a run holds at most {MAX_RUN_EPISODES:,} episodes; "
+                    "this line and the rest of the index were not read"
+                )
+                break
+            self.read_so_far += 1
+            out.append((start, obj))
+        return out
+
+    def _line(self, raw: bytes, complete: bool) -> dict[str, Any] | object | None:
+        """One line's summary; None for a blank or unreadable one (a problem now), :data:`_PARTIAL` for a last
+        line that may still be being written and cannot be read yet."""
+        lineno = self.lineno + 1
+        if not raw.strip():
+            self.lineno = lineno
+            return None
+        try:
+            obj = _index_line(raw, self.index, lineno)
         except FormatError as exc:
-            unread += 1
-            if unread <= MAX_PROBLEMS:
-                run.problems.append(str(exc))
-            continue
-        if obj["episode_id"] in seen:  # a re-run after a crash: the later line wins
-            run.summaries[seen[obj["episode_id"]]] = obj
-        elif len(seen) == MAX_RUN_EPISODES:
-            run.problems.append(
-                f"{index}, line {lineno}: a run holds at most {MAX_RUN_EPISODES:,} episodes; this line and the "
-                "rest of the index were not read"
-            )
+            if not complete:
+                self.partial = str(exc)
+                return _PARTIAL
+            self.unread += 1
+            if self.unread <= MAX_PROBLEMS:
+                self.problems.append(str(exc))
+            obj = None
+        self.lineno, self.partial = lineno, None
+        return obj
+
+
+_PARTIAL = object()
+
+
+def _rest_of_line(f: BinaryIO) -> int:
+    """Read past the rest of an overlong line, a chunk at a time; how many bytes that was."""
+    skipped = 0
+    while rest := f.readline(4 * 2**20):
+        skipped += len(rest)
+        if rest.endswith(b"\n"):
             break
-        else:
-            seen[obj["episode_id"]] = len(run.summaries)
-            run.summaries.append(obj)
-    if unread > MAX_PROBLEMS:
-        run.unlisted = unread - MAX_PROBLEMS
-        run.problems.append(f"{index}: {run.unlisted:,} more unreadable lines")
-    return run
+    return skipped
 
 
-def _index_line(raw: bytes, index: Path, lineno: int) -> dict[str, Any]:
-    """One index line, checked; FormatError (a problem of this line only) when it is not a summary.
+class IndexSummaries(Sequence[dict[str, Any]]):
+    """A run's summaries read back from its index, one line each, by the lines' byte offsets: what a run read
+    as columns gives where a whole summary is wanted (opening an episode, comparing it with another run's)."""
+
+    def __init__(self, index: Path, offsets: array.array[int]) -> None:
+        self.file, self.offsets = index, offsets
+
+    def __len__(self) -> int:
+        return len(self.offsets)
+
+    @overload
+    def __getitem__(self, k: int) -> dict[str, Any]: ...
+
+    @overload
+    def __getitem__(self, k: slice) -> list[dict[str, Any]]: ...
+
+    def __getitem__(self, k: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
+        if isinstance(k, slice):
+            return list(self._read(self.offsets[k]))
+        return next(self._read([self.offsets[k]]))
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return self._read(self.offsets)
+
+    def _read(self, offsets: Sequence[int]) -> Iterator[dict[str, Any]]:
+        """The summaries at ``offsets`` (FormatError when the index changed under them since)."""
+        with open(_open(self.file), "rb") as f:
+            for offset in offsets:
+                f.seek(offset)
+                yield _index_line(f.readline(MAX_INDEX_LINE + 1), self.file, f"at byte {offset}")
+
+
+def _index_line(raw: bytes, index: Path, lineno: int | str) -> dict[str, Any]:
+    """One index line (``lineno``: its number, or where it is in other words), checked; FormatError (a problem
+    of this line only) when it is not a summary.
 
     Most lines pass the fast check (orjson and a structural test, core/index_lines.py); the rest are read
     again by the bounded reader and pydantic, which name what is wrong."""
-    where = f"line {lineno}"
+    where = lineno if isinstance(lineno, str) else f"line {lineno}"
     if len(raw) > MAX_INDEX_LINE:
         raise FormatError(index, where, f"expected a summary of at most {MAX_INDEX_LINE // 1024} KiB")
     quick = quick_summary(raw, _safe_file)

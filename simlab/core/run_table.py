@@ -17,6 +17,7 @@ Every field of a summary becomes a column named by its path: top-level fields by
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -136,6 +137,42 @@ class RunTable:
         signed = -key if descending else key
         return np.argsort(signed, kind="stable")  # NaN sorts last
 
+    @classmethod
+    def concat(cls, tables: Sequence[RunTable]) -> RunTable:
+        """The rows of ``tables`` one after another (a run read in chunks, or as it grows): a field some of
+        them lack is missing in their rows, and a field of different kinds in different tables is ``other``."""
+        names = list(dict.fromkeys(name for table in tables for name in table.columns))
+        sizes = [table.n for table in tables]
+        columns = [_joined([table.columns.get(name) for table in tables], sizes) for name in names]
+        return cls(sum(sizes), {c.name: c for c in columns})
+
+    def rows_of(self, name: str, value: str) -> np.ndarray:
+        """The rows whose text column ``name`` holds ``value`` (a binary search of its categories, then one
+        comparison of the codes); empty when there are none."""
+        column = self.columns.get(name)
+        if column is None or column.kind != "text":
+            return np.empty(0, dtype=np.int64)
+        code = bisect_left(column.categories, value)
+        if code == len(column.categories) or column.categories[code] != value:
+            return np.empty(0, dtype=np.int64)
+        return np.flatnonzero(np.asarray(column.data) == code)
+
+    def latest_rows(self, name: str) -> np.ndarray | None:
+        """Where the text column ``name`` (an episode id) repeats, the rows to keep: each value once, in the
+        place it first took, with the values of its last row (a later index line wins); None when nothing
+        repeats."""
+        column = self.columns.get(name)
+        if column is None or column.kind != "text":
+            return None
+        codes = np.asarray(column.data)
+        _, first = np.unique(codes, return_index=True)
+        if len(first) == len(codes):
+            return None
+        _, from_end = np.unique(codes[::-1], return_index=True)  # the same values, in the same order
+        last = len(codes) - 1 - from_end
+        rows: np.ndarray = last[np.argsort(first, kind="stable")]
+        return rows
+
     def to_pandas(self) -> pandas.DataFrame:
         """A DataFrame, one row per episode, one column per field (text as pandas categoricals)."""
         import pandas as pd
@@ -193,12 +230,41 @@ def _column(path: tuple[str, ...], values: list[Any]) -> Column:
     found = kinds.pop() if len(kinds) == 1 else "other" if kinds else "number"
     kind: Kind = found or "number"
     if kind in ("number", "bool"):
-        floats = np.fromiter((np.nan if v is None else v for v in values), dtype=np.float64, count=len(values))
+        present = values if type(None) not in types else [np.nan if v is None else v for v in values]
+        floats = np.array(present, dtype=np.float64)  # from a list: C speed, where a generator is not
         integer = kind == "number" and types <= {int, type(None)}
         return Column(path, kind, floats, integer=integer)
     if kind == "text":
-        categories = sorted({v for v in values if v is not None})
-        code = {c: k for k, c in enumerate(categories)}
-        codes = np.fromiter((code.get(v, -1) for v in values), dtype=np.int32, count=len(values))
+        distinct = set(values)
+        distinct.discard(None)
+        categories = sorted(distinct)
+        code: dict[str | None, int] = {c: k for k, c in enumerate(categories)}
+        code[None] = -1
+        codes = np.fromiter(map(code.__getitem__, values), dtype=np.int32, count=len(values))
         return Column(path, kind, codes, categories)
     return Column(path, kind, values)
+
+
+def _joined(parts: Sequence[Column | None], sizes: Sequence[int]) -> Column:
+    """One column from its parts in consecutive tables of ``sizes`` rows (None: a table without it)."""
+    present = [p for p in parts if p is not None]
+    path, kinds = present[0].path, {p.kind for p in present}
+    kind = kinds.pop() if len(kinds) == 1 else "other"
+    if kind in ("number", "bool"):
+        arrays = [np.full(n, np.nan) if p is None else np.asarray(p.data) for p, n in zip(parts, sizes, strict=True)]
+        return Column(path, kind, np.concatenate(arrays), integer=all(p.integer for p in present))
+    if kind == "text":
+        categories = sorted({c for p in present for c in p.categories})
+        arrays = [_recoded(p, n, categories) for p, n in zip(parts, sizes, strict=True)]
+        return Column(path, kind, np.concatenate(arrays).astype(np.int32), categories)
+    values = [v for p, n in zip(parts, sizes, strict=True) for v in ([None] * n if p is None else p.values())]
+    return Column(path, "other", values)
+
+
+def _recoded(part: Column | None, n: int, categories: list[str]) -> np.ndarray:
+    """The codes of a text column's part as codes into ``categories`` (a superset of its own), -1 kept."""
+    if part is None:
+        return np.full(n, -1, dtype=np.int32)
+    lookup = np.array([*np.searchsorted(categories, part.categories).tolist(), -1], dtype=np.int32)
+    codes: np.ndarray = lookup[np.asarray(part.data)]  # -1 takes the last slot: missing stays missing
+    return codes

@@ -1,462 +1,80 @@
 """The episode browser: a sortable, filterable table of the index lines of one run or of several.
 
-It reads only the summaries (``Run.summaries``) and the unreadable index lines (``Run.problems``), never an
-episode file, so runs of thousands of episodes open at once. Episode ids repeat across runs (two runs of the
-same tasks), so a row is known by its :class:`EpisodeKey`, (run, episode id), never by the id alone; with more
-than one run a *Run* column and a run filter appear. A task id can name different tasks in different runs
-(generated ids name other structures under another seed): by the test ``report`` pairs episodes by
-(:func:`~simlab.analysis.pairing.same_task`), such a row's task reads ``structure_001 (≠ B)`` and the task menu
-lists each task apart, so episodes of different tasks are never shown as one task. Choosing an episode emits
+It reads only the summaries, as columns (``Run.table()``; :mod:`simlab.gui.browser_model`), and the unreadable
+index lines (``Run.problems``), never an episode file, so runs of 100,000 episodes open at once. Episode ids
+repeat across runs (two runs of the same tasks), so a row is known by its :class:`EpisodeKey`, (run, episode
+id), never by the id alone; with more than one run a *Run* column and a run filter appear. A task id can name
+different tasks in different runs (generated ids name other structures under another seed): by the test
+``report`` pairs episodes by (:func:`~simlab.analysis.pairing.same_task`), such a row's task reads
+``structure_001 (≠ B)`` and the task menu lists each task apart, so episodes of different tasks are never shown
+as one task. Besides the outcome toggles, the task menu and the search box, a filter expression (the syntax of
+``report --where``, :mod:`simlab.analysis.where`) narrows the rows, and the Tags column shows the runs' notes
+(``RUN/notes.json``), which a row's context menu adds to. Choosing an episode emits
 :attr:`EpisodeBrowser.episodeActivated`; what happens next (loading it into the playback model) is the main
 window's business.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, NamedTuple
+from pathlib import Path
+from typing import Any
 
-from PySide6.QtCore import (
-    QAbstractTableModel,
-    QItemSelectionModel,
-    QModelIndex,
-    QPersistentModelIndex,
-    QSortFilterProxyModel,
-    Qt,
-    Signal,
-)
-from PySide6.QtGui import QBrush, QColor, QFont, QKeyEvent
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, QPoint, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QHBoxLayout,
     QHeaderView,
+    QInputDialog,
     QLabel,
     QLineEdit,
+    QMenu,
     QTableView,
     QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
-from simlab.analysis.episode_diff import value_text
-from simlab.analysis.pairing import TASKS_DIFFER, same_task
+from simlab.analysis.where import STANDARD_FIELDS, WhereError, parse_where
 from simlab.core.errors import SimlabError
-from simlab.worlds import get_family
+from simlab.core.notes import RunNotes, change_notes
+from simlab.core.run_table import RunTable
+from simlab.gui.browser_model import (
+    COLUMN_INDEX,
+    COLUMNS,
+    GROUP,
+    OUTCOME_COLOURS,
+    OUTCOMES,
+    TAG_FIELD,
+    EpisodeFilterProxy,
+    EpisodeKey,
+    RunIndexModel,
+    compact_agents,
+    natural_key,
+    task_label,
+    tint,
+)
 
-OUTCOMES = ("success", "failure", "abort")
-# Foreground colours readable on light and dark rows, and a faint tint of the same hue for the cell.
-OUTCOME_COLOURS = {"success": "#1b7f3b", "failure": "#b45f06", "abort": "#c62828"}
-OUTCOME_TINT_ALPHA = 28
+__all__ = [
+    "ALL_RUNS",
+    "ALL_TASKS",
+    "COLUMNS",
+    "COLUMN_INDEX",
+    "EpisodeBrowser",
+    "EpisodeFilterProxy",
+    "EpisodeKey",
+    "RunIndexModel",
+    "compact_agents",
+    "natural_key",
+    "task_label",
+]
+
 ALL_TASKS = "All tasks"
 ALL_RUNS = "All runs"
-GROUP = "group:"
-"""The task menu's data for a whole group of tasks (``group:counting``) rather than one task id."""
-ModelIndex = QModelIndex | QPersistentModelIndex
-
-
-class EpisodeKey(NamedTuple):
-    """One row of the browser: the name the window gave its run (``""`` for a lone run or episode) and the
-    episode id."""
-
-    run: str
-    episode_id: str
-
-
-@dataclass(frozen=True)
-class Column:
-    """One table column: its header, the summary field it shows, and whether it is a number."""
-
-    title: str
-    key: str
-    numeric: bool = False
-    metric: bool = False  # read from the summary's metrics (a family's headline metric), not a top field
-    tip: str = ""  # the header's tooltip: what the column counts, where another view counts differently
-
-
-COLUMNS = (  # what decides which episode to open first: outcome and score next to the id
-    Column("Episode", "episode_id"),
-    Column("Outcome", "outcome"),
-    Column("Score", "score", numeric=True),
-    Column("Turns", "turns", numeric=True),
-    Column(
-        "Errors",
-        "errors",
-        numeric=True,
-        tip="The errors the world counts in its summary (what counts is the family's rule). The timeline's red "
-        "ticks mark every refused reply, broken protocol and mistake of a turn, so the two can differ.",
-    ),
-    Column("Task", "task_id"),
-    Column("Group", "group"),
-    Column("Agents", "agents"),
-    Column("World", "world"),
-)
-COLUMN_INDEX = {c.key: i for i, c in enumerate(COLUMNS)}
-"""Where the fixed columns stand when one run adds none (a family's metric columns follow Errors)."""
-METRICS_AFTER = COLUMN_INDEX["errors"]
-RUN_COLUMN = Column("Run", "run")
-"""First when several runs are open: which run played the row (its episode id may repeat in the others)."""
-
-
-def family_columns(summaries: Sequence[Mapping[str, Any]], several_runs: bool = False) -> tuple[Column, ...]:
-    """The columns for a run's summaries: the fixed ones, with its family's headline metrics after Errors
-    (blocks: overall progress, completion...; puzzles: sr, psr...), and the Run column first when they come
-    from several runs. A world SimLab does not know adds no metrics."""
-    world = next((str(s["world"]) for s in summaries if s.get("world")), None)
-    try:
-        headline = get_family(world).headline_metrics if world else ()
-    except SimlabError:
-        headline = ()
-    metrics = tuple(Column(name.replace("_", " "), name, numeric=True, metric=True) for name in headline)
-    run = (RUN_COLUMN,) if several_runs else ()
-    return (*run, *COLUMNS[: METRICS_AFTER + 1], *metrics, *COLUMNS[METRICS_AFTER + 1 :])
-
-
-# ---- text helpers (pure) ------------------------------------------------------------------------------------
-def natural_key(text: str) -> str:
-    """A string that sorts ``ep-2`` before ``ep-10``: digit runs are zero-padded, letters case-folded."""
-    return re.sub(r"\d+", lambda m: m.group(0).zfill(12), text.casefold())
-
-
-def _split_role(role: str) -> tuple[str, int | None]:
-    m = re.fullmatch(r"(.*?)(\d+)", role)
-    return (m.group(1), int(m.group(2))) if m else (role, None)
-
-
-def _compact_roles(roles: Sequence[str]) -> str:
-    """``D1 D2 D3`` -> ``D1-3``; ``D1 D3`` -> ``D1/D3``; other names are joined with ``/``."""
-    parts = [_split_role(r) for r in roles]
-    prefixes = {p for p, _ in parts}
-    numbers = [n for _, n in parts]
-    if len(roles) > 1 and len(prefixes) == 1 and None not in numbers:
-        ordered = sorted(n for n in numbers if n is not None)
-        if ordered == list(range(ordered[0], ordered[-1] + 1)):
-            return f"{parts[0][0]}{ordered[0]}-{ordered[-1]}"
-    return "/".join(roles)
-
-
-def compact_agents(agents: Mapping[str, Any] | None) -> str:
-    """``{"D1": "oracle", "D2": "oracle", "D3": "oracle", "builder": "random"}`` -> ``D1-3=oracle, builder=random``."""
-    groups: dict[str, list[str]] = {}
-    for role, spec in (agents or {}).items():
-        groups.setdefault(str(spec), []).append(str(role))
-    return ", ".join(f"{_compact_roles(roles)}={spec}" for spec, roles in groups.items())
-
-
-def full_agents(agents: Mapping[str, Any] | None) -> str:
-    """One ``role = spec`` line per role, for a tooltip."""
-    return "\n".join(f"{role} = {spec}" for role, spec in (agents or {}).items()) or "no agents recorded"
-
-
-def _number(value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return float("-inf")  # missing values sort first
-    return float(value)
-
-
-def _display(column: Column, value: Any) -> str:
-    if value is None:
-        return ""
-    if column.key == "agents":
-        return compact_agents(value if isinstance(value, Mapping) else {})
-    if column.key == "score" or column.metric:
-        return value_text(value)  # as the Compare dock and a fork's diff show the same number
-    return str(value)
-
-
-def _sort_value(column: Column, value: Any) -> float | str:
-    if column.numeric:
-        return _number(value)
-    return natural_key(_display(column, value))
-
-
-@dataclass(frozen=True)
-class _Row:
-    """What the table needs of one summary, computed once in :meth:`RunIndexModel.set_runs`."""
-
-    key: EpisodeKey
-    task: str  # what the Task column and menu say: the id, marked when it names another task in other runs
-    task_note: str  # why it is marked (the Task cell's tooltip), or ""
-    outcome: str
-    group: str
-    display: tuple[str, ...]
-    sort: tuple[float | str, ...]
-    agents_tooltip: str
-    haystack: str
-
-
-def _value(summary: Mapping[str, Any], column: Column) -> Any:
-    if column.metric:
-        metrics = summary.get("metrics")
-        return metrics.get(column.key) if isinstance(metrics, Mapping) else None
-    return summary.get(column.key)
-
-
-def task_label(task_id: str, other_runs: Sequence[str]) -> str:
-    """What the browser calls task ``task_id`` of a run when ``other_runs`` hold another task under that id."""
-    return f"{task_id} (≠ {', '.join(other_runs)})" if other_runs else task_id
-
-
-def _make_row(
-    run: str, summary: Mapping[str, Any], columns: Sequence[Column] = COLUMNS, differs_in: Sequence[str] = ()
-) -> _Row:
-    """The row of ``summary`` of run ``run``, whose task id names another task in the runs ``differs_in``."""
-    task_id = _task_id(summary)
-    task = task_label(task_id, differs_in)
-    values = [run if c is RUN_COLUMN else task if c.key == "task_id" else _value(summary, c) for c in columns]
-    display = tuple(_display(c, v) for c, v in zip(columns, values, strict=True))
-    episode_id = str(summary.get("episode_id", ""))
-    outcome = str(summary.get("outcome", "") or "")
-    agents = compact_agents(summary.get("agents") if isinstance(summary.get("agents"), Mapping) else {})
-    runs = "run" if len(differs_in) == 1 else "runs"
-    note = f"{task_id} of run {run} is another task than {task_id} of {runs} {', '.join(differs_in)}: {TASKS_DIFFER}"
-    return _Row(
-        key=EpisodeKey(run, episode_id),
-        task=task,
-        task_note=note if differs_in else "",
-        outcome=outcome,
-        group=str(summary.get("group") or ""),
-        display=display,
-        sort=tuple(_sort_value(c, v) for c, v in zip(columns, values, strict=True)),
-        agents_tooltip=full_agents(summary.get("agents") if isinstance(summary.get("agents"), Mapping) else None),
-        haystack=" ".join((episode_id, task_id, agents, outcome, *_words(summary))).casefold(),
-    )
-
-
-def _task_id(summary: Mapping[str, Any]) -> str:
-    return str(summary.get("task_id", "") or "")
-
-
-def _words(summary: Mapping[str, Any]) -> list[str]:
-    """The other text a search finds an episode by: its group and every text or list-of-text field a family
-    adds to its summary (a puzzle's categories, a board's abort cause)."""
-    out = []
-    for key, value in summary.items():
-        if key in ("episode_id", "task_id", "outcome", "file", "format", "world"):
-            continue
-        if isinstance(value, str):
-            out.append(value)
-        elif isinstance(value, list) and all(isinstance(v, str) for v in value):
-            out.extend(value)
-    return out
-
-
-# ---- the model ---------------------------------------------------------------------------------------------
-class RunIndexModel(QAbstractTableModel):
-    """A read-only table over the summary dicts of one run or several, one row per episode.
-
-    DisplayRole is the text shown, UserRole a sortable value (floats for numbers, a natural-sort key for
-    text), ToolTipRole the full agent list on the Agents column, and the Outcome column is coloured.
-    """
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self._rows: list[_Row] = []
-        self._summaries: list[dict[str, Any]] = []
-        self._row_of: dict[EpisodeKey, int] = {}
-        self.runs: tuple[str, ...] = ()  # the runs' names, in the order they were given
-        self.columns: tuple[Column, ...] = COLUMNS  # the fixed ones and the run's family metrics
-        self._bold = QFont()
-        self._bold.setBold(True)
-        self._fg = {k: QBrush(QColor(v)) for k, v in OUTCOME_COLOURS.items()}
-        self._bg = {k: QBrush(_tint(v)) for k, v in OUTCOME_COLOURS.items()}
-
-    def set_summaries(self, summaries: Iterable[Mapping[str, Any]]) -> None:
-        """Replace every row by one run's (named ``""``)."""
-        self.set_runs([("", summaries)])
-
-    def set_runs(
-        self,
-        runs: Sequence[tuple[str, Iterable[Mapping[str, Any]]]],
-        tasks: Mapping[str, Mapping[str, str]] | None = None,
-    ) -> None:
-        """Replace every row by the summaries of each ``(run name, summaries)``, run after run (a model reset:
-        views keep no stale rows). Names must differ: they tell apart the episodes whose ids repeat. ``tasks``
-        holds each run's recorded tasks (:func:`~simlab.analysis.pairing.recorded_tasks`, by run name): a task
-        id naming different tasks in two runs is marked in both (a run left out is taken at its word)."""
-        self.beginResetModel()
-        self.runs = tuple(name for name, _ in runs)
-        owned = [(name, dict(s)) for name, summaries in runs for s in summaries]
-        self._summaries = [s for _, s in owned]
-        self.columns = family_columns(self._summaries, several_runs=len(self.runs) > 1)
-        differs = _differing_runs(owned, tasks or {})
-        self._rows = [_make_row(name, s, self.columns, differs.get((name, _task_id(s)), ())) for name, s in owned]
-        self._row_of = {}
-        for row, r in enumerate(self._rows):
-            self._row_of.setdefault(r.key, row)
-        self.endResetModel()
-
-    def summary(self, row: int) -> dict[str, Any]:
-        """The summary dict behind source row ``row``."""
-        return self._summaries[row]
-
-    def key(self, row: int) -> EpisodeKey:
-        """The (run, episode id) of source row ``row``."""
-        return self._rows[row].key
-
-    def episode_id(self, row: int) -> str:
-        return self._rows[row].key.episode_id
-
-    def row_of(self, episode_id: str, run: str = "") -> int | None:
-        """The source row of an episode of run ``run`` (``""``: a lone run), or None."""
-        return self._row_of.get(EpisodeKey(run, episode_id))
-
-    def tasks(self) -> list[str]:
-        """Distinct tasks as the Task column names them (an id once per task it names), in natural order."""
-        return sorted({r.task for r in self._rows if r.task}, key=natural_key)
-
-    def groups(self) -> list[str]:
-        """Distinct task groups (a blocks tier, a rooms question type, a puzzle) in natural order."""
-        return sorted({r.group for r in self._rows if r.group}, key=natural_key)
-
-    def outcome_counts(self) -> dict[str, int]:
-        out: dict[str, int] = {}
-        for r in self._rows:
-            out[r.outcome] = out.get(r.outcome, 0) + 1
-        return out
-
-    def matches(self, row: int, outcomes: set[str] | None, task: str, text: str, run: str | None = None) -> bool:
-        """Whether source row ``row`` passes a filter (``text`` already case-folded; ``run`` None: any run)."""
-        r = self._rows[row]
-        return (
-            (run is None or r.key.run == run)
-            and (outcomes is None or r.outcome in outcomes)
-            and (not task or (r.group == task[len(GROUP) :] if task.startswith(GROUP) else r.task == task))
-            and (not text or text in r.haystack)
-        )
-
-    # ---- QAbstractTableModel ---------------------------------------------------------------------------
-    def rowCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
-        return 0 if parent.isValid() else len(self.columns)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(self.columns):
-            return None
-        column = self.columns[section]
-        if role == Qt.ItemDataRole.DisplayRole:
-            return column.title
-        if role == Qt.ItemDataRole.TextAlignmentRole:
-            return _alignment(column)
-        if role == Qt.ItemDataRole.ToolTipRole and column.tip:
-            return column.tip
-        return None
-
-    def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
-            return None
-        row, col = self._rows[index.row()], index.column()
-        column = self.columns[col]
-        if role == Qt.ItemDataRole.DisplayRole:
-            return row.display[col]
-        if role == Qt.ItemDataRole.UserRole:
-            return row.sort[col]
-        if role == Qt.ItemDataRole.TextAlignmentRole:
-            return _alignment(column)
-        if column.key == "agents" and role == Qt.ItemDataRole.ToolTipRole:
-            return row.agents_tooltip
-        if column.key == "task_id" and role == Qt.ItemDataRole.ToolTipRole:
-            return row.task_note or None
-        if column.key == "outcome":
-            return self._outcome_data(row.outcome, role)
-        return None
-
-    def _outcome_data(self, outcome: str, role: int) -> Any:
-        if role == Qt.ItemDataRole.ForegroundRole:
-            return self._fg.get(outcome)
-        if role == Qt.ItemDataRole.BackgroundRole:
-            return self._bg.get(outcome)
-        if role == Qt.ItemDataRole.FontRole and outcome in self._fg:
-            return self._bold
-        return None
-
-    def flags(self, index: ModelIndex) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
-
-
-def _differing_runs(
-    owned: Sequence[tuple[str, Mapping[str, Any]]], tasks: Mapping[str, Mapping[str, str]]
-) -> dict[tuple[str, str], tuple[str, ...]]:
-    """For each (run, task id) of the rows, the other runs that hold another task under that id (by
-    :func:`~simlab.analysis.pairing.same_task`, the test ``report`` pairs episodes by); only non-empty ones."""
-    runs_of: dict[str, list[str]] = {}
-    for run, summary in owned:
-        task_id = _task_id(summary)
-        if task_id and run not in runs_of.setdefault(task_id, []):
-            runs_of[task_id].append(run)
-    out: dict[tuple[str, str], tuple[str, ...]] = {}
-    for task_id, runs in runs_of.items():
-        for run in runs:
-            mine = tasks.get(run, {})
-            others = tuple(o for o in runs if o != run and not same_task(task_id, mine, tasks.get(o, {})))
-            if others:
-                out[run, task_id] = others
-    return out
-
-
-def _tint(colour: str) -> QColor:
-    c = QColor(colour)
-    c.setAlpha(OUTCOME_TINT_ALPHA)
-    return c
-
-
-def _alignment(column: Column) -> int:
-    horizontal = Qt.AlignmentFlag.AlignRight if column.numeric else Qt.AlignmentFlag.AlignLeft
-    return int(horizontal | Qt.AlignmentFlag.AlignVCenter)
-
-
-# ---- the filter --------------------------------------------------------------------------------------------
-class EpisodeFilterProxy(QSortFilterProxyModel):
-    """Filters a :class:`RunIndexModel` by run, outcome, task and a case-insensitive text search; sorts by
-    UserRole."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self._run: str | None = None
-        self._outcomes: set[str] | None = None
-        self._task = ""
-        self._text = ""
-        self.setSortRole(Qt.ItemDataRole.UserRole)
-        self.setDynamicSortFilter(True)
-
-    def set_run(self, run: str | None) -> None:
-        """Show one run's episodes only; None shows every run's."""
-        self._change_filter(run=run)
-
-    def set_outcomes(self, outcomes: Iterable[str] | None) -> None:
-        """Show only these outcomes; None shows every outcome (including ones this GUI does not know)."""
-        self._change_filter(outcomes=None if outcomes is None else set(outcomes))
-
-    def set_task(self, task_id: str) -> None:
-        """Show one task (exact id), a whole group (``group:NAME``), or every task for ``""``."""
-        self._change_filter(task=task_id or "")
-
-    def set_text(self, text: str) -> None:
-        """Case-insensitive substring over episode id, task, agents, outcome, group and the other text fields of
-        the summary (a puzzle's categories, a board's abort cause)."""
-        self._change_filter(text=text.strip().casefold())
-
-    def _change_filter(self, **changes: Any) -> None:
-        self.beginFilterChange()
-        if "outcomes" in changes:
-            self._outcomes = changes["outcomes"]
-        if "run" in changes:
-            self._run = changes["run"]
-        self._task = changes.get("task", self._task)
-        self._text = changes.get("text", self._text)
-        self.endFilterChange()
-
-    def filterAcceptsRow(self, source_row: int, source_parent: ModelIndex) -> bool:
-        model = self.sourceModel()
-        if not isinstance(model, RunIndexModel):
-            return True
-        return model.matches(source_row, self._outcomes, self._task, self._text, self._run)
+WHERE_DELAY_MS = 600
+"""A filter expression is applied on Enter, or this long after the last key (a pause, not every letter)."""
 
 
 # ---- the widget --------------------------------------------------------------------------------------------
@@ -475,7 +93,7 @@ class _EpisodeTable(QTableView):
 
 class EpisodeBrowser(QWidget):
     """The episodes of one run or several as a sortable, filterable table with outcome toggles, a task menu, a
-    search box and, with several runs, a run menu.
+    search box, a filter expression, a Tags column and, with several runs, a run menu.
 
     Emits :attr:`episodeActivated` with the run's name and the episode id on Enter/Return or a double-click.
     """
@@ -501,6 +119,19 @@ class EpisodeBrowser(QWidget):
         self.search_edit.setPlaceholderText("Search episodes...")
         self.search_edit.setClearButtonEnabled(True)
         self.search_edit.setToolTip("Case-insensitive search in episode id, task, agents and outcome")
+        self.where_edit = QLineEdit(self)
+        self.where_edit.setPlaceholderText('Filter: score < 0.3 and errors > 2 and outcome == "failure"')
+        self.where_edit.setClearButtonEnabled(True)
+        self.where_error = QLabel(self)
+        self.where_error.setStyleSheet("QLabel { color: #c62828; }")
+        self.where_error.setTextFormat(Qt.TextFormat.PlainText)
+        self.where_error.setWordWrap(True)
+        self.where_error.hide()
+        self._where_timer = QTimer(self)
+        self._where_timer.setSingleShot(True)
+        self._where_timer.setInterval(WHERE_DELAY_MS)
+        self.folders: dict[str, Path] = {}  # each run's folder, where its notes are kept
+        self.tag_dialog: QInputDialog | None = None  # the open "Add tag" question, if any
         self.count_label = QLabel(self)
         self.problems_label = self._make_banner()
         self._layout()
@@ -516,6 +147,7 @@ class EpisodeBrowser(QWidget):
         table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         table.setAlternatingRowColors(True)
         table.setWordWrap(False)
         table.setTextElideMode(Qt.TextElideMode.ElideRight)
@@ -537,7 +169,7 @@ class EpisodeBrowser(QWidget):
         button.setStyleSheet(
             "QToolButton { padding: 2px 8px; border: 1px solid palette(mid); border-radius: 3px; }"
             f"QToolButton:checked {{ color: {colour}; font-weight: bold; border-color: {colour};"
-            f" background: {_tint(colour).name(QColor.NameFormat.HexArgb)}; }}"
+            f" background: {tint(colour).name(QColor.NameFormat.HexArgb)}; }}"
             "QToolButton:!checked { color: palette(mid); }"
         )
         return button
@@ -572,6 +204,8 @@ class EpisodeBrowser(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(toggles)
         layout.addLayout(filters)
+        layout.addWidget(self.where_edit)
+        layout.addWidget(self.where_error)
         layout.addWidget(self.problems_label)
         layout.addWidget(self.table, 1)
 
@@ -581,6 +215,11 @@ class EpisodeBrowser(QWidget):
         self.task_combo.currentIndexChanged.connect(self._task_changed)
         self.run_combo.currentIndexChanged.connect(self._run_changed)
         self.search_edit.textChanged.connect(self._text_changed)
+        self.where_edit.returnPressed.connect(self.apply_where)
+        self.where_edit.textEdited.connect(lambda _text: self._where_timer.start())
+        self.where_edit.textChanged.connect(lambda text: text or self.apply_where())  # the clear button
+        self._where_timer.timeout.connect(self.apply_where)
+        self.table.customContextMenuRequested.connect(self._context_menu)
         self.table.rowActivated.connect(self._activate)
         self.table.doubleClicked.connect(self._activate)
         self.proxy.rowsInserted.connect(self._update_count)
@@ -598,16 +237,35 @@ class EpisodeBrowser(QWidget):
         runs: Sequence[tuple[str, Iterable[Mapping[str, Any]]]],
         problems: Sequence[str] = (),
         tasks: Mapping[str, Mapping[str, str]] | None = None,
+        tables: Mapping[str, RunTable] | None = None,
+        folders: Mapping[str, Path] | None = None,
     ) -> None:
-        """Show the summaries of each ``(run name, summaries)`` and any unreadable index lines, a task id that
-        names different tasks in the runs' ``tasks`` (see :meth:`RunIndexModel.set_runs`) marked; filters stay
-        as the user left them (a run filter on a run no longer open shows every run again)."""
-        self.model.set_runs(runs, tasks)
+        """Show the summaries of each ``(run name, summaries)`` (``tables``: those already read as columns) and
+        any unreadable index lines, a task id that names different tasks in the runs' ``tasks`` (see
+        :meth:`RunIndexModel.set_runs`) marked; ``folders`` are the runs' folders, whose notes the Tags column
+        shows. Filters stay as the user left them (a run filter on a run no longer open shows every run
+        again)."""
+        self.model.set_runs(runs, tasks, tables)
+        self.folders = dict(folders or {})
+        notes_problems = [problem for name in self.folders if (problem := self._load_notes(name))]
+        problems = [*problems, *notes_problems]
+        self._bind_where()
         self._fill_runs()
         self._fill_tasks()
         self._fill_outcome_counts()
         self.set_problems(problems)
         self._fit_columns()
+        self._update_count()
+
+    def update_run(
+        self, name: str, summaries: Sequence[Mapping[str, Any]], table: RunTable, problems: Sequence[str]
+    ) -> None:
+        """Open run ``name`` changed on disk (a run still being played grew): its rows, the menus and the
+        counts follow; the filters, the sort and the selection stay."""
+        self.model.replace_run(name, summaries, table)
+        self._fill_tasks()
+        self._fill_outcome_counts()
+        self.set_problems(problems)
         self._update_count()
 
     def set_problems(self, problems: Sequence[str]) -> None:
@@ -650,6 +308,127 @@ class EpisodeBrowser(QWidget):
     def count_text(self) -> str:
         return self.count_label.text()
 
+    # ---- the filter expression -------------------------------------------------------------------------
+    def apply_where(self) -> bool:
+        """Filter by the expression in the box (empty: no expression); False, with the parser's message shown
+        under the box and the rows left as they were, when it cannot be used."""
+        self._where_timer.stop()
+        ok = self._bind_where()
+        if ok:
+            self._update_count()
+        return ok
+
+    def _bind_where(self) -> bool:
+        text = self.where_edit.text()
+        try:
+            bound = parse_where(text).bind(self.model.where_table().columns) if text.strip() else None
+        except WhereError as exc:
+            self._show_where_error(exc)
+            return False
+        self.where_error.hide()
+        self.where_edit.setStyleSheet("")
+        self.proxy.set_where(bound)
+        return True
+
+    def _show_where_error(self, exc: WhereError) -> None:
+        caret = " " * (exc.offset - 1) + "^"
+        said, listed, fields = exc.expected.partition("; the fields are: ")  # a long list: in the tooltip
+        self.where_error.setText(f"column {exc.offset}: {said}" + ("; hover here for the fields" if listed else ""))
+        self.where_error.setToolTip(f"{exc.text}\n{caret}\n{fields if listed else said}")
+        self.where_error.show()
+        self.where_edit.setStyleSheet("QLineEdit { border: 1px solid #c62828; }")
+
+    def where_fields(self) -> list[str]:
+        """The names a filter expression can use on the rows shown: summary fields, metrics, tags."""
+        names = {*self.model.where_table().columns, *STANDARD_FIELDS}
+        return sorted(n[len("metrics.") :] if n.startswith("metrics.") else n for n in names)
+
+    def _where_tooltip(self) -> str:
+        fields = self.where_fields()
+        shown = ", ".join(fields[:80]) + (f" and {len(fields) - 80} more" if len(fields) > 80 else "")
+        return (
+            "A filter expression, as report --where takes it (Enter applies it):\n"
+            'score < 0.3 and errors > 2 and agents.builder == "scripted:0.15"\n'
+            f'outcome in ["failure", "abort"] and not iou > 0.5      {TAG_FIELD}odd or bookmarked\n'
+            "and, or, not, ==, !=, <, <=, >, >=, in [...]; a name with other characters in `backquotes`.\n\n"
+            f"Fields: {shown}"
+        )
+
+    # ---- tags ------------------------------------------------------------------------------------------
+    def _load_notes(self, name: str) -> str:
+        """Read run ``name``'s notes into the Tags column; the problem when they cannot be read, else ""."""
+        try:
+            notes = RunNotes.load(self.folders[name])
+        except SimlabError as exc:
+            return f"notes of run {name or self.folders[name].name}: {exc}"
+        self.model.set_notes(name, notes)
+        return ""
+
+    def change_tags(self, key: EpisodeKey, add: str = "", remove: str = "", bookmark: bool | None = None) -> bool:
+        """Tag an episode, take a tag off it or set its bookmark, in its run's ``notes.json`` (as ``note`` does
+        on the command line); the Tags column shows it at once. False, said in the banner, when it cannot be
+        written (no run folder, a tag that is not one word)."""
+        folder = self.folders.get(key.run)
+        if folder is None:
+            self.set_problems([f"{key.episode_id} is not from a run folder: there is no notes file to tag it in"])
+            return False
+
+        def change(notes: RunNotes) -> None:
+            if add:
+                notes.add_tag(key.episode_id, None, add)
+            if remove:
+                notes.remove_tag(key.episode_id, None, remove)
+            if bookmark is not None:
+                notes.set_bookmark(key.episode_id, None, bookmark)
+
+        try:
+            self.model.set_notes(key.run, change_notes(folder, change))
+        except SimlabError as exc:
+            self.set_problems([f"notes of {key.episode_id}: {exc}"])
+            return False
+        self._bind_where()  # a new tag is a new tag.NAME field
+        self._update_count()
+        return True
+
+    def row_menu(self, key: EpisodeKey) -> QMenu:
+        """The context menu of a row: add a tag, take one off, bookmark."""
+        menu = QMenu(self)
+        folder = self.folders.get(key.run)
+        notes = self.model.notes_of(key.run)
+        mark = notes.get(key.episode_id) if notes is not None else None
+        add = menu.addAction("Add Tag...", lambda: self.ask_tag(key))
+        remove = menu.addMenu("Remove Tag")
+        for tag in mark.tags if mark is not None else []:
+            remove.addAction(tag, lambda t=tag: self.change_tags(key, remove=t))
+        remove.setEnabled(bool(mark and mark.tags))
+        marked = bool(mark and mark.bookmark)
+        star = menu.addAction(
+            "Remove Bookmark" if marked else "Bookmark", lambda: self.change_tags(key, bookmark=not marked)
+        )
+        for action in (add, star):
+            action.setEnabled(folder is not None)
+        return menu
+
+    def ask_tag(self, key: EpisodeKey) -> QInputDialog:
+        """Ask for a tag for ``key`` (a window-modal question: OK tags the episode)."""
+        dialog = QInputDialog(self)
+        dialog.setWindowTitle("Add Tag")
+        dialog.setLabelText(f"Tag for {key.episode_id} (one word: letters, digits, _ . : / + # -):")
+        dialog.setComboBoxEditable(True)
+        dialog.setComboBoxItems(self.model.tags())
+        dialog.setTextValue("")
+        dialog.textValueSelected.connect(lambda tag: tag.strip() and self.change_tags(key, add=tag.strip()))
+        dialog.setWindowModality(Qt.WindowModality.WindowModal)
+        dialog.open()
+        self.tag_dialog = dialog
+        return dialog
+
+    def _context_menu(self, position: QPoint) -> None:
+        index = self.table.indexAt(position)
+        if index.isValid():
+            menu = self.row_menu(self.model.key(self.proxy.mapToSource(index).row()))
+            menu.popup(self.table.viewport().mapToGlobal(position))
+
     # ---- reactions -------------------------------------------------------------------------------------
     def _outcomes_changed(self) -> None:
         allowed = {name for name, b in self.outcome_buttons.items() if b.isChecked()}
@@ -676,7 +455,8 @@ class EpisodeBrowser(QWidget):
 
     def _update_count(self) -> None:
         runs = f" in {len(self.model.runs)} runs" if len(self.model.runs) > 1 else ""
-        self.count_label.setText(f"{self.proxy.rowCount()} of {self.model.rowCount()} episodes{runs}")
+        self.count_label.setText(f"{self.proxy.rowCount():,} of {self.model.rowCount():,} episodes{runs}")
+        self.where_edit.setToolTip(self._where_tooltip())
 
     def _fill_runs(self) -> None:
         """The run menu: every run when there are several (hidden otherwise), keeping the one chosen."""

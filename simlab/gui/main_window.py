@@ -35,7 +35,7 @@ from simlab.core.episode import Episode
 from simlab.core.errors import SimlabError
 from simlab.core.exports import export_file
 from simlab.core.reading import resolved
-from simlab.core.recording import Run, load_episode, load_run
+from simlab.core.recording import Run, load_episode, load_run_table
 from simlab.gui.agent_panels import AgentPanels
 from simlab.gui.browser import EpisodeBrowser, EpisodeKey
 from simlab.gui.compare_view import CompareView
@@ -44,6 +44,7 @@ from simlab.gui.figures_view import FiguresPanel
 from simlab.gui.fork_view import ForkDiffView, PlaybackLink, tile
 from simlab.gui.playback import PlaybackModel
 from simlab.gui.plots import MetricPlots
+from simlab.gui.run_follow import RunFollower, progress_text
 from simlab.gui.timeline import TimelineWidget
 from simlab.gui.validity_view import ValidityJob, ValidityLauncher
 from simlab.gui.world_view import WorldView
@@ -124,7 +125,12 @@ class MainWindow(QMainWindow):
         self.figures = FiguresPanel()
         self.validity = ValidityLauncher(self, self._say)
         self.status_label = QLabel()
+        self.progress_label = QLabel()  # a run still being played: its episodes so far and failures
+        self.statusBar().addPermanentWidget(self.progress_label)
         self.statusBar().addPermanentWidget(self.status_label)
+        self.follower = RunFollower(self)
+        self.follower.grew.connect(self._run_grew)
+        self.follower.failed.connect(lambda name, why: self.statusBar().showMessage(f"Run {name}: {why}", 10000))
         self.docks = self._make_docks()
         self._default_state = self.saveState()
         self._make_actions()
@@ -439,7 +445,7 @@ class MainWindow(QMainWindow):
         if any(resolved(run.path) == resolved(path) for run in open_runs):
             raise SimlabError(f"{path}: this run is open already")
         try:
-            run = load_run(path)
+            run = load_run_table(path)  # as columns: 100,000 episodes open in seconds, followed as they grow
         except SimlabError as exc:
             raise SimlabError(f"Could not open the run:\n{exc}") from None
         family, others = run_family(run), sorted({run_family(r) for r in open_runs})
@@ -467,7 +473,11 @@ class MainWindow(QMainWindow):
             [(name, run.summaries) for name, run in self.runs.items()],
             [problem for run in self.runs.values() for problem in run.problems],
             {name: recorded_tasks(run.config) for name, run in self.runs.items()},  # a task id of two tasks is marked
+            {name: run.table() for name, run in self.runs.items()},
+            {name: run.path for name, run in self.runs.items()},
         )
+        self.follower.set_runs(self.runs)
+        self.progress_label.setText(progress_text(self.runs))
         self.compare.set_runs(self.runs)
         self._figures_stale = True
         if self._figures_shown_now:
@@ -476,6 +486,14 @@ class MainWindow(QMainWindow):
         self.actions_by_name["validity"].setEnabled(self._validity_family() is not None)
         self.setWindowTitle(f"SimLab - {self.runs_text()}" if self.runs else "SimLab")
         self._update_status()
+
+    def _run_grew(self, name: str) -> None:
+        """Open run ``name`` gained episodes (it is still being played): the browser and the progress follow."""
+        run = self.runs[name]
+        self.browser.update_run(name, run.summaries, run.table(), [p for r in self.runs.values() for p in r.problems])
+        self.compare.set_runs(self.runs)
+        self._figures_stale = True
+        self.progress_label.setText(progress_text(self.runs))
 
     def _figures_shown(self, shown: bool) -> None:
         self._figures_shown_now = shown

@@ -63,7 +63,19 @@ def test_model_has_one_row_per_summary_with_the_columns(scripted_run: Run) -> No
     assert model.rowCount() == len(scripted_run.summaries) == 12
     headers = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())]
     blocks = ["overall progress", "completion", "iou", "position accuracy"]  # the family's headline metrics
-    assert headers == ["Episode", "Outcome", "Score", "Turns", "Errors", *blocks, "Task", "Group", "Agents", "World"]
+    assert headers == [
+        "Episode",
+        "Outcome",
+        "Score",
+        "Turns",
+        "Errors",
+        *blocks,
+        "Tags",
+        "Task",
+        "Group",
+        "Agents",
+        "World",
+    ]
     tip = model.headerData(headers.index("Errors"), Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
     assert "red ticks" in tip and "mistake" in tip  # the timeline counts more: a reader is told so
     first = scripted_run.summaries[0]
@@ -244,7 +256,7 @@ def test_a_thousand_summaries_fill(qtbot, scripted_run: Run) -> None:
     browser.show()
     browser.set_run(summaries)
     assert browser.model.rowCount() == 1000
-    assert browser.count_text() == "1000 of 1000 episodes"
+    assert browser.count_text() == "1,000 of 1,000 episodes"
     assert browser.task_combo.count() == 1 + 1 + 50  # all tasks, the template's one group, the 50 tasks
     browser.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
     assert browser.visible_episode_ids()[:3] == ["ep-0", "ep-1", "ep-2"]
