@@ -231,7 +231,9 @@ def update_index(run_dir: Path, run: Run | None = None, progress: Progress | Non
     identity = _run_identity(run_dir)
     known, why = _indexed(path, identity)
     plan = _plan(run, known)
-    update = Update(kept=len(known.files) - len(plan.changed) - len(plan.gone), rebuilt=why)
+    changed = {episode_id for episode_id, _path, _info in plan.changed}
+    kept = sum(1 for e in known.files if e not in changed and e not in plan.gone)  # a new episode was never known
+    update = Update(kept=kept, rebuilt=why)
     if not plan.changed and not plan.gone and plan.notes is None and why is None:
         return update
 

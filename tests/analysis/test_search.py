@@ -52,7 +52,7 @@ def test_the_demo_runs_engine_errors_are_found_by_code(run_dir):
 
 def test_an_update_reads_only_new_and_changed_episodes(run_dir):
     first = update_index(run_dir)
-    assert first.rebuilt == "no index yet" and SAID in first.indexed
+    assert first.rebuilt == "no index yet" and SAID in first.indexed and first.kept == 0
     stamp = os.stat(run_dir / SEARCH_FILE).st_mtime_ns
     again = update_index(run_dir)
     assert again.indexed == [] and again.kept == len(first.indexed)
