@@ -178,7 +178,10 @@ def _result_entries(turn: int, role: str, data: Mapping[str, Any]) -> Iterator[E
 
 
 def _codes(data: Mapping[str, Any]) -> list[str]:
-    return [str(data[name]) for name in _CODE_FIELDS if isinstance(data.get(name), str) and data[name]]
+    """The codes of ``data``, each once (a blocks mistake's code is its taxonomy too)."""
+    return list(
+        dict.fromkeys(str(data[name]) for name in _CODE_FIELDS if isinstance(data.get(name), str) and data[name])
+    )
 
 
 def _summary_words(summary: Mapping[str, Any]) -> list[str]:

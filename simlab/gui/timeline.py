@@ -304,7 +304,7 @@ class TimelineScrubber(QWidget):
     def _paint_notes(self, painter: QPainter, mid: float) -> None:
         """A diamond on the track per marked turn, between the speech and action ticks: filled when
         bookmarked, hollow when only tagged or noted."""
-        painter.setPen(QPen(QColor(NOTE_COLOUR), 1.5))
+        painter.setPen(QPen(QColor(NOTE_COLOUR), 2.0))
         for turn in self.noted_turns():
             painter.setBrush(QColor(NOTE_COLOUR) if self._notes[turn].bookmark else QColor("white"))
             x = self.x_for_turn(turn)
