@@ -223,6 +223,7 @@ class SearchPanel(QWidget):
         self._wanted: dict[str, int] = {}  # per run, the version of its data the index must have seen
         self._seen: dict[str, int] = {}  # per run, the version its index was last brought up to date with
         self._asked: dict[str, int] = {}  # per run, the version a job queued or running brings it up to
+        self._counted: dict[str, int] = {}  # per run, its episodes when a job was last asked to index it
         self._pool = QThreadPool(self)
         self._pool.setMaxThreadCount(1)
         self._busy = 0  # jobs queued or running
@@ -303,7 +304,11 @@ class SearchPanel(QWidget):
 
     # ---- jobs -------------------------------------------------------------------------------------------
     def _stale(self) -> dict[str, int]:
-        """The runs whose index no job has been asked to bring up to date yet (name -> version)."""
+        """The runs whose index no job has been asked to bring up to date yet (name -> version); a run that
+        lists more or fewer episodes than then (it is being played, its index followed) is one."""
+        for name, run in self.runs.items():
+            if name in self._counted and self._counted[name] != len(run.summaries):
+                self._wanted[name] = self._wanted.get(name, 0) + 1
         done = {n: max(self._seen.get(n, 0), self._asked.get(n, 0)) for n in self.runs}
         return {n: v for n, v in self._wanted.items() if n in self.runs and done[n] < v}
 
@@ -324,6 +329,7 @@ class SearchPanel(QWidget):
         self._busy += 1
         refresh = self._stale()
         self._asked.update(refresh)
+        self._counted.update({name: len(self.runs[name].summaries) for name in refresh})
         self._pool.start(_Job(self, self.generation, query.strip(), refresh))
 
     def _on_progress(self, generation: int, text: str) -> None:

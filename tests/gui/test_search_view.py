@@ -7,6 +7,7 @@ import pytest
 from PySide6.QtCore import QSettings, Qt
 
 from simlab.analysis.search import SEARCH_FILE
+from simlab.core.recording import load_run
 from simlab.gui.main_window import MainWindow
 from simlab.gui.search_view import ERROR, SearchPanel
 from tests.gui.conftest import wait_shown
@@ -81,3 +82,12 @@ def test_a_query_past_the_bound_is_refused_in_red_and_one_not_of_fts5_syntax_sai
     assert panel.hits == [] and panel.results.count() == 0
     panel = searched(qtbot, panel, 'the "zebracorn')
     assert "searched as a phrase" in panel.status.text() and ERROR not in panel.status.styleSheet()
+
+
+def test_episodes_that_land_in_a_run_being_played_are_found(window, qtbot, run_dir):
+    panel = searched(qtbot, window.search, "narwhalish")
+    assert panel.hits == []
+    add_said_episode(run_dir, "later-r0", word="narwhalish")  # as a run being played appends an episode
+    window.run.summaries.append(load_run(run_dir).summaries[-1])  # the window follows the run's index
+    panel = searched(qtbot, panel, "narwhalish")
+    assert [(h.hit.episode_id, h.hit.turn) for h in panel.hits] == [("later-r0", 3)]
