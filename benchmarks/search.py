@@ -1,6 +1,6 @@
 """Full-text search of a run (issue 27): the index of a 2,000-episode blocks run built, brought up to date
-when nothing changed and when a few episodes landed, and queries, against reading every episode file and
-looking for the word (what finding a word takes without the index).
+when nothing changed, when a few episodes landed and when notes changed, and queries, against reading every
+episode file and looking for the word (what finding a word takes without the index).
 
 Baselines run in the same process, so the ratios mean something on any machine.
 """
@@ -15,11 +15,13 @@ from pathlib import Path
 
 from benchmarks import row, timed
 from simlab.analysis.search import SEARCH_FILE, open_index, update_index
+from simlab.core.notes import change_notes
 from simlab.core.recording import RunWriter, load_run
 from simlab.runner.batch import RunConfig, run
 
 EPISODES = 2_000
-QUERIES = ("misheard", "wrong_layer", '"large green block"', "kind:error AND role:engine", "span*")
+QUERIES = ("misheard", "wrong_layer", '"large green block"', "kind:error AND role:engine", "span*", "odd")
+NOTED = 100
 
 
 def make_run(folder: Path, episodes: int = EPISODES) -> Path:
@@ -54,6 +56,7 @@ def main() -> None:
         print(f"{'index built (2,000 episodes)':<38} {build:10.2f} s   {said}")
         row("index up to date: nothing new", timed(lambda: update_index(run_dir), 5), "index built", build)
         bench_landed(run_dir, build)
+        bench_noted(run_dir, build)
         bench_queries(run_dir)
 
 
@@ -67,6 +70,17 @@ def bench_landed(run_dir: Path, build: float) -> None:
     start = time.perf_counter()
     update = update_index(run_dir)
     row(f"index update: {len(update.indexed)} episodes landed", time.perf_counter() - start, "index built", build)
+
+
+def bench_noted(run_dir: Path, build: float) -> None:
+    """A researcher tags a turn of each of 100 episodes (as the app does, one change at a time), then the
+    index takes the notes in (only their rows are written again)."""
+    summaries = load_run(run_dir).summaries[:NOTED]
+    for summary in summaries:
+        change_notes(run_dir, lambda notes, e=str(summary["episode_id"]): notes.add_tag(e, 3, "odd"))
+    start = time.perf_counter()
+    update = update_index(run_dir)
+    row(f"index update: {update.notes} notes changed", time.perf_counter() - start, "index built", build)
 
 
 def bench_queries(run_dir: Path) -> None:

@@ -1039,9 +1039,10 @@ def _replay_export(args: argparse.Namespace, episode: Episode) -> Callable[[Path
             raise ConfigError(f"--turn {turn}: episode {episode.episode_id} has turns 0..{last_turn}")
         return lambda out: turn_sheet(episode, turn).save(out, format="PNG")
     if args.export == "html":
+        from simlab.core.notes import episode_marks
         from simlab.render.transcript import episode_html
 
-        marks = _episode_marks(args.source, episode.episode_id)
+        marks = episode_marks(args.source, episode.episode_id)
         return lambda out: out.write_text(episode_html(episode, marks=marks), encoding="utf-8")
     from simlab.render.animation import write_animation
 
@@ -1054,13 +1055,6 @@ def _replay_export(args: argparse.Namespace, episode: Episode) -> Callable[[Path
             f"{limits.MAX_FRAMES} (each is kept in memory until the file is written); animate a part"
         )
     return lambda out: write_animation(episode, first, last, out, camera=args.camera, dialogue=args.with_dialogue)
-
-
-def _episode_marks(source: Path, episode_id: str) -> list[Mark]:
-    """The run's notes on the episode, when ``replay`` was given a run folder (an episode file has none)."""
-    from simlab.core.notes import RunNotes
-
-    return RunNotes.load(source).marks_of(episode_id) if source.is_dir() else []
 
 
 def _cmd_schema(args: argparse.Namespace) -> int:
@@ -1261,12 +1255,10 @@ def _check_turn(run_dir: Path, episode_id: str, turn: int | None) -> None:
 
 def _mark_line(mark: Mark) -> str:
     """A mark in one line; its note's control characters as spaces (a run from elsewhere is printed safely)."""
-    import re
+    from simlab.core.notes import mark_words
 
     where = mark.episode_id if mark.turn is None else f"{mark.episode_id} turn {mark.turn}"
-    said = [f"tags {' '.join(mark.tags)}" if mark.tags else "", "bookmarked" if mark.bookmark else ""]
-    note = ": " + re.sub(r"[\x00-\x1f\x7f-\x9f]", " ", mark.note) if mark.note else ""
-    return f"{where}  {', '.join(s for s in said if s)}{note}".rstrip()
+    return f"{where}  {mark_words(mark)}".rstrip()
 
 
 def _cmd_notes(args: argparse.Namespace) -> int:

@@ -24,8 +24,10 @@ WORDS = {
 
 
 def demo_copy(folder: Path) -> Path:
-    """The demo run copied into ``folder/run``."""
-    return Path(shutil.copytree(DEMO_RUN, folder / "run"))
+    """The demo run's recordings copied into ``folder/run`` (not a search index or notes the app or a test may
+    have left in the bundled run)."""
+    sidecars = shutil.ignore_patterns("search.sqlite", ".search.sqlite.*", "notes.json")
+    return Path(shutil.copytree(DEMO_RUN, folder / "run", ignore=sidecars))
 
 
 def add_said_episode(run_dir: Path, episode_id: str = SAID, word: str = "zebracorn") -> None:

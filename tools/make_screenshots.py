@@ -6,7 +6,7 @@ pictures as sent and annotated), a boards episode, a person
 playing the blocks builder and one playing the boards robot (their role windows), a Color puzzle, a turn
 sheet, a model-played blocks episode's Raw tab (its calls as chats, against the local test server), a
 thinking model's private reasoning in a COMMA episode, two runs
-compared (the browser's run column and the Compare dock), a judged run (the Judges tab, the Figures tab on a
+compared (the browser's run column and the Compare dock), the Search dock with a turn noted, a judged run (the Judges tab, the Figures tab on a
 judge's figure), and the editor on the example room and on a small
 structure.
 """
@@ -18,6 +18,7 @@ import hashlib
 import os
 import random
 import re
+import shutil
 import sys
 import tempfile
 from collections.abc import Callable
@@ -51,6 +52,8 @@ PANELS_SIZE = (960, 700)  # the Agents dock floated: both rooms panels side by s
 BOARDS_EPISODE_INDEX, BOARDS_TURN = 1, 5
 COMPARE_AFTER, COMPARE_HEIGHT = 1, 420  # shown the turn after the runs first differ, in a taller dock
 JUDGED_TURN = 3
+SEARCH_QUERY, SEARCH_WIDTH = "wrong_colour", 560  # the engine's mistake code, a wider dock for the snippets
+SEARCH_MARKS, SEARCH_BOOKMARK = ((7, "layer3"),), 10  # turn 7 asks for layer 3; turn 10 repeats turn 1's error
 
 
 def settle(app: QApplication, rounds: int = 20) -> None:
@@ -230,6 +233,36 @@ def compare(app: QApplication, tmp: Path) -> None:
     window.close()
 
 
+def search_and_notes(app: QApplication, tmp: Path) -> None:
+    """The demo run searched for the builder's wrong-colour mistakes (the Search dock in front of the browser,
+    made wider), the first result opened, and that turn tagged, noted and bookmarked: the mark on the timeline
+    and in the dialogue."""
+    sidecars = shutil.ignore_patterns("search.sqlite", "notes.json")  # the demo's own, if the app made them
+    folder = Path(shutil.copytree(DEMO_RUN, tmp / "search" / "demo_run", ignore=sidecars))
+    window = new_window(tmp)
+    window.open_path(folder)
+    window.actions_by_name["search_run"].trigger()
+    window.resizeDocks([window.docks["Search"]], [SEARCH_WIDTH], Qt.Orientation.Horizontal)
+    window.search.search(SEARCH_QUERY)
+    while window.search.busy:
+        settle(app, 1)
+    window.search.activate(0)
+    turn = window.playback.turn
+    for other, tag in SEARCH_MARKS:  # marks on other turns, to show on the timeline beside the handle
+        window.playback.seek(other)
+        window.notes.set_tags([tag])
+    window.playback.seek(SEARCH_BOOKMARK)
+    window.notes.toggle_bookmark()
+    window.playback.seek(turn)
+    window.notes.set_tags(["misheard", "cell"])
+    window.notes.set_note("D1 said row 1 column 0; the builder put the red block at (1,1)")
+    window.notes.toggle_bookmark()
+    window.search.results.setCurrentRow(0)
+    settle(app)
+    save(window.export_png, "app_search.png")
+    window.close()
+
+
 def judge_reply(body: dict) -> str:
     """A stand-in judge for the screenshot (no model here): answers every question of the prompt, varied but
     the same for the same prompt and run seed, each with a reason, in the asked form."""
@@ -335,6 +368,7 @@ def main() -> int:
         model_calls(app, tmp)
         private_reasoning(app, tmp)
         compare(app, tmp)
+        search_and_notes(app, tmp)
         judges(app, tmp)
         editors(app)
     return 0

@@ -192,6 +192,20 @@ def check_tag(tag: str) -> str:
     return tag
 
 
+def mark_words(mark: Mark) -> str:
+    """A mark on one line: ``tags colour misheard, bookmarked: the builder heard red``; the note's control
+    characters as spaces (a run from elsewhere shows safely in a terminal or a tooltip)."""
+    said = [f"tags {' '.join(mark.tags)}" if mark.tags else "", "bookmarked" if mark.bookmark else ""]
+    note = ": " + re.sub(r"[\x00-\x1f\x7f-\x9f]", " ", mark.note) if mark.note else ""
+    return ", ".join(s for s in said if s) + note
+
+
+def episode_marks(run_dir: Path | None, episode_id: str) -> list[Mark]:
+    """The run's marks on ``episode_id`` (the episode's own first, then its turns'); none without a run folder
+    (an episode file opened on its own has no notes). FormatError when ``notes.json`` cannot be read."""
+    return RunNotes.load(run_dir).marks_of(episode_id) if run_dir is not None and Path(run_dir).is_dir() else []
+
+
 def change_notes(run_dir: Path, change: Callable[[RunNotes], object]) -> RunNotes:
     """Load the run's notes as they are on disk, apply ``change`` and save them; the notes after."""
     notes = RunNotes.load(run_dir)

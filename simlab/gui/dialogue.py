@@ -24,7 +24,7 @@ from __future__ import annotations
 import bisect
 import html
 import json
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from PIL import Image
@@ -58,6 +58,7 @@ from PySide6.QtWidgets import (
 from simlab.core.episode import Episode
 from simlab.core.family import hex_colour
 from simlab.core.judging import Judge, JudgmentRecord
+from simlab.core.notes import Mark, mark_words
 from simlab.gui.playback import PlaybackModel
 from simlab.render.formatting import FAILED_RGB, LINK_SCHEME, MUTED_RGB, OK_RGB, TEXT_RGB, episode_colours, event_html
 from simlab.render.judgments import judgments_html
@@ -71,14 +72,21 @@ TEXT_COLOUR = hex_colour(TEXT_RGB)
 TURN_TINT = QColor(255, 236, 179, 150)
 HIT_TINT = QColor(255, 213, 79)
 MESSAGE_SCHEME = LINK_SCHEME
+NOTE_BACKGROUND = "#fff3c4"
 
 
-def dialogue_html(episode: Episode | None, show_reasoning: bool = False, players: Collection[str] | None = None) -> str:
+def dialogue_html(
+    episode: Episode | None,
+    show_reasoning: bool = False,
+    players: Collection[str] | None = None,
+    notes: Mapping[int, Mark] | None = None,
+) -> str:
     """The whole episode as HTML: a ``turn-N`` anchor and heading per turn that has something to show, each
-    event worded and coloured by the one formatter the exports use too. While people play ``players`` (the
-    roles they play), only what those roles are told is shown: everyone's public messages, and their own
-    actions and results worded as the engine tells them (another role's actions, results and errors are not
-    necessarily sent to them, and no mistake judged against the hidden target is)."""
+    event worded and coloured by the one formatter the exports use too, and under a heading the researcher's
+    mark on that turn (``notes``: turn -> mark). While people play ``players`` (the roles they play), only
+    what those roles are told is shown: everyone's public messages, and their own actions and results worded
+    as the engine tells them (another role's actions, results and errors are not necessarily sent to them,
+    and no mistake judged against the hidden target is)."""
     if episode is None:
         return f'<p style="color:{MUTED_COLOUR}">No episode loaded.</p>'
     colours = episode_colours(episode)
@@ -92,15 +100,26 @@ def dialogue_html(episode: Episode | None, show_reasoning: bool = False, players
         part = event_html(event, colours, show_reasoning, link=index, as_told=as_told)
         if part:
             by_turn.setdefault(event.turn, []).append(part)
+    notes = notes or {}
     parts = []
-    for turn in sorted(by_turn):
+    for turn in sorted({*by_turn, *(t for t in notes if 0 <= t <= episode.last_turn)}):
         parts.append(
             f'<h3 style="margin:12px 0 4px 0"><a name="turn-{turn}" style="color:{TEXT_COLOUR}">Turn {turn}</a></h3>'
         )
-        parts.extend(by_turn[turn])
+        if turn in notes:
+            parts.append(_note_html(notes[turn]))
+        parts.extend(by_turn.get(turn, []))
     if not parts:
         parts.append(f'<p style="color:{MUTED_COLOUR}">Nobody said or did anything in this episode.</p>')
     return "<html><body>" + "\n".join(parts) + "</body></html>"
+
+
+def _note_html(mark: Mark) -> str:
+    """The researcher's mark on a turn, set apart from what the episode recorded (escaped: it is data)."""
+    star = "\u2605 " if mark.bookmark else ""
+    return (
+        f'<p style="background:{NOTE_BACKGROUND}; margin:2px 0"><b>{star}Note</b> {html.escape(mark_words(mark))}</p>'
+    )
 
 
 def raw_text(episode: Episode | None, turn: int | None) -> str:
@@ -230,6 +249,7 @@ class DialoguePane(QWidget):
         self._judges: list[Judge] = []
         self._judgments: list[JudgmentRecord] = []  # the open episode's
         self._players: frozenset[str] | None = None  # the roles people play now: only what they are told
+        self._notes: dict[int, Mark] = {}  # the researcher's marks on the open episode's turns
         self._build_ui()
         playback.episodeChanged.connect(self._on_episode)
         playback.turnChanged.connect(self._on_turn)
@@ -354,6 +374,13 @@ class DialoguePane(QWidget):
             self._players = players
             self._rebuild()
 
+    def set_notes(self, marks: Mapping[int, Mark]) -> None:
+        """The researcher's marks on the open episode's turns (turn -> mark), shown under the turn headings
+        (rebuilds the document when they change)."""
+        if dict(marks) != self._notes:
+            self._notes = dict(marks)
+            self._rebuild()
+
     def turn_position(self, turn: int) -> int | None:
         """Document position of the heading of ``turn``, or None when the turn has no heading."""
         for position, t in self._turn_starts:
@@ -399,13 +426,14 @@ class DialoguePane(QWidget):
     # ---- model -> view -----------------------------------------------------------------------------------
     def _on_episode(self, episode: Episode | None) -> None:
         self._episode = episode
+        self._notes = {}  # another episode's: its own come with set_notes
         self._pictures = {}
         self.raw_chat.pictures = {}
         self._rebuild()
         self._refresh_judges()
 
     def _rebuild(self) -> None:
-        self.browser.setHtml(dialogue_html(self._episode, self.show_reasoning, self._players))
+        self.browser.setHtml(dialogue_html(self._episode, self.show_reasoning, self._players, self._notes))
         self._turn_starts = self._scan_turn_anchors()
         if self.search_bar.isVisible() and self.search_bar.edit.text():
             self.search(self.search_bar.edit.text())

@@ -42,9 +42,11 @@ from simlab.gui.compare_view import CompareView
 from simlab.gui.dialogue import DialoguePane
 from simlab.gui.figures_view import FiguresPanel
 from simlab.gui.fork_view import ForkDiffView, PlaybackLink, tile
+from simlab.gui.notes_view import TurnNotes, holds_link
 from simlab.gui.playback import PlaybackModel
 from simlab.gui.plots import MetricPlots
 from simlab.gui.run_follow import RunFollower, progress_text
+from simlab.gui.search_view import SearchPanel
 from simlab.gui.timeline import TimelineWidget
 from simlab.gui.validity_view import ValidityJob, ValidityLauncher
 from simlab.gui.world_view import WorldView
@@ -56,7 +58,7 @@ if TYPE_CHECKING:
 
 MAX_RECENT = 8
 LAYOUT_VERSION = 2  # bump when the docks change, so an old saved layout is ignored rather than misapplied
-TABBED_BEHIND = {"Compare": "Dialogue", "Figures": "Plots"}
+TABBED_BEHIND = {"Compare": "Dialogue", "Figures": "Plots", "Search": "Episodes"}
 """Docks that start as a tab behind another one (title -> the dock in front); a new tabbed panel goes here."""
 _SP = QStyle.StandardPixmap
 DIRECT = Qt.FindChildOption.FindDirectChildrenOnly
@@ -80,6 +82,10 @@ SHORTCUTS: tuple[tuple[str, str], ...] = (
     ("Ctrl+E / Ctrl+Shift+E", "Next / previous turn with an error or a mistake (wrapping around)"),
     ("Ctrl+F", "Search the dialogue (Enter: next hit, Shift+Enter: previous)"),
     ("Ctrl+Shift+F", "Fork the episode from this turn with other agents (beside the original)"),
+    ("Ctrl+Alt+F", "Search everything said in the open runs (the Search dock)"),
+    ("Ctrl+B / Ctrl+T", "Bookmark this turn (again: remove it) / tag it (kept in RUN/notes.json)"),
+    ("Ctrl+Shift+N", "Write a note on this turn"),
+    ("Ctrl+L", "Copy a link to this turn (the gui command line and a simlab:// URL)"),
     ("Ctrl+N", "New live episode (agents or you in any role)"),
     ("Ctrl+O", "Open a run folder (in place of those open)"),
     ("Ctrl+Alt+O", "Add a run folder beside those open (compare runs)"),
@@ -123,6 +129,7 @@ class MainWindow(QMainWindow):
         self.agents = AgentPanels(self.playback, settings=self.settings)
         self.compare = CompareView(self.playback)
         self.figures = FiguresPanel()
+        self.search = SearchPanel()
         self.validity = ValidityLauncher(self, self._say)
         self.status_label = QLabel()
         self.progress_label = QLabel()  # a run still being played: its episodes so far and failures
@@ -139,6 +146,9 @@ class MainWindow(QMainWindow):
         self.docks["Figures"].visibilityChanged.connect(self._figures_shown)
         self.playback.turnChanged.connect(lambda _t: self._turn_changed())
         self.playback.episodeChanged.connect(self._episode_changed)
+        self.notes = TurnNotes(self)  # after the window's own episode slot: it reads which episode is open
+        self.search.openRequested.connect(self.notes.open_turn)
+        self.notes.changed.connect(self.search.notes_changed)
         self._restore_layout()
         self._update_status()
 
@@ -185,6 +195,7 @@ class MainWindow(QMainWindow):
             "Plots": self.plots,
             "Compare": self.compare,
             "Figures": self.figures,
+            "Search": self.search,
         }
 
     def _dock(self, title: str, widget: QWidget) -> QDockWidget:
@@ -250,6 +261,7 @@ class MainWindow(QMainWindow):
             self.settings.setValue("window/geometry", geometry)
             self.settings.setValue("window/state", state)
         self.playback.pause()
+        self.search.shutdown()
         self._end_live()
         self.world.close_view()
         super().closeEvent(event)  # type: ignore[arg-type]
@@ -285,6 +297,11 @@ class MainWindow(QMainWindow):
             "next_error": self._action("Next &Error", pb.next_error, "Ctrl+E"),
             "previous_error": self._action("Pre&vious Error", pb.previous_error, "Ctrl+Shift+E"),
             "search": self._action("&Search Dialogue", self.dialogue.open_search, "Ctrl+F"),
+            "search_run": self._action("Search &Everything Said...", self._show_search, "Ctrl+Alt+F"),
+            "bookmark": self._action("&Bookmark This Turn", lambda: self.notes.toggle_bookmark(), "Ctrl+B"),
+            "tag": self._action("&Tag This Turn...", lambda: self.notes.ask_tags(), "Ctrl+T"),
+            "note": self._action("&Note on This Turn...", lambda: self.notes.ask_note(), "Ctrl+Shift+N"),
+            "copy_link": self._action("Copy &Link to This Turn", lambda: self.notes.copy_link(), "Ctrl+L"),
             "reset_layout": self._action("&Reset Layout", self.reset_layout),
             "help": self._action("&Keyboard Shortcuts", self.show_shortcuts, "F1"),
             "about": self._action("&About SimLab", self._about),
@@ -321,6 +338,9 @@ class MainWindow(QMainWindow):
         play_menu = self.menuBar().addMenu("&Playback")
         for name in ("play", "back", "forward", "first", "last", "previous_error", "next_error", "search"):
             play_menu.addAction(a[name])
+        notes_menu = self.menuBar().addMenu("&Notes")
+        for name in ("search_run", "bookmark", "tag", "note", "copy_link"):
+            notes_menu.addAction(a[name])
         run_menu = self.menuBar().addMenu("&Run")
         run_menu.addAction(a["new_episode"])
         run_menu.addAction(a["fork"])
@@ -358,6 +378,12 @@ class MainWindow(QMainWindow):
         bar.addSeparator()
         bar.addAction(a["export_png"])
         bar.addAction(a["export_html"])
+
+    def _show_search(self) -> None:
+        self.docks["Search"].show()
+        self.docks["Search"].raise_()
+        self.search.query_edit.setFocus()
+        self.search.query_edit.selectAll()
 
     def _on_playing(self, playing: bool) -> None:
         icon = QStyle.StandardPixmap.SP_MediaPause if playing else QStyle.StandardPixmap.SP_MediaPlay
@@ -479,6 +505,7 @@ class MainWindow(QMainWindow):
         self.follower.set_runs(self.runs)
         self.progress_label.setText(progress_text(self.runs))
         self.compare.set_runs(self.runs)
+        self.search.set_runs(self.runs)
         self._figures_stale = True
         if self._figures_shown_now:
             self._sync_figures()
@@ -619,10 +646,13 @@ class MainWindow(QMainWindow):
         self.recent_menu.setEnabled(bool(self.recent()))
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
-        if event.mimeData().hasUrls():
+        if event.mimeData().hasUrls() or holds_link(event.mimeData()):
             event.acceptProposedAction()
 
     def dropEvent(self, event: QDropEvent) -> None:
+        if self.notes.open_dropped(event.mimeData()):  # a simlab:// link to a turn
+            event.acceptProposedAction()
+            return
         paths = [url.toLocalFile() for url in event.mimeData().urls() if url.isLocalFile()]
         if len(paths) > 1:  # several run folders dropped together open side by side
             self.open_runs(paths)
@@ -645,12 +675,20 @@ class MainWindow(QMainWindow):
         return self._export(path, write)
 
     def export_html(self, path: str | Path) -> bool:
+        """The open episode as an HTML transcript, with the run's notes on it (as ``replay --export html``)."""
+        from simlab.core.notes import episode_marks
         from simlab.render.transcript import episode_html
 
         episode = self.playback.episode
         if episode is None:
             return self.show_error("Open an episode first: the transcript is of one episode")
-        return self._export(path, lambda out: out.write_text(episode_html(episode), encoding="utf-8"))
+        run_dir = self.run.path if self.current is not None and self.run is not None else None
+
+        def write(out: Path) -> None:
+            marks = episode_marks(run_dir, episode.episode_id)
+            out.write_text(episode_html(episode, marks=marks), encoding="utf-8")
+
+        return self._export(path, write)
 
     def export_animation(self, path: str | Path, first: int, last: int, dialogue: bool = False) -> bool:
         """Turns ``first``..``last`` as a GIF or MP4; ``dialogue`` puts each turn's dialogue and outcome beside

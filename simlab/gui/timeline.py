@@ -5,15 +5,18 @@ the user acts. The scrubber's ticks come from :func:`simlab.core.playback.turn_m
 use; while people play (:meth:`TimelineWidget.set_as_told`) only what the engine tells the roles is marked: no
 mistakes and no score changes, which are judged against the hidden target, and no error jumps. Keyboard
 shortcuts (Space, arrows, Home/End, Ctrl+E) belong to the main window; the buttons only name them in their
-tooltips.
+tooltips. The researcher's marks (``RUN/notes.json``: a bookmark, tags, a note) are diamonds on the track,
+given by :meth:`TimelineScrubber.set_notes`, their words in the turn's tooltip.
 """
 
 from __future__ import annotations
 
+import html
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QHelpEvent, QMouseEvent, QPainter, QPaintEvent, QPen, QWheelEvent
+from PySide6.QtGui import QColor, QHelpEvent, QMouseEvent, QPainter, QPaintEvent, QPen, QPolygonF, QWheelEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QDoubleSpinBox,
@@ -28,6 +31,7 @@ from PySide6.QtWidgets import (
 
 from simlab.core.episode import Episode
 from simlab.core.events import Event
+from simlab.core.notes import Mark, mark_words
 from simlab.core.playback import TurnMarks, turn_marks
 from simlab.gui.playback import PlaybackModel
 from simlab.render.formatting import headline_metrics
@@ -37,6 +41,7 @@ ACTION_COLOUR = "#7a7a7a"
 ERROR_COLOUR = "#d32f2f"
 SCORE_COLOURS = {"gain": "#2e9e4f", "drop": "#e65100", "change": "#7a7a7a"}
 SCORE_WORDS = {"gain": "score rose", "drop": "score fell", "change": "metrics changed"}
+NOTE_COLOUR = "#e0a800"
 LEGEND_HTML = (
     "<b>Timeline marks</b><br>"
     f"<span style='color:{SPEECH_COLOUR}'>▮</span> speech: someone sent a message (above the track)<br>"
@@ -44,7 +49,9 @@ LEGEND_HTML = (
     f"<span style='color:{ERROR_COLOUR}'>▮</span> error: engine or protocol error, or a mistake (tall red)<br>"
     f"<span style='color:{SCORE_COLOURS['gain']}'>●</span> score rose "
     f"<span style='color:{SCORE_COLOURS['drop']}'>●</span> score fell "
-    f"(the family's leading metric) <span style='color:{SCORE_COLOURS['change']}'>●</span> other metrics changed"
+    f"(the family's leading metric) <span style='color:{SCORE_COLOURS['change']}'>●</span> other metrics changed<br>"
+    f"<span style='color:{NOTE_COLOUR}'>◆</span> bookmarked <span style='color:{NOTE_COLOUR}'>◇</span> tagged or "
+    "noted (your notes, Ctrl+B / Ctrl+T / Ctrl+Shift+N)"
 )
 MIN_SPEED, MAX_SPEED = 0.25, 20.0
 
@@ -114,6 +121,7 @@ class TimelineScrubber(QWidget):
         super().__init__(parent)
         self.model = model
         self._infos: list[_TurnInfo] = []
+        self._notes: dict[int, Mark] = {}
         self._as_told = False
         self._dragging = False
         self._wheel = 0
@@ -159,14 +167,31 @@ class TimelineScrubber(QWidget):
     def set_as_told(self, as_told: bool) -> None:
         """Mark only what the engine tells the roles (True, while people play), or every fact again."""
         self._as_told = as_told
-        self._episode_changed(self.model.episode)
+        self._describe(self.model.episode)
 
     def tooltip_for_turn(self, turn: int) -> str:
-        """One line on what happened in ``turn`` ("turn 7: 2 messages, action, engine error")."""
-        return self._infos[turn].text if 0 <= turn < len(self._infos) else ""
+        """One line on what happened in ``turn`` ("turn 7: 2 messages, action, engine error"), and the
+        researcher's mark on it ("noted: tags odd, bookmarked: heard red")."""
+        if not 0 <= turn < len(self._infos):
+            return ""
+        mark = self._notes.get(turn)
+        return self._infos[turn].text + (f"; noted: {mark_words(mark)}" if mark is not None else "")
+
+    def set_notes(self, marks: Mapping[int, Mark]) -> None:
+        """The researcher's marks on the open episode's turns (turn -> mark), drawn as diamonds on the track."""
+        self._notes = dict(marks)
+        self.update()
+
+    def noted_turns(self) -> list[int]:
+        """The turns drawn with a mark, in order."""
+        return sorted(t for t in self._notes if 0 <= t < len(self._infos))
 
     # ---- model reactions -----------------------------------------------------------------------------
     def _episode_changed(self, episode: Episode | None) -> None:
+        self._notes = {}  # another episode's: its own come with set_notes
+        self._describe(episode)
+
+    def _describe(self, episode: Episode | None) -> None:
         self._infos = _turn_infos(episode, self._as_told)
         self.update()
 
@@ -213,7 +238,7 @@ class TimelineScrubber(QWidget):
             QToolTip.showText(event.globalPos(), LEGEND_HTML, self)
             return
         turn = self.turn_at(event.pos().x())
-        text = f"<b>{self.tooltip_for_turn(turn)}</b><br><br><small>{LEGEND_HTML}</small>"
+        text = f"<b>{html.escape(self.tooltip_for_turn(turn))}</b><br><br><small>{LEGEND_HTML}</small>"
         # a rect per slot: moving to another turn updates the tooltip instead of keeping a stale one
         x = self.x_for_turn(turn) - self._slot_width() / 2
         rect = QRectF(x, 0, self._slot_width(), self.height()).toAlignedRect()
@@ -229,6 +254,7 @@ class TimelineScrubber(QWidget):
             if self.height() >= self.NUMBERS_FROM:
                 self._paint_numbers(painter)
             self._paint_marks(painter, mid)
+            self._paint_notes(painter, mid)
             self._paint_handle(painter, mid)
         painter.end()
 
@@ -274,6 +300,17 @@ class TimelineScrubber(QWidget):
                 painter.setPen(Qt.PenStyle.NoPen)
                 painter.setBrush(QColor(SCORE_COLOURS[m.score_change]))
                 painter.drawEllipse(QPointF(x, mid + 17), 2.5, 2.5)
+
+    def _paint_notes(self, painter: QPainter, mid: float) -> None:
+        """A diamond on the track per marked turn, between the speech and action ticks: filled when
+        bookmarked, hollow when only tagged or noted."""
+        painter.setPen(QPen(QColor(NOTE_COLOUR), 2.0))
+        for turn in self.noted_turns():
+            painter.setBrush(QColor(NOTE_COLOUR) if self._notes[turn].bookmark else QColor("white"))
+            x = self.x_for_turn(turn)
+            painter.drawPolygon(
+                QPolygonF([QPointF(x, mid - 4.5), QPointF(x + 4.5, mid), QPointF(x, mid + 4.5), QPointF(x - 4.5, mid)])
+            )
 
     def _paint_handle(self, painter: QPainter, mid: float) -> None:
         x = self.x_for_turn(self.model.turn)

@@ -11,11 +11,14 @@ import pytest
 from simlab.analysis.search import (
     MAX_QUERY_CHARS,
     SEARCH_FILE,
+    Cancelled,
     QueryError,
     open_index,
     search_run,
     update_index,
 )
+from simlab.core.notes import change_notes
+from simlab.core.recording import load_run
 from simlab.core.writing import WriteRefused
 from tests.said_run import SAID, WORDS, add_said_episode, demo_copy
 
@@ -49,7 +52,7 @@ def test_the_demo_runs_engine_errors_are_found_by_code(run_dir):
 
 def test_an_update_reads_only_new_and_changed_episodes(run_dir):
     first = update_index(run_dir)
-    assert first.rebuilt == "no index yet" and SAID in first.indexed
+    assert first.rebuilt == "no index yet" and SAID in first.indexed and first.kept == 0
     stamp = os.stat(run_dir / SEARCH_FILE).st_mtime_ns
     again = update_index(run_dir)
     assert again.indexed == [] and again.kept == len(first.indexed)
@@ -124,3 +127,56 @@ def test_an_unreadable_episode_is_reported_and_the_rest_searched(run_dir):
     update = update_index(run_dir)
     assert any(SAID in p for p in update.problems)
     assert search_run(run_dir, "wrong_layer")[0]
+
+
+def test_tags_and_notes_are_found_and_follow_their_changes(run_dir):
+    change_notes(run_dir, lambda n: n.add_tag(SAID, 3, "odd"))
+    change_notes(run_dir, lambda n: n.set_note("structure_002-r0", None, "the builder never clarifies"))
+    (hit,) = search_run(run_dir, "odd")[0]
+    assert (hit.episode_id, hit.turn, hit.role, hit.kind) == (SAID, 3, "researcher", "note")
+    assert search_run(run_dir, "clarifies")[0][0].episode_id == "structure_002-r0"  # the episode's own: turn 0
+    unchanged = update_index(run_dir)
+    assert unchanged.notes is None and unchanged.indexed == []
+    change_notes(run_dir, lambda n: (n.remove_tag(SAID, 3, "odd"), n.set_bookmark(SAID, 5, True)))
+    update = update_index(run_dir)
+    assert update.notes == 2 and update.indexed == []  # only the notes are indexed again
+    assert search_run(run_dir, "odd")[0] == []
+    assert [(h.episode_id, h.turn) for h in search_run(run_dir, "bookmarked")[0]] == [(SAID, 5)]
+
+
+def test_an_unreadable_notes_file_is_said_and_the_episodes_still_searched(run_dir):
+    (run_dir / "notes.json").write_text('{"format": "simlab.notes", "version": 99, "marks": []}')
+    hits, update = search_run(run_dir, "zebracorn")
+    assert hits and any("notes are not searched" in p for p in update.problems)
+
+
+def test_failure_kinds_an_episode_counts_are_found_by_name(run_dir):
+    run = load_run(run_dir)
+    counted = {str(s["episode_id"]) for s in run.summaries if (s.get("metrics") or {}).get("tax_wrong-colour")}
+    never = {str(s["episode_id"]) for s in run.summaries} - counted - {SAID}
+    assert counted and never  # the demo has both
+    hits, _ = search_run(run_dir, '"tax_wrong-colour" kind:summary', limit=100)
+    assert {h.episode_id for h in hits} == counted
+
+
+def test_a_query_not_of_fts5_syntax_says_it_was_searched_as_a_phrase(run_dir):
+    with open_index(run_dir) as index:
+        found = index.find('the "zebracorn')
+        assert found.as_phrase is not None and "searched as a phrase" in found.as_phrase
+        assert index.find("zebracorn").as_phrase is None
+
+
+def test_progress_is_told_per_episode_and_cancelling_leaves_no_index(run_dir):
+    told: list[tuple[int, int]] = []
+    update_index(run_dir, progress=lambda done, total: told.append((done, total)))
+    total = len(load_run(run_dir).summaries)
+    assert told[-1] == (total, total) and len(told) == total
+    (run_dir / SEARCH_FILE).unlink()
+
+    def stop(done: int, total: int) -> None:
+        raise Cancelled
+
+    with pytest.raises(Cancelled):
+        update_index(run_dir, progress=stop)
+    assert not (run_dir / SEARCH_FILE).exists()
+    assert not [p for p in run_dir.iterdir() if p.name.endswith(".tmp")]

@@ -1,0 +1,119 @@
+"""Notes, tags and bookmarks on turns in the app, and links to a turn, on a real run folder (a copy of the demo
+plus an episode of known words): marks shown at once on the timeline and in the dialogue and kept in
+RUN/notes.json across reopening, the link copied and opened again, and the HTML export holding the note."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QMimeData, QPointF, QSettings, Qt, QUrl
+from PySide6.QtGui import QDropEvent, QGuiApplication
+
+from simlab.core.links import turn_command, turn_url
+from simlab.core.notes import RunNotes
+from simlab.gui.main_window import MainWindow
+from tests.gui.conftest import wait_shown
+from tests.said_run import SAID, add_said_episode, demo_copy
+
+
+@pytest.fixture
+def run_dir(tmp_path):
+    run = demo_copy(tmp_path)
+    add_said_episode(run)
+    return run
+
+
+def make_window(qtbot, folder: Path, run_dir: Path | None) -> MainWindow:
+    window = MainWindow(QSettings(str(folder / "simlab.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(window)
+    window.show()
+    wait_shown(qtbot, window)
+    if run_dir is not None:
+        assert window.open_path(run_dir)
+    return window
+
+
+@pytest.fixture
+def window(qtbot, tmp_path, run_dir):
+    win = make_window(qtbot, tmp_path, run_dir)
+    assert win.open_episode_id(SAID)
+    win.playback.seek(4)
+    yield win
+    win.close()
+
+
+def test_a_bookmark_made_with_its_key_is_marked_at_once_and_survives_reopening(window, qtbot, tmp_path, run_dir):
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=5000)  # no window manager: activation takes a moment
+    qtbot.keyClick(window, Qt.Key.Key_B, Qt.KeyboardModifier.ControlModifier)
+    assert window.timeline.scrubber.noted_turns() == [4]
+    assert "bookmarked" in window.timeline.scrubber.tooltip_for_turn(4)
+    assert "\u2605 Note" in window.dialogue.browser.toPlainText()
+    assert RunNotes.load(run_dir).get(SAID, 4).bookmark
+    window.close()
+    again = make_window(qtbot, tmp_path / "again", run_dir)
+    assert again.open_episode_id(SAID)
+    assert again.timeline.scrubber.noted_turns() == [4] and again.notes.marks[4].bookmark
+    again.playback.seek(4)
+    again.activateWindow()
+    qtbot.waitUntil(again.isActiveWindow, timeout=5000)
+    qtbot.keyClick(again, Qt.Key.Key_B, Qt.KeyboardModifier.ControlModifier)  # again: the bookmark goes
+    assert again.timeline.scrubber.noted_turns() == [] and RunNotes.load(run_dir).get(SAID, 4) is None
+    again.close()
+
+
+def test_tags_and_a_note_show_in_the_tooltip_and_the_dialogue_and_only_on_their_episode(window, run_dir):
+    assert window.notes.set_tags(["odd", "colour"]) and window.notes.set_note("heard <b>red</b>")
+    assert window.timeline.scrubber.tooltip_for_turn(4).endswith("noted: tags colour odd: heard <b>red</b>")
+    assert "tags colour odd: heard <b>red</b>" in window.dialogue.browser.toPlainText()  # as text, not markup
+    assert window.notes.set_tags(["odd"]) and RunNotes.load(run_dir).get(SAID, 4).tags == ["odd"]
+    assert not window.notes.set_tags(["two words"])  # refused with its rule, nothing changed
+    assert "tag 'two words'" in window.last_error and RunNotes.load(run_dir).get(SAID, 4).tags == ["odd"]
+    assert window.open_episode_id("structure_002-r0")
+    assert window.timeline.scrubber.noted_turns() == [] and "Note" not in window.dialogue.browser.toPlainText()
+
+
+def test_copy_link_puts_the_command_and_the_url_on_the_clipboard_and_the_url_opens_the_turn(window, qtbot, tmp_path):
+    assert window.notes.copy_link()
+    run_dir = window.run.path
+    url = turn_url(run_dir, SAID, 4)
+    assert QGuiApplication.clipboard().text() == f"{turn_command(run_dir.absolute(), SAID, 4)}\n{url}"
+    other = make_window(qtbot, tmp_path / "other", None)
+    assert other.notes.open_link(url)
+    assert other.current.episode_id == SAID and other.playback.turn == 4
+    assert other.run.path == run_dir
+    other.close()
+
+
+def test_a_link_dropped_on_the_window_opens_its_turn_and_a_bad_one_is_said(window, qtbot, tmp_path, run_dir):
+    other = make_window(qtbot, tmp_path / "other", None)
+    for text, as_url in ((turn_url(run_dir, SAID, 5), True), (turn_url(run_dir, SAID, 3), False)):
+        mime = QMimeData()
+        mime.setUrls([QUrl.fromEncoded(text.encode())]) if as_url else mime.setText(text)
+        event = QDropEvent(
+            QPointF(10, 10), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
+        )
+        other.dropEvent(event)
+        assert other.current.episode_id == SAID and other.playback.turn == int(text[-1])
+    assert not other.notes.open_link("simlab://open?run=relative/path")
+    assert "absolute path" in other.last_error
+    other.close()
+
+
+def test_the_html_export_holds_the_runs_notes_on_the_episode(window, tmp_path):
+    assert window.notes.set_note("the builder heard red")
+    out = tmp_path / "out" / "t.html"
+    out.parent.mkdir()
+    assert window.export_html(out)
+    turn4 = out.read_text(encoding="utf-8").split('<section id="turn-4">')[1].split("</section>")[0]
+    assert "the builder heard red" in turn4
+
+
+def test_an_episode_file_opened_alone_cannot_be_noted_and_says_why(qtbot, tmp_path, run_dir):
+    window = make_window(qtbot, tmp_path, None)
+    assert window.open_path(run_dir / "episodes" / f"{SAID}.json")
+    assert not window.notes.toggle_bookmark() and not window.notes.copy_link()
+    assert "open the episode from its run folder" in window.last_error
+    assert not (run_dir / "notes.json").exists()
+    window.close()
