@@ -120,7 +120,7 @@ class SweepTable:
         return np.concatenate(parts) if parts else np.zeros(0)
 
     def present(self, name: str) -> np.ndarray:
-        return ~np.isnan(self.numbers(name))
+        return np.asarray(~np.isnan(self.numbers(name)), dtype=bool)
 
     def integer(self, name: str) -> bool:
         """Whether every value of ``name`` is a whole number (turns, errors, true/false)."""
@@ -216,7 +216,7 @@ def _codes(column: Column | None, n: int, code: dict[str, int]) -> np.ndarray:
             out[data == value] = code.get(label, -1)
         return out
     remap = np.array([*(code[c] for c in column.categories), -1], dtype=np.int64)
-    return remap[np.asarray(column.data)]  # a missing value's code -1 picks the trailing -1
+    return np.asarray(remap[np.asarray(column.data)])  # a missing value's code -1 picks the trailing -1
 
 
 def sweep_table(runs: Sequence[tuple[str, RunTable]]) -> SweepTable:
@@ -304,11 +304,11 @@ def counts(values: np.ndarray, edges: np.ndarray) -> np.ndarray:
 def jittered(table: SweepTable, name: str, rows: np.ndarray) -> np.ndarray:
     """Metric ``name`` at ``rows``, spread by ±:data:`JITTER` when every value is whole (stacked points apart),
     from a generator seeded by the name: one draw per row of the table, so a point keeps its place."""
-    values = table.numbers(name)[rows]
+    values = np.asarray(table.numbers(name)[rows], dtype=np.float64)
     if not table.integer(name):
         return values
     spread = np.random.default_rng(stable_seed("sweep jitter", name)).uniform(-JITTER, JITTER, table.n)
-    return values + spread[rows]
+    return np.asarray(values + spread[rows], dtype=np.float64)
 
 
 # ---- filter expressions for what a plot shows ---------------------------------------------------------------

@@ -44,6 +44,7 @@ from simlab.gui.figures_view import FiguresPanel
 from simlab.gui.fork_view import ForkDiffView, PlaybackLink, tile
 from simlab.gui.playback import PlaybackModel
 from simlab.gui.plots import MetricPlots
+from simlab.gui.sweep_plots import SweepPanel
 from simlab.gui.timeline import TimelineWidget
 from simlab.gui.validity_view import ValidityJob, ValidityLauncher
 from simlab.gui.world_view import WorldView
@@ -54,8 +55,8 @@ if TYPE_CHECKING:
     from simlab.gui.live import LiveController, LiveSession
 
 MAX_RECENT = 8
-LAYOUT_VERSION = 2  # bump when the docks change, so an old saved layout is ignored rather than misapplied
-TABBED_BEHIND = {"Compare": "Dialogue", "Figures": "Plots"}
+LAYOUT_VERSION = 3  # bump when the docks change, so an old saved layout is ignored rather than misapplied
+TABBED_BEHIND = {"Compare": "Dialogue", "Figures": "Plots", "Sweep": "Plots"}
 """Docks that start as a tab behind another one (title -> the dock in front); a new tabbed panel goes here."""
 _SP = QStyle.StandardPixmap
 DIRECT = Qt.FindChildOption.FindDirectChildrenOnly
@@ -122,6 +123,7 @@ class MainWindow(QMainWindow):
         self.agents = AgentPanels(self.playback, settings=self.settings)
         self.compare = CompareView(self.playback)
         self.figures = FiguresPanel()
+        self.sweep = SweepPanel()  # reads the runs' columns only while shown
         self.validity = ValidityLauncher(self, self._say)
         self.status_label = QLabel()
         self.statusBar().addPermanentWidget(self.status_label)
@@ -130,6 +132,8 @@ class MainWindow(QMainWindow):
         self._make_actions()
         self.browser.episodeActivated.connect(lambda run, episode_id: self.open_episode_id(episode_id, run))
         self.compare.openRequested.connect(self._open_compared)
+        self.sweep.episodeRequested.connect(lambda run, episode_id: self.open_episode_id(episode_id, run))
+        self.docks["Sweep"].visibilityChanged.connect(self.sweep.set_shown)
         self.docks["Figures"].visibilityChanged.connect(self._figures_shown)
         self.playback.turnChanged.connect(lambda _t: self._turn_changed())
         self.playback.episodeChanged.connect(self._episode_changed)
@@ -179,6 +183,7 @@ class MainWindow(QMainWindow):
             "Plots": self.plots,
             "Compare": self.compare,
             "Figures": self.figures,
+            "Sweep": self.sweep,
         }
 
     def _dock(self, title: str, widget: QWidget) -> QDockWidget:
@@ -469,6 +474,7 @@ class MainWindow(QMainWindow):
             {name: recorded_tasks(run.config) for name, run in self.runs.items()},  # a task id of two tasks is marked
         )
         self.compare.set_runs(self.runs)
+        self.sweep.set_runs(list(self.runs.items()))
         self._figures_stale = True
         if self._figures_shown_now:
             self._sync_figures()
