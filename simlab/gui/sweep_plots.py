@@ -92,7 +92,7 @@ class SweepPanel(QWidget):
         self._stale = False
         self.shown = False  # see set_shown
         self.selection = Selection((), {})
-        self.items: list[pg.PlotDataItem | pg.ScatterPlotItem] = []  # a series each, in legend order
+        self.items: list[pg.GraphicsObject] = []  # a series each, in legend order
         self.edges = np.zeros(0)  # the histogram's bins
         self.listed_where = ""  # the filter expression of the listed bin
         self._build()
@@ -104,13 +104,17 @@ class SweepPanel(QWidget):
         self.y_label = QLabel("against")
         self.y_combo = self._combo([], "The scatter's second metric (the y axis)")
         self.group_combo = self._combo([], "A series per value of this field, each in its own colour")
-        controls = QHBoxLayout()
-        for label, widget in (("", self.kind_combo), ("of", self.x_combo), ("", self.y_label), ("", self.y_combo)):
-            if label:
-                controls.addWidget(QLabel(label))
-            controls.addWidget(widget, 1 if widget is not self.kind_combo else 0)
-        controls.addWidget(QLabel("by"))
-        controls.addWidget(self.group_combo, 1)
+        # two rows, so the dock is no wider than the panels it is tabbed with (the window's minimum width)
+        controls = QVBoxLayout()
+        rows = (
+            (self.kind_combo, QLabel("of"), self.x_combo),
+            (self.y_label, self.y_combo, QLabel("by"), self.group_combo),
+        )
+        for widgets in rows:
+            line = QHBoxLayout()
+            for widget in widgets:
+                line.addWidget(widget, 1 if isinstance(widget, QComboBox) and widget is not self.kind_combo else 0)
+            controls.addLayout(line)
         self.view = pg.GraphicsLayoutWidget()
         self.view.setBackground("w")
         self.view.setMinimumSize(200, 150)
@@ -169,7 +173,7 @@ class SweepPanel(QWidget):
         combo.addItems(list(items))
         combo.setToolTip(tip)
         combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        combo.setMinimumContentsLength(8)
+        combo.setMinimumContentsLength(6)
         return combo
 
     # ---- the runs --------------------------------------------------------------------------------------------
@@ -277,13 +281,17 @@ class SweepPanel(QWidget):
                 tip=self._point_tip,
             )
             item.sigClicked.connect(self._point_clicked)
-            self._add(item, s)
+            # the legend shows a solid swatch (a translucent 5-pixel one is hard to see); hiding it hides the points
+            swatch = pg.ScatterPlotItem(size=10, pen=None, brush=pg.mkBrush(series_colour(k)))
+            swatch.visibleChanged.connect(lambda item=item, swatch=swatch: item.setVisible(swatch.isVisible()))
+            self._add(item, s, swatch)
         self._axes(self._axis_name(x), self._axis_name(y))
         self.view.setToolTip(SCATTER_TIP)
 
-    def _add(self, item: pg.PlotDataItem | pg.ScatterPlotItem, series: Series) -> None:
+    def _add(self, item: pg.GraphicsObject, series: Series, swatch: pg.GraphicsObject | None = None) -> None:
+        """Draw a series' ``item``, named in the legend by ``swatch`` (the item itself when None)."""
         self.plot.addItem(item)
-        self.legend.addItem(item, f"{series.label} ({len(series.rows):,})")
+        self.legend.addItem(swatch or item, f"{series.label} ({len(series.rows):,})")
         self.items.append(item)
 
     def _axes(self, bottom: str, left: str) -> None:
@@ -367,7 +375,7 @@ class SweepPanel(QWidget):
         for colour, s, rows in picked:
             for row in rows[: MAX_LISTED - shown].tolist():
                 run, episode_id = self.table.key(row)
-                where = f"  [{run}]" if len(self.runs) > 1 else ""
+                where = f"  [{run}]" if len(self.runs) > 1 and self.grouping != RUN else ""
                 item = QListWidgetItem(f"{episode_id}  {values[row]:.4g}  {s.label}{where}")
                 item.setData(Qt.ItemDataRole.UserRole, row)
                 item.setForeground(pg.mkColor(series_colour(colour)))

@@ -180,3 +180,32 @@ def test_a_hidden_sweep_dock_reads_nothing_until_shown(window, qtbot):
     window.docks["Sweep"].raise_()
     qtbot.waitUntil(lambda: window.sweep.table.n == 6)
     assert window.sweep.x_combo.currentText() == "score"
+
+
+def click_legend(qtbot, panel: SweepPanel, k: int) -> None:
+    """A real click on the swatch of legend entry ``k``."""
+    sample = panel.legend.items[k][0]
+    scene = sample.mapToScene(sample.boundingRect().center())
+    qtbot.mouseClick(panel.view.viewport(), Qt.MouseButton.LeftButton, pos=panel.view.mapFromScene(scene))
+
+
+def test_a_legend_click_hides_a_group_and_a_bin_then_lists_and_filters_the_others(panel, qtbot):
+    run = load_run(DEMO_RUN)
+    panel.set_runs([("demo", run)])
+    choose(panel, SCATTER, "score", "group", y="turns")
+    qtbot.wait(50)
+    click_legend(qtbot, panel, 0)
+    assert [item.isVisible() for item in panel.items] == [False, True]
+    choose(panel, HISTOGRAM, "score", "group")
+    qtbot.wait(50)
+    click_legend(qtbot, panel, 0)  # complex hidden: a bin lists the simple episodes only
+    assert [item.isVisible() for item in panel.items] == [False, True]
+    simple = [k for k, s in enumerate(run.summaries) if s["group"] == "simple"]
+    last = len(panel.edges) - 2
+    assert panel.open_bin(last) == panel.items[1].yData[last] > 0
+    listed = {panel.bin_list.item(i).data(Qt.ItemDataRole.UserRole) for i in range(panel.bin_list.count())}
+    assert listed <= set(simple)
+    assert panel.listed_where.endswith(' and group == "simple"')
+    table = run.table()
+    kept = np.flatnonzero(parse_where(panel.listed_where).bind(table.columns).mask(table))
+    assert set(kept.tolist()) == listed
