@@ -42,22 +42,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from simlab.analysis.sweep import (
-    JITTER,
-    LINEUP,
-    RUN,
-    Selection,
-    Series,
-    SweepTable,
-    bin_edges,
-    bin_of,
-    bin_where,
-    counts,
-    group_where,
-    jittered,
-    select,
-    sweep_table,
-)
+from simlab.analysis import sweep
+from simlab.analysis.sweep import JITTER, LINEUP, RUN, Selection, Series, SweepTable
 from simlab.core.recording import Run
 from simlab.core.run_table import RunTable
 from simlab.gui.figures_view import TEXT_COLOUR, series_colour
@@ -195,7 +181,7 @@ class SweepPanel(QWidget):
         """Read the runs' columns (those not read at their present size), fill the choosers, draw."""
         self._stale = False
         self._tables = {id(run): (run, run_size(run), self._table_of(run)) for _, run in self.runs}
-        self.table = sweep_table([(name, self._tables[id(run)][2]) for name, run in self.runs])
+        self.table = sweep.sweep_table([(name, self._tables[id(run)][2]) for name, run in self.runs])
         metrics, groupings = self.table.metrics(), self.table.groupings()
         preferred = next((g for g in PREFERRED_GROUPINGS if g in groupings), NO_GROUPING)
         second = next((m for m in ("turns", *metrics) if m in metrics and m != (metrics or [""])[0]), "")
@@ -235,7 +221,7 @@ class SweepPanel(QWidget):
             self.note.setText("Nothing to plot: the open runs have no numbers per episode" if self.runs else "")
             return
         y = self.y_combo.currentText() if scatter else None
-        self.selection = select(self.table, x, y, self.grouping)
+        self.selection = sweep.select(self.table, x, y, self.grouping)
         self.note.setText(self.selection.note())
         by = f" by {self.grouping}" if self.grouping else ""
         what = f"{y} against {x}" if y else x
@@ -257,10 +243,10 @@ class SweepPanel(QWidget):
     def _draw_histogram(self, x: str) -> None:
         series = self.selection.series
         values = np.concatenate([s.x for s in series]) if series else np.zeros(0)
-        self.edges = bin_edges(values, self.table.integer(x))
+        self.edges = sweep.bin_edges(values, self.table.integer(x))
         for k, s in enumerate(series):
             pen = pg.mkPen(series_colour(k), width=2)
-            item = pg.PlotDataItem(self.edges, counts(s.x, self.edges), stepMode="center", pen=pen)
+            item = pg.PlotDataItem(self.edges, sweep.counts(s.x, self.edges), stepMode="center", pen=pen)
             self._add(item, s)
         self._axes(x, "episodes")
         self.view.setToolTip(HISTOGRAM_TIP)
@@ -271,8 +257,8 @@ class SweepPanel(QWidget):
             colour = pg.mkColor(series_colour(k))
             colour.setAlpha(90 if dense else 220)
             item = pg.ScatterPlotItem(
-                x=jittered(self.table, x, s.rows),
-                y=jittered(self.table, y, s.rows),
+                x=sweep.jittered(self.table, x, s.rows),
+                y=sweep.jittered(self.table, y, s.rows),
                 data=s.rows,
                 size=5 if dense else 8,
                 pen=None,
@@ -334,7 +320,7 @@ class SweepPanel(QWidget):
         if not view.sceneBoundingRect().contains(scene_pos):
             return
         point = view.mapSceneToView(scene_pos)
-        k = int(bin_of(np.array([point.x()]), self.edges)[0])
+        k = int(sweep.bin_of(np.array([point.x()]), self.edges)[0])
         if k >= 0:
             self.open_bin(k, point.y())
 
@@ -350,7 +336,7 @@ class SweepPanel(QWidget):
         """List bin ``k``'s episodes of every shown group and open the first; ``height`` (a click's y) above every
         outline lists nothing. Returns how many episodes the bin holds."""
         x = self.x_combo.currentText()
-        picked = [(k_colour, s, s.rows[bin_of(s.x, self.edges) == k]) for k_colour, s in self.shown_series()]
+        picked = [(k_colour, s, s.rows[sweep.bin_of(s.x, self.edges) == k]) for k_colour, s in self.shown_series()]
         total = sum(len(rows) for _, _, rows in picked)
         if not total or (height is not None and height > max(len(rows) for _, _, rows in picked)):
             return 0
@@ -364,7 +350,7 @@ class SweepPanel(QWidget):
         closing = "]" if k == len(self.edges) - 2 else ")"
         span = f"[{self.edges[k]:.4g}, {self.edges[k + 1]:.4g}{closing}"
         parts = ", ".join(f"{s.label} {len(rows):,}" for _, s, rows in picked if len(rows))
-        self.listed_where = bin_where(x, self.edges, k) + self._groups_where([s for _, s, _ in picked])
+        self.listed_where = sweep.bin_where(x, self.edges, k) + self._groups_where([s for _, s, _ in picked])
         self.bin_label.setText(f"<b>{x}</b> in {span}: {total:,} episode{'s' if total != 1 else ''} ({parts})")
         self.copy_button.setToolTip(
             f"Copy the filter that keeps these episodes (browser, report --where):\n{self.listed_where}"
@@ -393,7 +379,7 @@ class SweepPanel(QWidget):
     def _groups_where(self, shown: list[Series]) -> str:
         """`` and (GROUP or GROUP)`` keeping the shown groups when some are hidden ("" when all are shown, or the
         grouping is by run, which the browser's run menu chooses)."""
-        clauses = [group_where(self.table, self.grouping, s.rows) for s in shown]
+        clauses = [sweep.group_where(self.table, self.grouping, s.rows) for s in shown]
         if len(shown) == len(self.selection.series) or not all(clauses):
             return ""
         return f" and {clauses[0]}" if len(clauses) == 1 else " and (" + " or ".join(f"({c})" for c in clauses) + ")"

@@ -35,14 +35,19 @@ def holey_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return run
 
 
-@pytest.fixture
-def panel(qtbot) -> SweepPanel:
+def shown_panel(qtbot) -> SweepPanel:
+    """A Sweep panel on the screen, as its dock shows it."""
     widget = SweepPanel()
-    widget.resize(900, 520)
     qtbot.addWidget(widget)
+    widget.resize(900, 520)
     widget.show()
     widget.set_shown(True)
     return widget
+
+
+@pytest.fixture
+def panel(qtbot) -> SweepPanel:
+    return shown_panel(qtbot)
 
 
 def choose(panel: SweepPanel, kind: str, x: str, group: str, y: str = "") -> None:
@@ -111,10 +116,7 @@ def test_missing_values_are_left_out_and_counted_in_the_note(panel, holey_run):
 
 
 def test_the_same_run_draws_the_same_jitter(qtbot, panel):
-    other = SweepPanel()
-    qtbot.addWidget(other)
-    other.show()
-    other.set_shown(True)
+    other = shown_panel(qtbot)
     for widget in (panel, other):
         widget.set_runs([("demo", load_run(DEMO_RUN))])
         choose(widget, SCATTER, "turns", "outcome", y="errors")
