@@ -1,5 +1,5 @@
-"""Desktop app speed: a step key to every panel redrawn, filling the browser with a large run, and opening a
-10-run comparison.
+"""Desktop app speed: a step key to every panel redrawn, filling the browser with a large run, opening a
+10-run comparison, and the Sweep dock's scatter of 100,000 episodes.
 
 Needs a display (``make bench`` starts Xvfb when there is none). Baselines run in the same process: the
 step against redrawing the 3D view alone, the browser fills against reading the indexes alone.
@@ -28,6 +28,7 @@ from simlab.runner.demo import DEMO_RUN
 
 STEPS = 100
 COMPARED_RUNS, COMPARED_EPISODES = 10, 100
+SWEEP_EPISODES = 100_000
 OPENINGS = 5  # the comparison is opened this many times; the median is printed
 
 
@@ -186,6 +187,54 @@ def bench_comparison(app: QApplication, window: MainWindow) -> None:
     print(f"{'  + its first episode, Compare shown':<38} {first:10.1f} ms   (the bar: under 2000 ms)")
 
 
+def bench_sweep(app: QApplication, n: int = SWEEP_EPISODES) -> None:
+    """The Sweep dock's scatter of ``n`` episodes (score against turns by outcome) drawn and painted, against
+    one bare pyqtgraph ScatterPlotItem of the same ``n`` points painted in a plot of the same size (the
+    library's own floor); and its first showing (the run's columns built, the histogram drawn)."""
+    import pyqtgraph as pg
+
+    from benchmarks.runs import big_run
+    from simlab.gui.sweep_plots import SCATTER, SweepPanel
+
+    with tempfile.TemporaryDirectory() as tmp:
+        loaded = load_run(big_run(Path(tmp), n))
+    panel = SweepPanel()
+    panel.resize(1000, 600)
+    panel.show()
+    panel.set_runs([("sweep", loaded)])
+    start = time.perf_counter()
+    panel.set_shown(True)
+    app.processEvents()
+    first = time.perf_counter() - start
+    panel.group_combo.setCurrentText("outcome")
+    panel.kind_combo.setCurrentText(SCATTER)
+    panel.y_combo.setCurrentText("turns")
+    x, y = panel.table.numbers("score"), panel.table.numbers("turns")
+    bare = pg.PlotWidget()
+    bare.resize(panel.view.size())
+    bare.show()
+
+    def sweep() -> None:
+        panel.draw()
+        panel.view.repaint()
+        app.processEvents()
+
+    def floor() -> None:
+        bare.clear()
+        bare.addItem(pg.ScatterPlotItem(x=x, y=y, pen=None, brush=pg.mkBrush("#1f77b4"), size=5))
+        bare.repaint()
+        app.processEvents()
+
+    drawn, base = timed(sweep, 3), timed(floor, 3)  # medians
+    print(
+        f"{f'sweep: scatter of {n:,} episodes':<38} {drawn * 1000:10.1f} ms   baseline one bare ScatterPlotItem "
+        f"{base * 1000:10.1f} ms   ratio {drawn / base:6.2f}x"
+    )
+    print(f"{'  its first showing (columns, histogram)':<38} {first * 1000:10.1f} ms")
+    panel.close()
+    bare.close()
+
+
 def main() -> None:
     app = QApplication.instance() or QApplication([])
     with tempfile.TemporaryDirectory() as tmp:
@@ -205,5 +254,6 @@ def main() -> None:
         window.open_path(DEMO_RUN)
         bench_browser(app, window)
         bench_comparison(app, window)
+        bench_sweep(app)
         window.close()
         bench_editor(app, Path(tmp))

@@ -99,6 +99,7 @@ class EpisodeBrowser(QWidget):
     """
 
     episodeActivated = Signal(str, str)
+    notesChanged = Signal(object)  # the folder of a run whose notes a row's menu changed
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -388,7 +389,17 @@ class EpisodeBrowser(QWidget):
             return False
         self._bind_where()  # a new tag is a new tag.NAME field
         self._update_count()
+        self.notesChanged.emit(folder)
         return True
+
+    def notes_changed(self, run_dir: Path) -> None:
+        """The notes of the run in ``run_dir`` changed elsewhere (a turn tagged in the app): the Tags column and
+        the filter's tag fields read them again."""
+        for name, folder in self.folders.items():
+            if folder == run_dir:
+                self._load_notes(name)
+        self._bind_where()
+        self._update_count()
 
     def row_menu(self, key: EpisodeKey) -> QMenu:
         """The context menu of a row: add a tag, take one off, bookmark."""

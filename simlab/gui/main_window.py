@@ -47,6 +47,7 @@ from simlab.gui.playback import PlaybackModel
 from simlab.gui.plots import MetricPlots
 from simlab.gui.run_follow import RunFollower, progress_text
 from simlab.gui.search_view import SearchPanel
+from simlab.gui.sweep_plots import SweepPanel
 from simlab.gui.timeline import TimelineWidget
 from simlab.gui.validity_view import ValidityJob, ValidityLauncher
 from simlab.gui.world_view import WorldView
@@ -57,8 +58,8 @@ if TYPE_CHECKING:
     from simlab.gui.live import LiveController, LiveSession
 
 MAX_RECENT = 8
-LAYOUT_VERSION = 2  # bump when the docks change, so an old saved layout is ignored rather than misapplied
-TABBED_BEHIND = {"Compare": "Dialogue", "Figures": "Plots", "Search": "Episodes"}
+LAYOUT_VERSION = 3  # bump when the docks change, so an old saved layout is ignored rather than misapplied
+TABBED_BEHIND = {"Compare": "Dialogue", "Figures": "Plots", "Sweep": "Plots", "Search": "Episodes"}
 """Docks that start as a tab behind another one (title -> the dock in front); a new tabbed panel goes here."""
 _SP = QStyle.StandardPixmap
 DIRECT = Qt.FindChildOption.FindDirectChildrenOnly
@@ -130,6 +131,7 @@ class MainWindow(QMainWindow):
         self.compare = CompareView(self.playback)
         self.figures = FiguresPanel()
         self.search = SearchPanel()
+        self.sweep = SweepPanel()  # reads the runs' columns only while shown
         self.validity = ValidityLauncher(self, self._say)
         self.status_label = QLabel()
         self.progress_label = QLabel()  # a run still being played: its episodes so far and failures
@@ -143,12 +145,16 @@ class MainWindow(QMainWindow):
         self._make_actions()
         self.browser.episodeActivated.connect(lambda run, episode_id: self.open_episode_id(episode_id, run))
         self.compare.openRequested.connect(self._open_compared)
+        self.sweep.episodeRequested.connect(lambda run, episode_id: self.open_episode_id(episode_id, run))
+        self.docks["Sweep"].visibilityChanged.connect(self.sweep.set_shown)
         self.docks["Figures"].visibilityChanged.connect(self._figures_shown)
         self.playback.turnChanged.connect(lambda _t: self._turn_changed())
         self.playback.episodeChanged.connect(self._episode_changed)
         self.notes = TurnNotes(self)  # after the window's own episode slot: it reads which episode is open
         self.search.openRequested.connect(self.notes.open_turn)
         self.notes.changed.connect(self.search.notes_changed)
+        self.notes.changed.connect(self.browser.notes_changed)
+        self.browser.notesChanged.connect(self.search.notes_changed)
         self._restore_layout()
         self._update_status()
 
@@ -196,6 +202,7 @@ class MainWindow(QMainWindow):
             "Compare": self.compare,
             "Figures": self.figures,
             "Search": self.search,
+            "Sweep": self.sweep,
         }
 
     def _dock(self, title: str, widget: QWidget) -> QDockWidget:
@@ -506,6 +513,7 @@ class MainWindow(QMainWindow):
         self.progress_label.setText(progress_text(self.runs))
         self.compare.set_runs(self.runs)
         self.search.set_runs(self.runs)
+        self.sweep.set_runs(list(self.runs.items()))
         self._figures_stale = True
         if self._figures_shown_now:
             self._sync_figures()
@@ -519,6 +527,8 @@ class MainWindow(QMainWindow):
         run = self.runs[name]
         self.browser.update_run(name, run.summaries, run.table(), [p for r in self.runs.values() for p in r.problems])
         self.compare.set_runs(self.runs)
+        self.search.set_runs(self.runs)  # each reads the new episodes only while shown
+        self.sweep.set_runs(list(self.runs.items()))
         self._figures_stale = True
         self.progress_label.setText(progress_text(self.runs))
 
