@@ -229,7 +229,7 @@ def _tab_groups(window: MainWindow) -> list[tuple[str, ...]]:
 
 def test_each_dock_tab_group_shows_one_tab_bar_at_start_after_a_restart_and_a_reset(qtbot, tmp_path):
     settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
-    expected = [("Dialogue", "Compare"), ("Plots", "Figures")]
+    expected = [("Dialogue", "Compare"), ("Episodes", "Search"), ("Plots", "Figures", "Sweep")]
     for restart in (False, True):  # the second window restores the layout the first saved
         window = MainWindow(settings)
         qtbot.addWidget(window)

@@ -117,3 +117,15 @@ def test_an_episode_file_opened_alone_cannot_be_noted_and_says_why(qtbot, tmp_pa
     assert "open the episode from its run folder" in window.last_error
     assert not (run_dir / "notes.json").exists()
     window.close()
+
+
+def test_a_turn_tagged_in_the_app_shows_in_the_browsers_tags_column_and_filter(window):
+    browser = window.browser
+    tags = next(k for k, c in enumerate(browser.model.columns) if c.key == "tags")
+    row = browser.model.row_of(SAID, window.current.run)
+    assert row is not None and browser.model.index(row, tags).data() == ""
+    assert window.notes.set_tags(["misheard"])
+    assert browser.model.index(row, tags).data() == "misheard"  # a turn's tag is the episode's too
+    browser.where_edit.setText("`tag.misheard`")
+    browser.where_edit.returnPressed.emit()
+    assert [key.episode_id for key in browser.visible_keys()] == [SAID]

@@ -7,7 +7,6 @@ import pytest
 from PySide6.QtCore import QSettings, Qt
 
 from simlab.analysis.search import SEARCH_FILE
-from simlab.core.recording import load_run
 from simlab.gui.main_window import MainWindow
 from simlab.gui.search_view import ERROR, SearchPanel
 from tests.gui.conftest import wait_shown
@@ -87,7 +86,8 @@ def test_a_query_past_the_bound_is_refused_in_red_and_one_not_of_fts5_syntax_sai
 def test_episodes_that_land_in_a_run_being_played_are_found(window, qtbot, run_dir):
     panel = searched(qtbot, window.search, "narwhalish")
     assert panel.hits == []
+    before = len(window.run.summaries)
     add_said_episode(run_dir, "later-r0", word="narwhalish")  # as a run being played appends an episode
-    window.run.summaries.append(load_run(run_dir).summaries[-1])  # the window follows the run's index
+    qtbot.waitUntil(lambda: len(window.run.summaries) == before + 1, timeout=10000)  # the window follows it
     panel = searched(qtbot, panel, "narwhalish")
     assert [(h.hit.episode_id, h.hit.turn) for h in panel.hits] == [("later-r0", 3)]
