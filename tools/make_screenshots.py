@@ -2,12 +2,11 @@
 
 Run under a display or Xvfb: ``xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python tools/make_screenshots.py``
 It writes, in docs/images/: the demo run at turns 3, 9 and 20, a rooms episode (and its Agents dock with the
-pictures as sent and annotated), a boards episode, a person
-playing the blocks builder and one playing the boards robot (their role windows), a Color puzzle, a turn
-sheet, a model-played blocks episode's Raw tab (its calls as chats, against the local test server), a
-thinking model's private reasoning in a COMMA episode, two runs
-compared (the browser's run column and the Compare dock), the Search dock with a turn noted, a judged run (the Judges tab, the Figures tab on a
-judge's figure), and the editor on the example room and on a small
+pictures as sent and annotated), a boards episode, a person playing the blocks builder and one playing the
+boards robot (their role windows), a Color puzzle, a turn sheet, a model-played blocks episode's Raw tab (its
+calls as chats, against the local test server), a thinking model's private reasoning in a COMMA episode, two
+runs compared (the browser's run column and the Compare dock), the Search dock with a turn noted, a judged run
+(the Judges tab, the Figures tab on a judge's figure), and the editor on the example room and on a small
 structure.
 """
 
