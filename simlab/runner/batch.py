@@ -338,12 +338,28 @@ def _check_index(recorded: Run) -> None:
     if other is not None:  # a folder where an episode file goes would fail its write, after the episode played
         raise ConfigError(f"{folder / other}: expected an episode file; the episodes folder holds episode files only")
     missing = [s["file"] for s in recorded.summaries if Path(s["file"]).name not in present]
-    if missing:
+    _refuse_listed(recorded, missing, "are missing")
+    damaged = [s["file"] for s in recorded.summaries if not _whole(recorded.path / s["file"])]
+    _refuse_listed(recorded, damaged, "are cut short or are not episodes")
+
+
+def _refuse_listed(recorded: Run, files: list[str], what: str) -> None:
+    if files:
         raise ConfigError(
-            f"{recorded.path}: the index lists {len(missing):,} episode(s) whose files are missing "
-            f"({', '.join(missing[:3])}); resuming would call them done. Restore the files, or remove their "
+            f"{recorded.path}: the index lists {len(files):,} episode(s) whose files {what} "
+            f"({', '.join(files[:3])}); resuming would call them done. Restore the files, or remove their "
             f"lines from {INDEX_FILE} to play them again"
         )
+
+
+def _whole(path: Path) -> bool:
+    """Whether an episode file begins and ends as SimLab writes one (a JSON object whose first key is its
+    format). Its two ends only: reading every episode of a large run to resume it would cost minutes."""
+    with open(path, "rb") as f:
+        head = f.read(64).lstrip()
+        f.seek(max(0, os.fstat(f.fileno()).st_size - 16))
+        tail = f.read().rstrip()
+    return head.startswith(b"{") and b'"format"' in head and tail.endswith(b"}")
 
 
 def _remove_stale_temp_files(run_dir: Path) -> None:

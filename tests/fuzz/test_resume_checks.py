@@ -89,6 +89,12 @@ def episode_gone(run: Path) -> str:
     return "files are missing (episodes/structure_000-r0.json)"
 
 
+def episode_cut_short(run: Path) -> str:
+    path = run / EPISODES_DIR / "structure_001-r0.json"
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])  # a copy that stopped half way
+    return "files are cut short or are not episodes (episodes/structure_001-r0.json)"
+
+
 def folder_for_a_file(run: Path) -> str:
     (run / EPISODES_DIR / "structure_002-r0.json").mkdir()  # the very file resuming writes
     return "expected an episode file"
@@ -103,6 +109,7 @@ def episodes_a_file(run: Path) -> str:
 INDEX_DAMAGE = {
     "an index line of another run": stray_line,
     "an indexed episode file gone": episode_gone,
+    "an indexed episode file cut short": episode_cut_short,
     "a folder where an episode file goes": folder_for_a_file,
     "episodes/ a file": episodes_a_file,
 }
