@@ -76,15 +76,17 @@ def mean_sem_cis(
         raise ValueError(f"resamples must be at least 1, got {resamples!r}")
     xs = [present_values(values) for values in columns]
     out = [_without_spread(x) for x in xs]
-    by_size: dict[int, list[int]] = {}
+    by_size: dict[int, dict[bytes, list[int]]] = {}  # equal columns (score and a metric it copies) drawn once
     for k, x in enumerate(xs):
         if out[k] is None:
-            by_size.setdefault(x.size, []).append(k)
-    for members in by_size.values():
-        bounds = bootstrap_cis([xs[k] for k in members], resamples, seed, level)
-        for k, (low, high) in zip(members, bounds, strict=True):
-            x = xs[k]
-            out[k] = Summary(x.size, float(np.mean(x)), float(np.std(x, ddof=1) / math.sqrt(x.size)), low, high)
+            by_size.setdefault(x.size, {}).setdefault(x.tobytes(), []).append(k)
+    for same in by_size.values():
+        bounds = bootstrap_cis([xs[ks[0]] for ks in same.values()], resamples, seed, level)
+        for ks, (low, high) in zip(same.values(), bounds, strict=True):
+            x = xs[ks[0]]
+            summary = Summary(x.size, float(np.mean(x)), float(np.std(x, ddof=1) / math.sqrt(x.size)), low, high)
+            for k in ks:
+                out[k] = summary
     return [s for s in out if s is not None]
 
 

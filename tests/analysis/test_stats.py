@@ -134,6 +134,7 @@ def test_mean_sem_cis_is_mean_sem_ci_of_each_column():
         [],
         [3.0],
     ]
+    columns.append(list(columns[1]))  # a column equal to another (a metric copying the score): drawn once
     many = stats.mean_sem_cis(columns, 200, 9, 0.9)
     one_by_one = []
     for values in columns:
