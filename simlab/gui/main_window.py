@@ -526,7 +526,10 @@ class MainWindow(QMainWindow):
         """Open run ``name`` gained episodes (it is still being played): the browser and the progress follow."""
         run = self.runs[name]
         self.browser.update_run(name, run.summaries, run.table(), [p for r in self.runs.values() for p in r.problems])
-        self.compare.set_runs(self.runs)
+        try:  # the Compare dock reads other runs' summaries back from their indexes, which may have changed
+            self.compare.set_runs(self.runs)
+        except (SimlabError, OSError) as exc:
+            self.show_error(f"Comparing the runs: {exc}")
         self.search.set_runs(self.runs)  # each reads the new episodes only while shown
         self.sweep.set_runs(list(self.runs.items()))
         self._figures_stale = True

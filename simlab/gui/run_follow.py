@@ -49,6 +49,9 @@ class RunFollower(QObject):
             if signature == self._sizes.get(name):
                 continue  # untouched: not even opened
             self._sizes[name] = signature
+            if signature == GONE:  # moved or deleted while open: what was read stays shown, said once
+                self.failed.emit(name, f"{run.path / INDEX_FILE} is gone; the episodes read so far stay shown")
+                continue
             try:
                 grew = run.follow()
             except (SimlabError, OSError) as exc:
@@ -60,11 +63,15 @@ class RunFollower(QObject):
         return changed
 
 
+GONE = (-1, -1, -1)
+"""The signature of an index that is not there."""
+
+
 def _signature(run: Run) -> tuple[int, int, int]:
     try:
         st = os.stat(run.path / INDEX_FILE)
     except OSError:
-        return (-1, -1, -1)
+        return GONE
     return (st.st_size, st.st_ino, st.st_mtime_ns)
 
 

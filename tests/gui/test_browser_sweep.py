@@ -159,3 +159,20 @@ def test_a_run_being_written_shows_its_new_episodes(qtbot, tmp_path, run_dir) ->
 def _selected(window: MainWindow) -> str:
     rows = window.browser.table.selectionModel().selectedRows()
     return window.browser.model.key(window.browser.proxy.mapToSource(rows[0]).row()).episode_id
+
+
+def test_two_open_runs_one_deleted_while_followed_say_so_and_keep_their_rows(qtbot, tmp_path, run_dir) -> None:
+    first = _copy(run_dir, tmp_path)
+    second = Path(shutil.copytree(run_dir, tmp_path / "second"))
+    window = _window(qtbot, tmp_path)
+    assert window.open_runs([first, second])
+    shown = window.browser.visible_keys()
+    said: list[str] = []
+    window.follower.failed.connect(lambda name, why: said.append(why))
+    shutil.rmtree(second)  # the folder moved or deleted while the app follows it
+    with (first / INDEX_FILE).open("ab") as f:  # and the other run grows, so the Compare dock reads again
+        f.write((run_dir / INDEX_FILE).read_bytes().splitlines(keepends=True)[0])
+    qtbot.waitUntil(lambda: bool(said), timeout=5000)
+    assert "index.jsonl is gone; the episodes read so far stay shown" in said[0]
+    assert window.browser.visible_keys() == shown  # nothing lost, no exception out of the poll
+    window.close()
