@@ -96,8 +96,12 @@ class RunTable:
     def from_summaries(cls, summaries: Sequence[Mapping[str, Any]]) -> RunTable:
         """The table of ``summaries`` (``Run.summaries``, or any list of summary dicts)."""
         raw: _Raw = {}
+        tally = [0, 0]  # leaves appended by this summary, fields seen in all
         for row, summary in enumerate(summaries):
-            _collect(raw, row, summary, ())
+            tally[0] = 0
+            _collect(raw, row, summary, (), tally)
+            if tally[0] == tally[1]:
+                continue  # every field seen so far is in this summary (the common case): nothing to pad
             for fields in raw.values():
                 for values in fields.values():  # a field this summary lacks
                     if len(values) == row:
@@ -198,22 +202,27 @@ _Raw = dict[tuple[str, ...], dict[str, list[Any]]]
 """Values gathered so far: the path of an object -> its field -> the values of the rows read."""
 
 
-def _collect(raw: _Raw, row: int, obj: Mapping[str, Any], path: tuple[str, ...]) -> None:
+def _collect(raw: _Raw, row: int, obj: Mapping[str, Any], path: tuple[str, ...], tally: list[int]) -> None:
     """Append the fields of ``obj`` (an object at ``path`` of summary number ``row``) to their columns, objects
-    flattened up to :data:`MAX_FLAT_DEPTH` levels. Keyed per object, so a leaf costs no new tuple: 100,000
-    summaries of 60 fields each are 6 million leaves."""
+    flattened up to :data:`MAX_FLAT_DEPTH` levels, counting in ``tally`` the leaves appended and the fields
+    first seen. Keyed per object, so a leaf costs no new tuple: 100,000 summaries of 60 fields each are 6
+    million leaves."""
     fields = raw.get(path)
     if fields is None:
         fields = raw[path] = {}
     deeper = len(path) + 1 < MAX_FLAT_DEPTH
+    nested = 0
     for key, item in obj.items():
         if deeper and (type(item) is dict or (type(item) not in _SCALARS and isinstance(item, Mapping))):
-            _collect(raw, row, item, (*path, str(key)))
+            _collect(raw, row, item, (*path, str(key)), tally)
+            nested += 1
             continue
         values = fields.get(key)
         if values is None:  # a field first seen here: missing in the rows before
             values = fields[key] = [None] * row
+            tally[1] += 1
         values.append(item)
+    tally[0] += len(obj) - nested
 
 
 _SCALARS = frozenset((str, int, float, bool, type(None)))
