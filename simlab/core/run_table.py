@@ -264,16 +264,19 @@ def _joined(parts: Sequence[Column | None], sizes: Sequence[int]) -> Column:
         return Column(path, kind, np.concatenate(arrays), integer=all(p.integer for p in present))
     if kind == "text":
         categories = sorted({c for p in present for c in p.categories})
-        arrays = [_recoded(p, n, categories) for p, n in zip(parts, sizes, strict=True)]
+        position = {c: k for k, c in enumerate(categories)}
+        arrays = [_recoded(p, n, position) for p, n in zip(parts, sizes, strict=True)]
         return Column(path, kind, np.concatenate(arrays).astype(np.int32), categories)
     values = [v for p, n in zip(parts, sizes, strict=True) for v in ([None] * n if p is None else p.values())]
     return Column(path, "other", values)
 
 
-def _recoded(part: Column | None, n: int, categories: list[str]) -> np.ndarray:
-    """The codes of a text column's part as codes into ``categories`` (a superset of its own), -1 kept."""
+def _recoded(part: Column | None, n: int, position: dict[str, int]) -> np.ndarray:
+    """The codes of a text column's part as codes into the joined categories (``position``: category -> its
+    code there, a superset of the part's own), -1 kept. A dict, not a search: an episode id column has as
+    many categories as rows."""
     if part is None:
         return np.full(n, -1, dtype=np.int32)
-    lookup = np.array([*np.searchsorted(categories, part.categories).tolist(), -1], dtype=np.int32)
+    lookup = np.array([*(position[c] for c in part.categories), -1], dtype=np.int32)
     codes: np.ndarray = lookup[np.asarray(part.data)]  # -1 takes the last slot: missing stays missing
     return codes

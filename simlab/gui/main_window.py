@@ -147,6 +147,7 @@ class MainWindow(QMainWindow):
         self.compare.openRequested.connect(self._open_compared)
         self.sweep.episodeRequested.connect(lambda run, episode_id: self.open_episode_id(episode_id, run))
         self.docks["Sweep"].visibilityChanged.connect(self.sweep.set_shown)
+        self.docks["Search"].visibilityChanged.connect(self.search.set_shown)
         self.docks["Figures"].visibilityChanged.connect(self._figures_shown)
         self.playback.turnChanged.connect(lambda _t: self._turn_changed())
         self.playback.episodeChanged.connect(self._episode_changed)

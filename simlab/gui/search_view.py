@@ -33,7 +33,7 @@ from PySide6.QtCore import (
     QTimer,
     Signal,
 )
-from PySide6.QtGui import QPainter, QPalette, QShowEvent, QTextDocument
+from PySide6.QtGui import QPainter, QPalette, QTextDocument
 from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
@@ -132,7 +132,10 @@ class _Job(QRunnable):
         if self.cancel.is_set():
             raise Cancelled
         if done == total or done % max(1, total // 100) == 0:
-            self.panel.signals.progress.emit(self.generation, f"Indexing {name}: {done:,} of {total:,} episodes…")
+            try:
+                self.panel.signals.progress.emit(self.generation, f"Indexing {name}: {done:,} of {total:,} episodes…")
+            except RuntimeError:  # the panel is gone (the app is quitting): stop indexing
+                raise Cancelled from None
 
     def _search(self, outcome: _Outcome) -> None:
         found: list[RunHit] = []
@@ -216,6 +219,7 @@ class SearchPanel(QWidget):
         self.indexes: dict[str, SearchIndex] = {}  # by run name; touched only by jobs (on the pool's one thread)
         self.hits: list[RunHit] = []
         self.generation = 0  # the latest query's number: a job's outcome for an older one is dropped
+        self.shown = False  # on the screen (set_shown), not merely visible behind another tab
         self.cancel_event = threading.Event()
         self.signals = _Signals(self)
         self.signals.progress.connect(self._on_progress)
@@ -312,13 +316,16 @@ class SearchPanel(QWidget):
         done = {n: max(self._seen.get(n, 0), self._asked.get(n, 0)) for n in self.runs}
         return {n: v for n, v in self._wanted.items() if n in self.runs and done[n] < v}
 
-    def _refresh_if_shown(self) -> None:
-        if self.isVisible() and self.runs and (self._stale() or self.query_edit.text().strip()):
+    def set_shown(self, shown: bool) -> None:
+        """Whether the panel is on the screen (its dock's ``visibilityChanged``: a dock tabbed behind another
+        still says ``isVisible()``); the runs are indexed only then, so opening a sweep of 100,000 episodes
+        reads no episode file until the dock is brought forward."""
+        self.shown = shown
+        if shown and self._stale():
             self._start(self.query_edit.text())
 
-    def showEvent(self, event: QShowEvent) -> None:
-        super().showEvent(event)
-        if self._stale():
+    def _refresh_if_shown(self) -> None:
+        if self.shown and self.runs and (self._stale() or self.query_edit.text().strip()):
             self._start(self.query_edit.text())
 
     def _start(self, query: str) -> None:

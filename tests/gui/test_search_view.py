@@ -91,3 +91,16 @@ def test_episodes_that_land_in_a_run_being_played_are_found(window, qtbot, run_d
     qtbot.waitUntil(lambda: len(window.run.summaries) == before + 1, timeout=10000)  # the window follows it
     panel = searched(qtbot, panel, "narwhalish")
     assert [(h.hit.episode_id, h.hit.turn) for h in panel.hits] == [("later-r0", 3)]
+
+
+def test_a_run_opened_with_the_dock_behind_another_tab_is_not_indexed(qtbot, tmp_path, run_dir):
+    win = MainWindow(QSettings(str(tmp_path / "behind.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(win)
+    win.show()
+    wait_shown(qtbot, win)
+    assert win.open_path(run_dir)
+    qtbot.wait(300)  # time for a job to have started, were one started
+    assert not win.search.busy and not (run_dir / SEARCH_FILE).exists()  # no episode file read for it
+    win.docks["Search"].raise_()  # brought forward: now it indexes
+    qtbot.waitUntil(lambda: (run_dir / SEARCH_FILE).exists() and not win.search.busy, timeout=20000)
+    win.close()
