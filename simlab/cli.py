@@ -1121,13 +1121,12 @@ def _cmd_plugins(args: argparse.Namespace) -> int:
     registry = discover()
     if not registry.plugins:
         print("no plugins installed")
+    registry.load_all()  # import the code now: a plugin is healthy only if it loads
     for plugin in registry.plugins.values():
-        for agent in sorted(plugin.agents):  # import the code now: a plugin is healthy only if it loads
-            with contextlib.suppress(SimlabError):  # a failure is recorded in registry.problems
-                registry.load_agent_factory(agent)
-        agents = ", ".join(sorted(plugin.agents)) or "-"
+        offers = f"agents {', '.join(sorted(plugin.agents)) or '-'}"
+        offers += f", judges {', '.join(sorted(plugin.judges))}" if plugin.judges else ""
         state = "BROKEN" if plugin.name in registry.problems else "ok"
-        print(f"{plugin.name}: {state}, agents {agents}  ({plugin.source}) {plugin.description}")
+        print(f"{plugin.name}: {state}, {offers}  ({plugin.source}) {plugin.description}")
     for where, problem in registry.problems.items():
         print(f"broken: {where}: {problem}")
     return 0

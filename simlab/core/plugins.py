@@ -20,6 +20,7 @@ and a plugin that fails to load is reported with its reason instead of stopping 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
 import importlib.metadata
@@ -105,6 +106,16 @@ class Registry:
             self._loaded[key] = judge
         loaded: Judge = self._loaded[key]
         return loaded
+
+    def load_all(self) -> None:
+        """Import every plugin's every contribution now (a plugin is healthy only if its code loads); those that
+        fail are recorded in ``problems``, as at first use."""
+        for name in sorted(self.agent_names()):
+            with contextlib.suppress(ConfigError):
+                self.load_agent_factory(name)
+        for name in sorted(self.judge_names()):
+            with contextlib.suppress(ConfigError):
+                self.load_judge(name)
 
 
 def load_target(target: str, path: str | None = None, owner: str = "") -> Any:

@@ -336,3 +336,16 @@ def test_a_manifest_whose_judges_table_is_not_names_to_targets_is_reported(tmp_p
     _write(tmp_path / "p" / "plugin.toml", 'name = "n"\n[judges]\nx = 3\n')
     registry = discover(tmp_path, entry_points=False)
     assert "table 'judges'" in registry.problems[str(tmp_path / "p" / "plugin.toml")]
+
+
+def test_load_all_imports_every_agent_and_judge_and_reports_the_broken_ones(tmp_path, plugins_dir):
+    """What ``plugins`` checks: a judge that is not a Judge marks its plugin broken, as an agent that fails to
+    import does, and the healthy ones load."""
+    _write(plugins_dir / "polite" / "plugin.toml", 'name = "polite"\n[judges]\nbroken = "judges:NOT_A_JUDGE"\n')
+    _write(plugins_dir / "polite" / "judges.py", JUDGE_MODULE)
+    registry = discover(plugins_dir, entry_points=False)
+    assert not registry.problems.keys() & {"polite", "badimport"}  # discovery imports nothing
+    registry.load_all()
+    assert "expected a Judge" in registry.problems["polite"]
+    assert "frobnicate" in registry.problems["badimport"]
+    assert "echo" not in registry.problems and registry.load_agent_factory("echo")("D1", None) == ("echo", "D1", None)
