@@ -1068,21 +1068,31 @@ def _ticked(statements: Sequence[Statement], lines: Sequence[int], limits: Limit
     return block
 
 
-def _prepaid(statements: Sequence[Statement], ticked: Statement, steps_allowed: int) -> Statement:
+def _prepaid(steps: Sequence[_Step], ticked: Statement, steps_allowed: int) -> Statement:
     """A block of straight statements (see _straight): its steps are counted at once, as none of them can add
     steps of its own or leave the block early; where the step limit falls inside it, ``ticked`` runs it
     instead, so the program stops at the very statement it stops at otherwise."""
-    count = len(statements)
+    count = len(steps)
 
     def block(names: Names, run: _Run) -> _Flow | None:
         if run.steps + count > steps_allowed:
             return ticked(names, run)
         run.steps += count
-        for statement in statements:
-            statement(names, run)
+        for name, code in steps:  # x = ... stored here, saving a call per assignment
+            if name is None:
+                code(names, run)
+            else:
+                names[name] = code(names, run)
         return None
 
     return block
+
+
+def _storing(name: str, value: Code) -> Statement:
+    def assign_name(names: Names, run: _Run) -> None:
+        names[name] = value(names, run)
+
+    return assign_name
 
 
 def _returning(flow: _Flow | None) -> Statement:
@@ -1104,7 +1114,8 @@ _FAST_COMPARE: dict[type[ast.cmpop], Callable[[int, int], bool]] = {
     ast.NotEq: operator.ne,
     **_ORDERING,
 }
-Operand = tuple[bool, bool, Any, Code]  # is a constant, is a name, the constant or the name, its closure
+Operand = tuple[bool, bool, Any, Code]
+_Step = tuple[str | None, Code]  # is a constant, is a name, the constant or the name, its closure
 
 
 class _Compiler:
@@ -1124,11 +1135,23 @@ class _Compiler:
 
     # -- statements ----------------------------------------------------------------------------------------
     def block(self, body: Sequence[ast.stmt]) -> Statement:
-        statements = [self.statement(node) for node in body]
+        steps = [self.step(node) for node in body]
+        statements = [code if name is None else _storing(name, code) for name, code in steps]
         ticked = _ticked(statements, [node.lineno for node in body], self.limits)
         if all(_straight(node) for node in body):
-            return _prepaid(statements, ticked, self.limits.max_statements_run)
+            return _prepaid(steps, ticked, self.limits.max_statements_run)
         return ticked
+
+    def step(self, node: ast.stmt) -> _Step:
+        """A statement as the name it assigns to and the closure of the value (``x = ...`` and ``x += ...``:
+        a block stores the value itself), or None and the statement's closure."""
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            return node.targets[0].id, self.expr(node.value)
+        if isinstance(node, ast.AugAssign):
+            assert isinstance(node.target, ast.Name)  # the check allows nothing else
+            # x += v builds a new value (never changes a list in place), so no other name sees the change.
+            return node.target.id, self.arith(type(node.op), node.target, node.value, node.lineno)
+        return None, self.statement(node)
 
     def statement(self, node: ast.stmt) -> Statement:
         if isinstance(node, ast.Pass) or (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)):
@@ -1148,13 +1171,6 @@ class _Compiler:
     def assign(self, node: ast.Assign) -> Statement:
         value = self.expr(node.value)
         stores = [self.store(target) for target in node.targets]
-        if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            name = node.targets[0].id
-
-            def assign_name(names: Names, run: _Run) -> None:
-                names[name] = value(names, run)
-
-            return assign_name
 
         def assign(names: Names, run: _Run) -> None:
             result = value(names, run)
@@ -1181,23 +1197,17 @@ class _Compiler:
 
         return store_items
 
-    def aug_assign(self, node: ast.AugAssign) -> Statement:
-        assert isinstance(node.target, ast.Name)  # the check allows nothing else
-        # x += v builds a new value (never changes a list in place), so no other name sees the change.
-        value, name = self.arith(type(node.op), node.target, node.value, node.lineno), node.target.id
-
-        def aug_assign(names: Names, run: _Run) -> None:
-            names[name] = value(names, run)
-
-        return aug_assign
-
     def for_loop(self, node: ast.For) -> Statement:
         items, store, body = self.expr(node.iter), self.store(node.target), self.block(node.body)
         loop_items, line = self.guard.loop_items, node.lineno
+        name = node.target.id if isinstance(node.target, ast.Name) else None
 
         def for_loop(names: Names, run: _Run) -> _Flow | None:
             for item in loop_items(items(names, run), line):
-                store(names, item)
+                if name is None:
+                    store(names, item)
+                else:
+                    names[name] = item  # the usual case, without a call
                 flow = body(names, run)
                 if flow is _Flow.BREAK:
                     break
@@ -1433,7 +1443,6 @@ class _Compiler:
     _STATEMENTS: ClassVar[dict[type[ast.AST], Callable[..., Statement]]] = {
         ast.Expr: expr_statement,
         ast.Assign: assign,
-        ast.AugAssign: aug_assign,
         ast.For: for_loop,
         ast.If: if_else,
         ast.Return: return_value,
