@@ -8,30 +8,31 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from benchmarks import timed
+from benchmarks import row, timed
 from simlab.testing import play
 from simlab.worlds import get_family
 from simlab.worlds.boards.api import execute
 from simlab.worlds.boards.interpreter import run_program
-from simlab.worlds.boards.model import Board, Rules, placements_of, put
+from simlab.worlds.boards.model import Board, Placement, Rules, placements_of, put
 from simlab.worlds.boards.targets import generate_targets
 
 LOOP = "total = 0\nfor i in range(400):\n    total = total + i * 2\n    total = total - i\n"
 
 
-def row(name: str, seconds: float, baseline_name: str, baseline: float, unit: str = "ms") -> None:
-    scale = 1000 if unit == "ms" else 1e6
-    print(
-        f"{name:<38} {seconds * scale:10.3f} {unit}   baseline {baseline_name:<28} "
-        f"{baseline * scale:10.3f} {unit}   ratio {seconds / baseline:6.2f}x"
-    )
+def five_placements() -> list[Placement]:
+    """The placements of the first generated 5-component target, bottom to top."""
+    return placements_of(next(t for t in generate_targets(50, 0) if t.components == 5).board())
+
+
+def five_puts() -> str:
+    """The robot's code that builds that target: one put per line."""
+    return "\n".join(p.code() for p in five_placements())
 
 
 def bench_code() -> None:
     """A code turn that builds a 5-component target, through the interpreter and directly."""
-    target = next(t for t in generate_targets(50, 0) if t.components == 5).board()
-    placements = placements_of(target)
-    source = "\n".join(p.code() for p in placements)
+    source = five_puts()
+    placements = five_placements()
 
     def direct() -> None:
         board = Board()

@@ -359,6 +359,34 @@ def test_the_step_budget_stops_a_program_midway_after_the_calls_it_allowed():
     assert api.calls == [("put", "nut", "red", 1, i) for i in range(4)]
 
 
+@pytest.mark.parametrize(("allowed", "line"), [(6, 2), (7, 3), (8, 4), (9, 4)])
+def test_the_step_budget_stops_at_the_same_statement_inside_a_block_of_assignments(allowed, line):
+    # Assignments without calls are counted a block at a time; the limit must still fall on the statement it
+    # falls on when each is counted: for, range(), 2 per item, then the note statement (9) and its call (10).
+    source = "for i in range(3):\n    a = i\n    b = a + 1\nnote(b)"
+    error, api = refused(source, Limits(max_statements_run=allowed))
+    assert (error.code, error.line, api.calls) == ("limit", line, [])
+    assert FakeApi().run(source, Limits(max_statements_run=10)).statements == 10
+
+
+def test_a_program_run_again_starts_afresh_and_obeys_each_runs_limits_and_api():
+    source = "x = [1]\nx += [len(x)]\ndef f(y=[0]):\n    return y + x\nnote(f())"
+    assert run(source) == run(source) == [("note", [0, 1, 1])]  # the second run is the cached program's
+    assert refused(source, Limits(max_sequence_len=2))[0].line == 4  # the limits are the run's, not the cache's
+    with pytest.raises(ProgramError) as caught:  # as are the API's names: without note() it is unknown
+        run_program(source, {"put": FakeApi().put}, {"board": Board()})
+    assert (caught.value.code, caught.value.line) == ("unknown_name", 5)
+
+
+def test_deep_recursion_through_a_deeply_nested_def_is_a_program_error():
+    # Each call of f stacks closures for its nesting (lists in lists): the frames are counted per def.
+    nested = "[" * 45 + "n" + "]" * 45
+    source = f"def f(n):\n    x = {nested}\n    if n > 0:\n        f(n - 1)\nf(100000)"
+    error, _ = refused(source, Limits(max_call_depth=10**6, max_statements_run=10**6, max_nesting=60))
+    assert (error.code, error.line) == ("limit", 4)
+    assert "nests calls too deeply" in error.message
+
+
 def test_the_api_call_budget():
     source = "for i in range(5):\n    put(board, 'nut', 'red', 1, i)"
     assert len(run(source, Limits(max_api_calls=5))) == 5

@@ -2,8 +2,11 @@
 
 A live model playing the robot answers with code such as ``put(board, "washer", "red", 1, 1)``, loops and a
 helper ``def``. That code is data written by a model, so it is never handed to Python's own exec, eval or
-compile: ``ast.parse`` turns it into a tree (parsing runs nothing) and this module walks the tree itself, so a
-program can do exactly what the walker implements and nothing more. The whole program is checked before any
+compile: ``ast.parse`` turns it into a tree (parsing runs nothing) and this module turns the checked tree into
+a tree of its own closures, one per node, and runs those, so a program can do exactly what the closures
+implement and nothing more. A program is read, checked and turned into closures once and kept (a bounded
+cache keyed by its text, the API's and variables' names and the limits), so sending it again costs only its
+run. The whole program is checked before any
 of it runs (:func:`check_program`); anything outside the subset is refused with a :class:`ProgramError` that
 names the line and says what to write instead.
 
@@ -50,11 +53,12 @@ from __future__ import annotations
 
 import ast
 import enum
+import functools
 import inspect
 import operator
 import sys
 import warnings
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import FrameType
 from typing import Any, ClassVar
@@ -155,8 +159,7 @@ def run_program(
     move, ...): only these, the program's own defs and the builtins range, zip, len, enumerate, list and
     tuple may be called. ``variables`` are pre-bound names (``board``). Raises ProgramError; on any error the
     API calls made before it have happened (see the module docstring: run on a copy)."""
-    tree = check_program(source, functions, limits, variables=variables)
-    return _Run(tree, functions, variables, limits).run()
+    return _compiled(source, tuple(functions), tuple(variables), limits).run(functions, variables)
 
 
 # ---- reading the source --------------------------------------------------------------------------------
@@ -542,45 +545,34 @@ class _Checker:
             self.expr(keyword.value)
 
 
-# ---- running -------------------------------------------------------------------------------------------
+# ---- compiling -----------------------------------------------------------------------------------------
+# A checked tree is compiled once into closures, one per node, each taking the names it sees (the module's, or
+# a call's locals) and the run's state; a compiled program is kept per (source, API names, variable names,
+# limits), so a program the robot sends again (or a loop's body, run hundreds of times) is never re-read.
+# The closures hold nothing of one run: everything a run changes lives in its _Run.
 class _Flow(enum.Enum):
-    """How a block ended: what the enclosing loop or call must do next."""
+    """How a statement ended when it was not simply done (None): what the enclosing loop or call does next."""
 
-    NEXT = enum.auto()
     BREAK = enum.auto()
     CONTINUE = enum.auto()
     RETURN = enum.auto()
 
 
-@dataclass
-class _Frame:
-    """The names one level of the program sees: the module's, or a call's locals."""
+Names = dict[str, Any]
+Code = Callable[[Names, "_Run"], Any]  # an expression: its value
+Statement = Callable[[Names, "_Run"], "_Flow | None"]  # a statement or block: None when it ran to its end
+_MISSING = object()
+_CACHED_PROGRAMS = 256  # compiled programs kept, most recently used first (a program is at most 20,000 chars)
 
-    names: dict[str, Any]
-    local_names: frozenset[str] | None = None  # a def's parameters and assigned names; None at the top level
-    returned: Any = None
-
-
-@dataclass(frozen=True)
-class _UserFunction:
-    node: ast.FunctionDef
-    params: tuple[str, ...]
-    defaults: tuple[Any, ...]
-    local_names: frozenset[str]
-
-    def describe(self) -> str:
-        first_default = len(self.params) - len(self.defaults)
-        shown = [
-            p if i < first_default else f"{p}={self.defaults[i - first_default]!r}" for i, p in enumerate(self.params)
-        ]
-        return f"{self.node.name}({', '.join(shown)})"
-
-
-# Python frames between two counted interpreter levels at most (_call -> _call_user -> _block -> _stmt), and
-# frames left free for API functions and the caller: together they keep the interpreter's recursion inside
-# Python's limit, so deep recursion in a program is a ProgramError and never a RecursionError.
-_FRAMES_PER_LEVEL = 4
+# Python frames a compiled closure tree may use per level of the source's nesting (a statement's closure and
+# the block runner above it; an expression's closure and its argument loop), the frames one call of a def adds
+# besides its body (the call's closure, _call_user, a fallback block runner), and the frames left free for API
+# functions and the caller: a program's recursion is held inside Python's limit by counting these, so deep
+# recursion in a program is a ProgramError and never a RecursionError.
+_FRAMES_PER_LEVEL = 2
+_FRAMES_PER_CALL = 4
 _FRAME_MARGIN = 200
+_TOO_DEEP = "the program nests calls too deeply; make the recursion stop sooner or use a for loop"
 _SEQUENCES = (list, tuple, str, range)
 _ORDERING: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {
     ast.Lt: operator.lt,
@@ -590,13 +582,25 @@ _ORDERING: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {
 }
 
 
-def _level_budget() -> int:
+def _frame_budget() -> int:
     depth = 0
     frame: FrameType | None = sys._getframe()
     while frame is not None:
         depth += 1
         frame = frame.f_back
-    return max(0, (sys.getrecursionlimit() - depth - _FRAME_MARGIN) // _FRAMES_PER_LEVEL)
+    return sys.getrecursionlimit() - depth - _FRAME_MARGIN
+
+
+def _frames_needed(body: Sequence[ast.stmt]) -> int:
+    """The most Python frames running ``body``'s closures can stack, from its nesting (iterative, as
+    _check_nesting: the count is what keeps recursion in check)."""
+    deepest = 0
+    stack: list[tuple[ast.AST, int]] = [(node, 1) for node in body]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + isinstance(child, (ast.stmt, ast.expr))) for child in ast.iter_child_nodes(node))
+    return deepest * _FRAMES_PER_LEVEL + _FRAMES_PER_CALL
 
 
 def _kind(value: Any) -> str:
@@ -635,72 +639,175 @@ def _describe_signature(name: str, signature: inspect.Signature) -> str:
     return f"{name}({', '.join(shown)})"
 
 
-class _Run:
-    """One run of a checked program: the module's names, the defs run so far and the counters."""
+def _may_flow(node: ast.stmt) -> bool:
+    """Whether running ``node`` can end its block early (break, continue or return reaching it)."""
+    if isinstance(node, (ast.Break, ast.Continue, ast.Return)):
+        return True
+    if isinstance(node, ast.If):
+        return any(_may_flow(inner) for inner in (*node.body, *node.orelse))
+    return isinstance(node, ast.For) and any(isinstance(inner, ast.Return) for inner in ast.walk(node))
 
-    def __init__(
-        self,
-        tree: ast.Module,
-        functions: Mapping[str, Callable[..., Any]],
-        variables: Mapping[str, Any],
-        limits: Limits,
-    ) -> None:
-        self.tree = tree
+
+def _straight(node: ast.stmt) -> bool:
+    """A statement that takes exactly one step: no call inside it, no block of its own, no break or return
+    (a def's body does not run when the def does, and its defaults are plain values)."""
+    if isinstance(node, ast.FunctionDef):
+        return True
+    simple = isinstance(node, (ast.Assign, ast.AugAssign, ast.Expr, ast.Pass))
+    return simple and not any(isinstance(inner, ast.Call) for inner in ast.walk(node))
+
+
+# ---- the API's signatures ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Signature:
+    """An API function's signature and what a call by position alone needs, so most calls are bound without
+    inspect's slower general binding (which still words every refusal)."""
+
+    signature: inspect.Signature | None  # None: not readable, the function checks its own arguments
+    positional: tuple[str, ...] = ()  # the parameters positional arguments fill, in order
+    required: int = 0  # how many of them have no default
+    by_position: bool = False  # whether any count of positional arguments in required..len(positional) binds
+
+    @classmethod
+    def of(cls, function: Callable[..., Any]) -> _Signature:
+        try:
+            signature = inspect.signature(function)
+        except (TypeError, ValueError):  # some callables have no readable signature: let them check
+            return cls(None)
+        params = list(signature.parameters.values())
+        positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        others_optional = all(p.default is not p.empty for p in params if p.kind is p.KEYWORD_ONLY) and not any(
+            p.kind is p.VAR_POSITIONAL for p in params
+        )
+        required = sum(p.default is p.empty for p in positional)
+        return cls(signature, tuple(p.name for p in positional), required, others_optional)
+
+
+@functools.lru_cache(maxsize=_CACHED_PROGRAMS)
+def _cached_signature(function: Callable[..., Any], bound: bool) -> _Signature:
+    # A bound method is made afresh for every object (the API is bound to each turn's board copy), so its
+    # function is the key, with its first parameter given as a method's is.
+    return _Signature.of(functools.partial(function, None) if bound else function)
+
+
+def _signature(function: Callable[..., Any]) -> _Signature:
+    try:
+        if inspect.ismethod(function):
+            return _cached_signature(function.__func__, True)
+        return _cached_signature(function, False)
+    except TypeError:  # an unhashable callable
+        return _Signature.of(function)
+
+
+# ---- the run --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _DefCode:
+    """A compiled def: what calling it needs besides the defaults its def statement evaluated."""
+
+    name: str
+    params: tuple[str, ...]
+    local_names: frozenset[str]
+    body: Statement
+    frames: int
+
+
+@dataclass(frozen=True)
+class _UserFunction:
+    code: _DefCode
+    defaults: tuple[Any, ...]
+
+    def describe(self) -> str:
+        params = self.code.params
+        first_default = len(params) - len(self.defaults)
+        shown = [p if i < first_default else f"{p}={self.defaults[i - first_default]!r}" for i, p in enumerate(params)]
+        return f"{self.code.name}({', '.join(shown)})"
+
+
+class _Run:
+    """One run of a compiled program: the module's names, the defs run so far and the counters."""
+
+    __slots__ = (
+        "api_calls",
+        "budget",
+        "call_depth",
+        "defs",
+        "frames",
+        "functions",
+        "globals",
+        "returned",
+        "signatures",
+        "steps",
+        "variables",
+    )
+
+    def __init__(self, functions: Mapping[str, Callable[..., Any]], variables: Mapping[str, Any]) -> None:
         self.functions = dict(functions)
         self.variables = dict(variables)
-        self.limits = limits
-        self.globals: dict[str, Any] = {}
+        self.globals: Names = {}
         self.defs: dict[str, _UserFunction] = {}
-        self.declared = {node.name: node.lineno for node in tree.body if isinstance(node, ast.FunctionDef)}
         self.steps = 0
         self.api_calls: list[tuple[str, int]] = []
         self.call_depth = 0
-        self.levels = 0  # _stmt and _value calls under way: the interpreter's own recursion
-        self.max_levels = _level_budget()
-        self.signatures: dict[str, inspect.Signature | None] = {}
+        self.frames = 0  # Python frames the program's closures may be using (see _FRAMES_PER_LEVEL)
+        self.budget = _frame_budget()
+        self.signatures: dict[str, _Signature] = {}
+        self.returned: Any = None  # what the last return statement gave, for the call it ends
 
-    def run(self) -> RunResult:
-        self._block(self.tree.body, _Frame(self.globals))
-        return RunResult(self.steps, self.api_calls)
 
-    # -- counting ------------------------------------------------------------------------------------------
-    def _tick(self, node: ast.AST) -> None:
-        self.steps += 1
-        if self.steps > self.limits.max_statements_run:
-            raise ProgramError(
-                f"the program ran more than {self.limits.max_statements_run} steps; do the work with fewer "
-                "statements and calls",
-                LIMIT,
-                getattr(node, "lineno", None),
-            )
+def _too_many_steps(limits: Limits, line: int | None) -> ProgramError:
+    return ProgramError(
+        f"the program ran more than {limits.max_statements_run} steps; do the work with fewer statements and calls",
+        LIMIT,
+        line,
+    )
 
-    def _enter(self, node: ast.AST) -> None:
-        self.levels += 1
-        if self.levels > self.max_levels:
-            raise ProgramError(
-                "the program nests calls too deeply; make the recursion stop sooner or use a for loop",
-                LIMIT,
-                getattr(node, "lineno", None),
-            )
 
-    def _int(self, value: int, node: ast.AST) -> int:
+@dataclass(frozen=True)
+class _Program:
+    """A checked program compiled to closures, ready to run any number of times."""
+
+    body: Statement
+    frames: int
+
+    def run(self, functions: Mapping[str, Callable[..., Any]], variables: Mapping[str, Any]) -> RunResult:
+        run = _Run(functions, variables)
+        run.frames = self.frames
+        if run.frames > run.budget:
+            raise ProgramError(_TOO_DEEP, LIMIT)
+        self.body(run.globals, run)
+        return RunResult(run.steps, run.api_calls)
+
+
+@functools.lru_cache(maxsize=_CACHED_PROGRAMS)
+def _compiled(source: str, functions: tuple[str, ...], variables: tuple[str, ...], limits: Limits) -> _Program:
+    tree = check_program(source, functions, limits, variables=variables)
+    return _Compiler(tree, functions, limits).module(tree)
+
+
+# ---- what the closures call --------------------------------------------------------------------------------
+class _Guard:
+    """The checks and operations of one set of limits that closures call out to: everything but the fast
+    paths (whole numbers) the closures do inline."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+
+    def bounded(self, value: int, line: int | None) -> int:
         if abs(value) > self.limits.max_int:
             bound = self.limits.max_int
-            raise ProgramError(
-                f"a number went beyond the range -{bound} to {bound}", LIMIT, getattr(node, "lineno", None)
-            )
+            raise ProgramError(f"a number went beyond the range -{bound} to {bound}", LIMIT, line)
         return value
 
-    def _length(self, count: int, node: ast.AST) -> None:
+    def length(self, count: int, line: int | None) -> None:
         if count > self.limits.max_sequence_len:
             raise ProgramError(
                 f"this would make a list, tuple or string of {count} items; the limit is "
                 f"{self.limits.max_sequence_len}",
                 LIMIT,
-                getattr(node, "lineno", None),
+                line,
             )
 
-    def _check_value(self, value: Any, node: ast.AST, what: str) -> None:
+    def check_value(self, value: Any, line: int | None, what: str) -> None:
         """Bound a value before Python walks it in full (== and in, or an API function): a program can
         build lists whose shared items make them huge or deep when walked, cheaply. Iterative and stops
         early, so the check itself costs at most max_value_items steps."""
@@ -716,419 +823,640 @@ class _Run:
                     f"{what} is too big: at most {self.limits.max_value_items} items and lists nested "
                     f"{self.limits.max_value_depth} deep",
                     LIMIT,
-                    getattr(node, "lineno", None),
+                    line,
                 )
             stack.extend((inner, depth + 1) for inner in item if isinstance(inner, (list, tuple)))
 
-    def _sequence(self, value: Any, node: ast.AST, what: str) -> Any:
+    @staticmethod
+    def sequence(value: Any, line: int | None, what: str) -> Any:
         if not isinstance(value, _SEQUENCES):
-            raise ProgramError(
-                f"{what} must be a list, tuple, string or range, not {_kind(value)}",
-                TYPE,
-                getattr(node, "lineno", None),
-            )
+            raise ProgramError(f"{what} must be a list, tuple, string or range, not {_kind(value)}", TYPE, line)
         return value
 
-    # -- statements ----------------------------------------------------------------------------------------
-    def _block(self, body: Sequence[ast.stmt], frame: _Frame) -> _Flow:
-        for node in body:
-            flow = self._stmt(node, frame)
-            if flow is not _Flow.NEXT:
-                return flow
-        return _Flow.NEXT
+    @staticmethod
+    def index(value: Any, line: int | None) -> int:
+        if not _is_int(value):
+            raise ProgramError(f"an index must be a whole number, not {_kind(value)}", TYPE, line)
+        return int(value)
 
-    def _stmt(self, node: ast.stmt, frame: _Frame) -> _Flow:
-        self._tick(node)
-        try:
-            self._enter(node)
-            return self._STATEMENTS[type(node)](self, node, frame)
-        finally:
-            self.levels -= 1
-
-    def _expr_stmt(self, node: ast.Expr, frame: _Frame) -> _Flow:
-        self._value(node.value, frame)
-        return _Flow.NEXT
-
-    def _assign(self, node: ast.Assign, frame: _Frame) -> _Flow:
-        value = self._value(node.value, frame)
-        for target in node.targets:
-            self._assign_to(target, value, frame)
-        return _Flow.NEXT
-
-    def _aug_assign(self, node: ast.AugAssign, frame: _Frame) -> _Flow:
-        assert isinstance(node.target, ast.Name)  # the check allows nothing else
-        current = self._load(node.target, frame)
-        # x += v builds a new value (never changes a list in place), so no other name sees the change.
-        frame.names[node.target.id] = self._arith(node.op, current, self._value(node.value, frame), node)
-        return _Flow.NEXT
-
-    def _assign_to(self, target: ast.expr, value: Any, frame: _Frame) -> None:
-        if isinstance(target, ast.Name):
-            frame.names[target.id] = value
-            return
-        assert isinstance(target, (ast.Tuple, ast.List))  # the check allows nothing else
-        items = self._sequence(value, target, "a value unpacked into several names")
-        if len(items) != len(target.elts):
-            raise ProgramError(f"cannot unpack {len(items)} values into {len(target.elts)} names", VALUE, target.lineno)
-        for inner, item in zip(target.elts, items, strict=True):
-            self._assign_to(inner, item, frame)
-
-    def _for(self, node: ast.For, frame: _Frame) -> _Flow:
-        items = self._sequence(self._value(node.iter, frame), node, "what a for loop goes over")
-        if len(items) > self.limits.max_loop_items:
-            raise ProgramError(
-                f"this loop would run {len(items)} times; a loop may run at most {self.limits.max_loop_items} times",
-                LIMIT,
-                node.lineno,
-            )
-        # A snapshot: an API function handed the list must not be able to change what the loop goes over.
-        for item in tuple(items) if isinstance(items, list) else items:
-            self._assign_to(node.target, item, frame)
-            flow = self._block(node.body, frame)
-            if flow is _Flow.BREAK:
-                break
-            if flow is _Flow.RETURN:
-                return flow
-        return _Flow.NEXT
-
-    def _if(self, node: ast.If, frame: _Frame) -> _Flow:
-        branch = node.body if self._value(node.test, frame) else node.orelse
-        return self._block(branch, frame)
-
-    def _pass(self, node: ast.Pass, frame: _Frame) -> _Flow:
-        return _Flow.NEXT
-
-    def _break(self, node: ast.Break, frame: _Frame) -> _Flow:
-        return _Flow.BREAK
-
-    def _continue(self, node: ast.Continue, frame: _Frame) -> _Flow:
-        return _Flow.CONTINUE
-
-    def _return(self, node: ast.Return, frame: _Frame) -> _Flow:
-        frame.returned = None if node.value is None else self._value(node.value, frame)
-        return _Flow.RETURN
-
-    def _def(self, node: ast.FunctionDef, frame: _Frame) -> _Flow:
-        defaults = tuple(self._value(default, frame) for default in node.args.defaults)
-        params = tuple(arg.arg for arg in node.args.args)
-        assigned = (n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
-        self.defs[node.name] = _UserFunction(node, params, defaults, frozenset((*params, *assigned)))
-        return _Flow.NEXT
-
-    # -- expressions ---------------------------------------------------------------------------------------
-    def _value(self, node: ast.expr, frame: _Frame) -> Any:
-        try:
-            self._enter(node)
-            return self._EXPRESSIONS[type(node)](self, node, frame)
-        finally:
-            self.levels -= 1
-
-    def _constant(self, node: ast.Constant, frame: _Frame) -> Any:
-        return node.value
-
-    def _load(self, node: ast.Name, frame: _Frame) -> Any:
-        name = node.id
-        if frame.local_names is not None and name in frame.local_names:
-            if name not in frame.names:  # Python's UnboundLocalError
-                raise ProgramError(f"{name} is used before it is given a value", UNKNOWN_NAME, node.lineno)
-            return frame.names[name]
-        for names in (self.globals, self.variables):
-            if name in names:
-                return names[name]
-        raise ProgramError(f"{name} is not defined; give it a value first", UNKNOWN_NAME, node.lineno)
-
-    def _list(self, node: ast.List | ast.Tuple, frame: _Frame) -> Any:
-        self._length(len(node.elts), node)
-        items = [self._value(item, frame) for item in node.elts]
-        return items if isinstance(node, ast.List) else tuple(items)
-
-    def _binop(self, node: ast.BinOp, frame: _Frame) -> Any:
-        return self._arith(node.op, self._value(node.left, frame), self._value(node.right, frame), node)
-
-    def _arith(self, op: ast.operator, left: Any, right: Any, node: ast.AST) -> Any:
+    def arith(self, op: type[ast.operator], left: Any, right: Any, line: int | None) -> Any:
         if _is_int(left) and _is_int(right):
-            result = (
-                left + right if isinstance(op, ast.Add) else left - right if isinstance(op, ast.Sub) else left * right
+            return self.bounded(
+                left + right if op is ast.Add else left - right if op is ast.Sub else left * right, line
             )
-            return self._int(result, node)
         joinable = (str, list, tuple)
-        if isinstance(op, ast.Add) and isinstance(left, joinable) and type(left) is type(right):
-            self._length(len(left) + len(right), node)  # before building it
+        if op is ast.Add and isinstance(left, joinable) and type(left) is type(right):
+            self.length(len(left) + len(right), line)  # before building it
             return operator.add(left, right)  # str, list or tuple, both the same kind
-        if isinstance(op, ast.Mult):
+        if op is ast.Mult:
             sequence, count = (left, right) if _is_int(right) else (right, left)
             if isinstance(sequence, joinable) and _is_int(count):
-                self._length(len(sequence) * max(count, 0), node)  # before building it
+                self.length(len(sequence) * max(count, 0), line)  # before building it
                 return sequence * count
-        verb = {ast.Add: "add", ast.Sub: "subtract", ast.Mult: "multiply"}[type(op)]
-        raise ProgramError(f"cannot {verb} {_kind(left)} and {_kind(right)}", TYPE, getattr(node, "lineno", None))
+        verb = {ast.Add: "add", ast.Sub: "subtract", ast.Mult: "multiply"}[op]
+        raise ProgramError(f"cannot {verb} {_kind(left)} and {_kind(right)}", TYPE, line)
 
-    def _unaryop(self, node: ast.UnaryOp, frame: _Frame) -> Any:
-        value = self._value(node.operand, frame)
-        if isinstance(node.op, ast.Not):
-            return not value
-        if not _is_int(value):
-            raise ProgramError(f"cannot use a sign on {_kind(value)}", TYPE, node.lineno)
-        return self._int(-value if isinstance(node.op, ast.USub) else +value, node)
-
-    def _boolop(self, node: ast.BoolOp, frame: _Frame) -> Any:
-        stop_when = isinstance(node.op, ast.Or)  # `or` stops at the first true value, `and` at the first false
-        value = None
-        for item in node.values:
-            value = self._value(item, frame)
-            if bool(value) is stop_when:
-                break
-        return value
-
-    def _compare(self, node: ast.Compare, frame: _Frame) -> bool:
-        left = self._value(node.left, frame)
-        for op, item in zip(node.ops, node.comparators, strict=True):
-            right = self._value(item, frame)
-            if not self._compare_pair(op, left, right, node):
-                return False
-            left = right
-        return True
-
-    def _compare_pair(self, op: ast.cmpop, left: Any, right: Any, node: ast.Compare) -> bool:
-        if isinstance(op, (ast.Is, ast.IsNot)):
-            return (left is right) == isinstance(op, ast.Is)
+    def compare(self, op: type[ast.cmpop], left: Any, right: Any, line: int) -> bool:
+        if op is ast.Is or op is ast.IsNot:
+            return (left is right) == (op is ast.Is)
         for value in (left, right):
-            self._check_value(value, node, "a value compared here")
-        if isinstance(op, (ast.In, ast.NotIn)):
-            container = self._sequence(right, node, "the right side of in")
+            self.check_value(value, line, "a value compared here")
+        if op is ast.In or op is ast.NotIn:
+            container = self.sequence(right, line, "the right side of in")
             if isinstance(container, str) and not isinstance(left, str):
-                raise ProgramError(f"cannot look for {_kind(left)} in a string", TYPE, node.lineno)
-            return (left in container) == isinstance(op, ast.In)
-        if isinstance(op, (ast.Eq, ast.NotEq)):
-            return bool(left == right) == isinstance(op, ast.Eq)
+                raise ProgramError(f"cannot look for {_kind(left)} in a string", TYPE, line)
+            return (left in container) == (op is ast.In)
+        if op is ast.Eq or op is ast.NotEq:
+            return bool(left == right) == (op is ast.Eq)
         same_kind = (_is_int(left) and _is_int(right)) or any(
             isinstance(left, kind) and isinstance(right, kind) for kind in (str, list, tuple)
         )
         try:
             if same_kind:
-                return bool(_ORDERING[type(op)](left, right))
+                return bool(_ORDERING[op](left, right))
         except TypeError:  # lists or tuples whose items cannot be ordered, e.g. [1] < ["a"]
             pass
-        raise ProgramError(f"cannot order {_kind(left)} and {_kind(right)}", TYPE, node.lineno)
+        raise ProgramError(f"cannot order {_kind(left)} and {_kind(right)}", TYPE, line)
 
-    def _subscript(self, node: ast.Subscript, frame: _Frame) -> Any:
-        sequence = self._sequence(self._value(node.value, frame), node, "what is indexed with [ ]")
-        if isinstance(node.slice, ast.Slice):
-            parts = (node.slice.lower, node.slice.upper, node.slice.step)
-            bounds = [None if part is None else self._index(self._value(part, frame), node) for part in parts]
-            if bounds[2] == 0:
-                raise ProgramError("a slice step cannot be 0", VALUE, node.lineno)
-            return sequence[slice(*bounds)]  # never longer than the sequence itself
-        index = self._index(self._value(node.slice, frame), node)
-        if not -len(sequence) <= index < len(sequence):
-            raise ProgramError(
-                f"index {index} is out of range for {_kind(sequence)} of {len(sequence)} items (the first is 0)",
-                VALUE,
-                node.lineno,
-            )
-        return sequence[index]
+    def unpack(self, value: Any, count: int, line: int) -> Any:
+        items = self.sequence(value, line, "a value unpacked into several names")
+        if len(items) != count:
+            raise ProgramError(f"cannot unpack {len(items)} values into {count} names", VALUE, line)
+        return items
 
-    def _index(self, value: Any, node: ast.AST) -> int:
-        if not _is_int(value):
+    def loop_items(self, value: Any, line: int) -> Any:
+        items = self.sequence(value, line, "what a for loop goes over")
+        if len(items) > self.limits.max_loop_items:
             raise ProgramError(
-                f"an index must be a whole number, not {_kind(value)}", TYPE, getattr(node, "lineno", None)
+                f"this loop would run {len(items)} times; a loop may run at most {self.limits.max_loop_items} times",
+                LIMIT,
+                line,
             )
-        return int(value)
+        # A snapshot: an API function handed the list must not be able to change what the loop goes over.
+        return tuple(items) if isinstance(items, list) else items
 
     # -- calls ---------------------------------------------------------------------------------------------
-    def _call(self, node: ast.Call, frame: _Frame) -> Any:
-        assert isinstance(node.func, ast.Name)  # the check allows nothing else
-        name = node.func.id
-        args = [self._value(arg, frame) for arg in node.args]
-        kwargs = {str(keyword.arg): self._value(keyword.value, frame) for keyword in node.keywords}
-        self._tick(node)
-        if name in self.defs:
-            return self._call_user(self.defs[name], args, kwargs, node)
-        if name in self.functions:
-            return self._call_api(name, self.functions[name], args, kwargs, node)
-        if name in self._BUILTINS:
-            return self._BUILTINS[name](self, args, kwargs, node)
-        raise ProgramError(
-            f"{name}() is called before its def (line {self.declared.get(name)}) has run; "
-            "put the def above its first use",
-            UNKNOWN_NAME,
-            node.lineno,
-        )
-
-    def _call_user(self, function: _UserFunction, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> Any:
-        if self.call_depth >= self.limits.max_call_depth:
+    def call_user(self, run: _Run, function: _UserFunction, args: list[Any], kwargs: dict[str, Any], line: int) -> Any:
+        if run.call_depth >= self.limits.max_call_depth:
             raise ProgramError(
                 f"calls of your defs go more than {self.limits.max_call_depth} deep; make the recursion stop "
                 "sooner or use a for loop",
                 LIMIT,
-                node.lineno,
+                line,
             )
-        frame = _Frame(self._bind_user(function, args, kwargs, node), function.local_names)
-        self.call_depth += 1
+        code = function.code
+        if run.frames + code.frames > run.budget:
+            raise ProgramError(_TOO_DEEP, LIMIT, line)
+        names = _bind_user(function, args, kwargs, line)
+        run.call_depth += 1
+        run.frames += code.frames
         try:
-            flow = self._block(function.node.body, frame)
+            flow = code.body(names, run)
         finally:
-            self.call_depth -= 1
-        return frame.returned if flow is _Flow.RETURN else None
+            run.call_depth -= 1
+            run.frames -= code.frames
+        return run.returned if flow is _Flow.RETURN else None
 
-    def _bind_user(
-        self, function: _UserFunction, args: list[Any], kwargs: dict[str, Any], node: ast.Call
-    ) -> dict[str, Any]:
-        params = function.params
-
-        def refuse(problem: str) -> ProgramError:
-            return ProgramError(f"{function.describe()}: {problem}", ARGUMENTS, node.lineno)
-
-        if len(args) > len(params):
-            raise refuse(f"takes {len(params)} arguments but got {len(args)}")
-        names = dict(zip(params, args, strict=False))
-        for key, value in kwargs.items():
-            if key not in params:
-                raise refuse(f"has no parameter {key}")
-            if key in names:
-                raise refuse(f"got two values for {key}")
-            names[key] = value
-        first_default = len(params) - len(function.defaults)
-        for i, param in enumerate(params):
-            if param not in names:
-                if i < first_default:
-                    raise refuse(f"no value for {param}")
-                names[param] = function.defaults[i - first_default]
-        return names
-
-    def _call_api(
-        self, name: str, function: Callable[..., Any], args: list[Any], kwargs: dict[str, Any], node: ast.Call
-    ) -> Any:
-        if len(self.api_calls) >= self.limits.max_api_calls:
+    def call_api(self, run: _Run, name: str, args: list[Any], kwargs: dict[str, Any], line: int) -> Any:
+        if len(run.api_calls) >= self.limits.max_api_calls:
             raise ProgramError(
-                f"the program called the robot's functions more than {self.limits.max_api_calls} times",
-                LIMIT,
-                node.lineno,
+                f"the program called the robot's functions more than {self.limits.max_api_calls} times", LIMIT, line
             )
-        self._bind_api(name, function, args, kwargs, node)
+        function = run.functions[name]
+        _bind_api(run, name, function, args, kwargs, line)
         for value in (*args, *kwargs.values()):
-            self._check_value(value, node, f"an argument of {name}()")
-        self.api_calls.append((name, node.lineno))
+            if isinstance(value, (list, tuple)):
+                self.check_value(value, line, f"an argument of {name}()")
+        run.api_calls.append((name, line))
         try:
             return function(*args, **kwargs)
         except CallError as error:  # the author's mistake, in the API's words and code
-            raise ProgramError(error.message, error.code, node.lineno) from error
+            raise ProgramError(error.message, error.code, line) from error
 
-    def _bind_api(
-        self, name: str, function: Callable[..., Any], args: list[Any], kwargs: dict[str, Any], node: ast.Call
-    ) -> None:
-        """Report wrong arguments before the call (a TypeError from inside the function could be a bug of
-        its own, which must not pass for the program's mistake), and hold pre-bound parameters to their
-        objects."""
-        if name not in self.signatures:
-            try:
-                self.signatures[name] = inspect.signature(function)
-            except (TypeError, ValueError):  # some callables have no readable signature: let them check
-                self.signatures[name] = None
-        signature = self.signatures[name]
-        if signature is None:
-            return
-        try:
-            bound = signature.bind(*args, **kwargs)
-        except TypeError as error:
-            shown = _describe_signature(name, signature)
-            raise ProgramError(f"{shown}: {error}", ARGUMENTS, node.lineno) from None
-        for param, value in bound.arguments.items():
-            if param in self.variables and value is not self.variables[param]:
-                raise ProgramError(
-                    f"{name}() needs {param} itself as its {param} argument, not {_kind(value)}", TYPE, node.lineno
-                )
+    # -- builtins ------------------------------------------------------------------------------------------
+    def builtins(self) -> dict[str, Callable[[list[Any], dict[str, Any], int], Any]]:
+        """The interpreter's own functions by name (BUILTINS), bound to these limits."""
+        return {
+            "range": self.range_of,
+            "zip": self.zip_of,
+            "enumerate": self.enumerate_of,
+            "len": self.len_of,
+            "list": self.list_of,
+            "tuple": self.tuple_of,
+        }
 
-    # -- builtins --------------------------------------------------------------------------------------------
-    def _refuse_arguments(self, usage: str, node: ast.Call) -> ProgramError:
-        return ProgramError(usage, ARGUMENTS, node.lineno)
-
-    def _range(self, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> range:
+    def range_of(self, args: list[Any], kwargs: dict[str, Any], line: int) -> range:
         if kwargs or not 1 <= len(args) <= 3 or not all(_is_int(arg) for arg in args):
-            raise self._refuse_arguments(
+            raise ProgramError(
                 "range() takes 1 to 3 whole numbers: range(stop), range(start, stop) or range(start, stop, step)",
-                node,
+                ARGUMENTS,
+                line,
             )
         start, stop, step = (0, args[0], 1) if len(args) == 1 else (args[0], args[1], 1 if len(args) == 2 else args[2])
         if step == 0:
-            raise ProgramError("range() step cannot be 0", VALUE, node.lineno)
+            raise ProgramError("range() step cannot be 0", VALUE, line)
         count = _range_len(start, stop, step)  # from the arguments: nothing is made yet
         if count > self.limits.max_loop_items:
             raise ProgramError(
                 f"range() would hold {count} numbers; a loop may run at most {self.limits.max_loop_items} times",
                 LIMIT,
-                node.lineno,
+                line,
             )
         return range(start, stop, step)
 
-    def _zip(self, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> list[tuple[Any, ...]]:
+    def zip_of(self, args: list[Any], kwargs: dict[str, Any], line: int) -> list[tuple[Any, ...]]:
         if kwargs:
-            raise self._refuse_arguments("zip() takes lists, tuples, strings or ranges, and no keywords", node)
-        sequences = [self._sequence(arg, node, "each argument of zip()") for arg in args]
-        self._length(min((len(sequence) for sequence in sequences), default=0), node)
+            raise ProgramError("zip() takes lists, tuples, strings or ranges, and no keywords", ARGUMENTS, line)
+        sequences = [self.sequence(arg, line, "each argument of zip()") for arg in args]
+        self.length(min((len(sequence) for sequence in sequences), default=0), line)
         return list(zip(*sequences, strict=False))
 
-    def _enumerate(self, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> list[tuple[int, Any]]:
+    def enumerate_of(self, args: list[Any], kwargs: dict[str, Any], line: int) -> list[tuple[int, Any]]:
         usage = "enumerate() takes a list, tuple, string or range, and a start number"
         if set(kwargs) - {"start"} or not 1 <= len(args) <= 2 or len(args) + len(kwargs) > 2:
-            raise self._refuse_arguments(usage, node)
+            raise ProgramError(usage, ARGUMENTS, line)
         start = args[1] if len(args) == 2 else kwargs.get("start", 0)
         if not _is_int(start):
-            raise self._refuse_arguments(usage, node)
-        sequence = self._sequence(args[0], node, "the argument of enumerate()")
-        self._length(len(sequence), node)
-        self._int(start + len(sequence), node)
+            raise ProgramError(usage, ARGUMENTS, line)
+        sequence = self.sequence(args[0], line, "the argument of enumerate()")
+        self.length(len(sequence), line)
+        self.bounded(start + len(sequence), line)
         return list(enumerate(sequence, start))
 
-    def _len(self, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> int:
+    def len_of(self, args: list[Any], kwargs: dict[str, Any], line: int) -> int:
         if kwargs or len(args) != 1:
-            raise self._refuse_arguments("len() takes one list, tuple, string or range", node)
-        return len(self._sequence(args[0], node, "the argument of len()"))
+            raise ProgramError("len() takes one list, tuple, string or range", ARGUMENTS, line)
+        return len(self.sequence(args[0], line, "the argument of len()"))
 
-    def _list_of(self, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> list[Any]:
+    def list_of(self, args: list[Any], kwargs: dict[str, Any], line: int) -> list[Any]:
+        return list(self._copy("list", args, kwargs, line))
+
+    def tuple_of(self, args: list[Any], kwargs: dict[str, Any], line: int) -> tuple[Any, ...]:
+        return tuple(self._copy("tuple", args, kwargs, line))
+
+    def _copy(self, name: str, args: list[Any], kwargs: dict[str, Any], line: int) -> Any:
         if kwargs or len(args) > 1:
-            raise self._refuse_arguments("list() takes one list, tuple, string or range, or nothing", node)
-        sequence = self._sequence(args[0], node, "the argument of list()") if args else ()
-        self._length(len(sequence), node)
-        return list(sequence)
+            raise ProgramError(f"{name}() takes one list, tuple, string or range, or nothing", ARGUMENTS, line)
+        sequence = self.sequence(args[0], line, f"the argument of {name}()") if args else ()
+        self.length(len(sequence), line)
+        return sequence
 
-    def _tuple_of(self, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> tuple[Any, ...]:
-        if kwargs or len(args) > 1:
-            raise self._refuse_arguments("tuple() takes one list, tuple, string or range, or nothing", node)
-        sequence = self._sequence(args[0], node, "the argument of tuple()") if args else ()
-        self._length(len(sequence), node)
-        return tuple(sequence)
 
-    # Dispatch tables: one entry per node kind the check accepts (a direct call, no extra stack frame).
-    _STATEMENTS: ClassVar[dict[type[ast.AST], Callable[..., _Flow]]] = {
-        ast.Expr: _expr_stmt,
-        ast.Assign: _assign,
-        ast.AugAssign: _aug_assign,
-        ast.For: _for,
-        ast.If: _if,
-        ast.Pass: _pass,
-        ast.Break: _break,
-        ast.Continue: _continue,
-        ast.Return: _return,
-        ast.FunctionDef: _def,
+def _bind_user(function: _UserFunction, args: list[Any], kwargs: dict[str, Any], line: int) -> Names:
+    params = function.code.params
+
+    def refuse(problem: str) -> ProgramError:
+        return ProgramError(f"{function.describe()}: {problem}", ARGUMENTS, line)
+
+    if len(args) > len(params):
+        raise refuse(f"takes {len(params)} arguments but got {len(args)}")
+    names = dict(zip(params, args, strict=False))
+    for key, value in kwargs.items():
+        if key not in params:
+            raise refuse(f"has no parameter {key}")
+        if key in names:
+            raise refuse(f"got two values for {key}")
+        names[key] = value
+    first_default = len(params) - len(function.defaults)
+    for i, param in enumerate(params):
+        if param not in names:
+            if i < first_default:
+                raise refuse(f"no value for {param}")
+            names[param] = function.defaults[i - first_default]
+    return names
+
+
+def _bind_api(
+    run: _Run, name: str, function: Callable[..., Any], args: list[Any], kwargs: dict[str, Any], line: int
+) -> None:
+    """Report wrong arguments before the call (a TypeError from inside the function could be a bug of its
+    own, which must not pass for the program's mistake), and hold pre-bound parameters to their objects."""
+    found = run.signatures.get(name)
+    if found is None:
+        found = run.signatures[name] = _signature(function)
+    signature = found.signature
+    if signature is None:
+        return
+    given: Iterable[tuple[str, Any]]
+    if not kwargs and found.by_position and found.required <= len(args) <= len(found.positional):
+        given = zip(found.positional, args, strict=False)  # what signature.bind would give, without its cost
+    else:
+        try:
+            given = signature.bind(*args, **kwargs).arguments.items()
+        except TypeError as error:
+            raise ProgramError(f"{_describe_signature(name, signature)}: {error}", ARGUMENTS, line) from None
+    for param, value in given:
+        if param in run.variables and value is not run.variables[param]:
+            raise ProgramError(f"{name}() needs {param} itself as its {param} argument, not {_kind(value)}", TYPE, line)
+
+
+def _ticked(statements: Sequence[Statement], lines: Sequence[int], limits: Limits) -> Statement:
+    """A block that counts a step before each statement, and stops at a break, continue or return."""
+    steps_allowed = limits.max_statements_run
+    pairs = tuple(zip(lines, statements, strict=True))
+
+    def block(names: Names, run: _Run) -> _Flow | None:
+        for line, statement in pairs:
+            run.steps += 1
+            if run.steps > steps_allowed:
+                raise _too_many_steps(limits, line)
+            flow = statement(names, run)
+            if flow is not None:
+                return flow
+        return None
+
+    return block
+
+
+def _prepaid(steps: Sequence[_Step], ticked: Statement, steps_allowed: int) -> Statement:
+    """A block of straight statements (see _straight): its steps are counted at once, as none of them can add
+    steps of its own or leave the block early; where the step limit falls inside it, ``ticked`` runs it
+    instead, so the program stops at the very statement it stops at otherwise."""
+    count = len(steps)
+
+    def block(names: Names, run: _Run) -> _Flow | None:
+        if run.steps + count > steps_allowed:
+            return ticked(names, run)
+        run.steps += count
+        for name, code in steps:  # x = ... stored here, saving a call per assignment
+            if name is None:
+                code(names, run)
+            else:
+                names[name] = code(names, run)
+        return None
+
+    return block
+
+
+def _storing(name: str, value: Code) -> Statement:
+    def assign_name(names: Names, run: _Run) -> None:
+        names[name] = value(names, run)
+
+    return assign_name
+
+
+def _returning(flow: _Flow | None) -> Statement:
+    def statement(names: Names, run: _Run) -> _Flow | None:
+        return flow
+
+    return statement
+
+
+def _constant(value: Any) -> Code:
+    def constant(names: Names, run: _Run) -> Any:
+        return value
+
+    return constant
+
+
+_FAST_COMPARE: dict[type[ast.cmpop], Callable[[int, int], bool]] = {
+    ast.Eq: operator.eq,
+    ast.NotEq: operator.ne,
+    **_ORDERING,
+}
+Operand = tuple[bool, bool, Any, Code]
+_Step = tuple[str | None, Code]  # is a constant, is a name, the constant or the name, its closure
+
+
+class _Compiler:
+    """Turns a checked tree into closures (see the section's comment). Closures do whole-number arithmetic
+    and comparisons and read plain names inline, the cases loops spend their time on; the rest they hand
+    to the _Guard."""
+
+    def __init__(self, tree: ast.Module, functions: Collection[str], limits: Limits) -> None:
+        self.limits = limits
+        self.guard = _Guard(limits)
+        self.api = frozenset(functions)
+        self.declared = {node.name: node.lineno for node in tree.body if isinstance(node, ast.FunctionDef)}
+        self.local_names: frozenset[str] | None = None  # those of the def being compiled; None at the top level
+
+    def module(self, tree: ast.Module) -> _Program:
+        return _Program(self.block(tree.body), _frames_needed(tree.body))
+
+    # -- statements ----------------------------------------------------------------------------------------
+    def block(self, body: Sequence[ast.stmt]) -> Statement:
+        steps = [self.step(node) for node in body]
+        statements = [code if name is None else _storing(name, code) for name, code in steps]
+        ticked = _ticked(statements, [node.lineno for node in body], self.limits)
+        if all(_straight(node) for node in body):
+            return _prepaid(steps, ticked, self.limits.max_statements_run)
+        return ticked
+
+    def step(self, node: ast.stmt) -> _Step:
+        """A statement as the name it assigns to and the closure of the value (``x = ...`` and ``x += ...``:
+        a block stores the value itself), or None and the statement's closure."""
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            return node.targets[0].id, self.expr(node.value)
+        if isinstance(node, ast.AugAssign):
+            assert isinstance(node.target, ast.Name)  # the check allows nothing else
+            # x += v builds a new value (never changes a list in place), so no other name sees the change.
+            return node.target.id, self.arith(type(node.op), node.target, node.value, node.lineno)
+        return None, self.statement(node)
+
+    def statement(self, node: ast.stmt) -> Statement:
+        if isinstance(node, ast.Pass) or (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)):
+            return _returning(None)  # pass, or a docstring
+        if isinstance(node, (ast.Break, ast.Continue)):
+            return _returning(_Flow.BREAK if isinstance(node, ast.Break) else _Flow.CONTINUE)
+        return self._STATEMENTS[type(node)](self, node)
+
+    def expr_statement(self, node: ast.Expr) -> Statement:
+        value = self.expr(node.value)
+
+        def statement(names: Names, run: _Run) -> None:
+            value(names, run)
+
+        return statement
+
+    def assign(self, node: ast.Assign) -> Statement:
+        value = self.expr(node.value)
+        stores = [self.store(target) for target in node.targets]
+
+        def assign(names: Names, run: _Run) -> None:
+            result = value(names, run)
+            for store in stores:
+                store(names, result)
+
+        return assign
+
+    def store(self, target: ast.expr) -> Callable[[Names, Any], None]:
+        if isinstance(target, ast.Name):
+            name = target.id
+
+            def store_name(names: Names, value: Any) -> None:
+                names[name] = value
+
+            return store_name
+        assert isinstance(target, (ast.Tuple, ast.List))  # the check allows nothing else
+        stores = [self.store(item) for item in target.elts]
+        unpack, count, line = self.guard.unpack, len(stores), target.lineno
+
+        def store_items(names: Names, value: Any) -> None:
+            for store, item in zip(stores, unpack(value, count, line), strict=True):
+                store(names, item)
+
+        return store_items
+
+    def for_loop(self, node: ast.For) -> Statement:
+        items, store, body = self.expr(node.iter), self.store(node.target), self.block(node.body)
+        loop_items, line = self.guard.loop_items, node.lineno
+        name = node.target.id if isinstance(node.target, ast.Name) else None
+
+        def for_loop(names: Names, run: _Run) -> _Flow | None:
+            for item in loop_items(items(names, run), line):
+                if name is None:
+                    store(names, item)
+                else:
+                    names[name] = item  # the usual case, without a call
+                flow = body(names, run)
+                if flow is _Flow.BREAK:
+                    break
+                if flow is _Flow.RETURN:
+                    return flow
+            return None
+
+        return for_loop
+
+    def if_else(self, node: ast.If) -> Statement:
+        test, body, orelse = self.expr(node.test), self.block(node.body), self.block(node.orelse)
+
+        def if_else(names: Names, run: _Run) -> _Flow | None:
+            return body(names, run) if test(names, run) else orelse(names, run)
+
+        return if_else
+
+    def return_value(self, node: ast.Return) -> Statement:
+        value = _constant(None) if node.value is None else self.expr(node.value)
+
+        def return_value(names: Names, run: _Run) -> _Flow | None:
+            run.returned = value(names, run)
+            return _Flow.RETURN
+
+        return return_value
+
+    def function_def(self, node: ast.FunctionDef) -> Statement:
+        defaults = [self.expr(default) for default in node.args.defaults]  # run where the def is: the top level
+        params = tuple(arg.arg for arg in node.args.args)
+        assigned = (n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+        self.local_names = frozenset((*params, *assigned))
+        try:
+            code = _DefCode(node.name, params, self.local_names, self.block(node.body), _frames_needed(node.body))
+        finally:
+            self.local_names = None
+
+        def function_def(names: Names, run: _Run) -> None:
+            run.defs[code.name] = _UserFunction(code, tuple([default(names, run) for default in defaults]))
+
+        return function_def
+
+    # -- expressions ---------------------------------------------------------------------------------------
+    def expr(self, node: ast.expr) -> Code:
+        return self._EXPRESSIONS[type(node)](self, node)
+
+    def operand(self, node: ast.expr) -> Operand:
+        """An operand that arithmetic or a comparison reads inline when it is a constant or a name."""
+        code = self.expr(node)
+        if isinstance(node, ast.Constant):
+            return True, False, node.value, code
+        if isinstance(node, ast.Name):
+            return False, True, node.id, code
+        return False, False, None, code
+
+    def constant(self, node: ast.Constant) -> Code:
+        return _constant(node.value)
+
+    def load(self, node: ast.Name) -> Code:
+        name, line = node.id, node.lineno
+        if self.local_names is not None and name in self.local_names:
+
+            def load_local(names: Names, run: _Run) -> Any:
+                if name not in names:  # Python's UnboundLocalError
+                    raise ProgramError(f"{name} is used before it is given a value", UNKNOWN_NAME, line)
+                return names[name]
+
+            return load_local
+
+        def load_global(names: Names, run: _Run) -> Any:
+            for scope in (run.globals, run.variables):
+                if name in scope:
+                    return scope[name]
+            raise ProgramError(f"{name} is not defined; give it a value first", UNKNOWN_NAME, line)
+
+        return load_global
+
+    def sequence(self, node: ast.List | ast.Tuple) -> Code:
+        items = [self.expr(item) for item in node.elts]
+        length, count, line = self.guard.length, len(items), node.lineno
+        as_tuple = isinstance(node, ast.Tuple)
+
+        def sequence(names: Names, run: _Run) -> Any:
+            length(count, line)  # before its items, as for every list the program builds
+            values = [item(names, run) for item in items]
+            return tuple(values) if as_tuple else values
+
+        return sequence
+
+    def binop(self, node: ast.BinOp) -> Code:
+        return self.arith(type(node.op), node.left, node.right, node.lineno)
+
+    def arith(self, op: type[ast.operator], left_node: ast.expr, right_node: ast.expr, line: int) -> Code:
+        left_constant, left_name, left, left_code = self.operand(left_node)
+        right_constant, right_name, right, right_code = self.operand(right_node)
+        slow, top, add, subtract = self.guard.arith, self.limits.max_int, op is ast.Add, op is ast.Sub
+
+        def arith(names: Names, run: _Run) -> Any:
+            a = left if left_constant else names[left] if left_name and left in names else left_code(names, run)
+            b = right if right_constant else names[right] if right_name and right in names else right_code(names, run)
+            if type(a) is int and type(b) is int:
+                result = a + b if add else a - b if subtract else a * b
+                if -top <= result <= top:
+                    return result
+            return slow(op, a, b, line)  # other kinds, or a number out of range: the guard says why
+
+        return arith
+
+    def unaryop(self, node: ast.UnaryOp) -> Code:
+        operand, line = self.expr(node.operand), node.lineno
+        if isinstance(node.op, ast.Not):
+
+            def negation(names: Names, run: _Run) -> bool:
+                return not operand(names, run)
+
+            return negation
+        bounded, minus = self.guard.bounded, isinstance(node.op, ast.USub)
+
+        def sign(names: Names, run: _Run) -> int:
+            value = operand(names, run)
+            if not _is_int(value):
+                raise ProgramError(f"cannot use a sign on {_kind(value)}", TYPE, line)
+            return bounded(-value if minus else +value, line)
+
+        return sign
+
+    def boolop(self, node: ast.BoolOp) -> Code:
+        values = [self.expr(value) for value in node.values]
+        stop_when = isinstance(node.op, ast.Or)  # `or` stops at the first true value, `and` at the first false
+
+        def boolop(names: Names, run: _Run) -> Any:
+            value = None
+            for item in values:
+                value = item(names, run)
+                if bool(value) is stop_when:
+                    break
+            return value
+
+        return boolop
+
+    def compare(self, node: ast.Compare) -> Code:
+        if len(node.ops) == 1:
+            return self.compare_one(type(node.ops[0]), node.left, node.comparators[0], node.lineno)
+        left = self.expr(node.left)
+        rights = [(type(op), self.expr(item)) for op, item in zip(node.ops, node.comparators, strict=True)]
+        pair, line = self.guard.compare, node.lineno
+
+        def compare(names: Names, run: _Run) -> bool:
+            a = left(names, run)
+            for op, right in rights:
+                b = right(names, run)
+                if not pair(op, a, b, line):
+                    return False
+                a = b
+            return True
+
+        return compare
+
+    def compare_one(self, op: type[ast.cmpop], left_node: ast.expr, right_node: ast.expr, line: int) -> Code:
+        left_constant, left_name, left, left_code = self.operand(left_node)
+        right_constant, right_name, right, right_code = self.operand(right_node)
+        pair, fast = self.guard.compare, _FAST_COMPARE.get(op)
+
+        def compare_one(names: Names, run: _Run) -> bool:
+            a = left if left_constant else names[left] if left_name and left in names else left_code(names, run)
+            b = right if right_constant else names[right] if right_name and right in names else right_code(names, run)
+            if fast is not None and type(a) is int and type(b) is int:
+                return fast(a, b)
+            return pair(op, a, b, line)
+
+        return compare_one
+
+    def subscript(self, node: ast.Subscript) -> Code:
+        value, line, sequence, index = self.expr(node.value), node.lineno, self.guard.sequence, self.guard.index
+        if isinstance(node.slice, ast.Slice):
+            parts = [
+                None if part is None else self.expr(part)
+                for part in (node.slice.lower, node.slice.upper, node.slice.step)
+            ]
+
+            def sliced(names: Names, run: _Run) -> Any:
+                whole = sequence(value(names, run), line, "what is indexed with [ ]")
+                bounds = [None if part is None else index(part(names, run), line) for part in parts]
+                if bounds[2] == 0:
+                    raise ProgramError("a slice step cannot be 0", VALUE, line)
+                return whole[slice(*bounds)]  # never longer than the sequence itself
+
+            return sliced
+        key = self.expr(node.slice)
+
+        def item(names: Names, run: _Run) -> Any:
+            whole = sequence(value(names, run), line, "what is indexed with [ ]")
+            i = index(key(names, run), line)
+            if not -len(whole) <= i < len(whole):
+                raise ProgramError(
+                    f"index {i} is out of range for {_kind(whole)} of {len(whole)} items (the first is 0)", VALUE, line
+                )
+            return whole[i]
+
+        return item
+
+    def call(self, node: ast.Call) -> Code:
+        assert isinstance(node.func, ast.Name)  # the check allows nothing else
+        name, line, limits = node.func.id, node.lineno, self.limits
+        args = [self.expr(arg) for arg in node.args]
+        keywords = [(str(keyword.arg), self.expr(keyword.value)) for keyword in node.keywords]
+        user, api = name in self.declared, name in self.api  # a def cannot be named like an API function
+        builtin = self.guard.builtins().get(name)
+        call_user, call_api = self.guard.call_user, self.guard.call_api
+        before_def = (
+            f"{name}() is called before its def (line {self.declared.get(name)}) has run; put the def above its "
+            "first use"
+        )
+
+        def call(names: Names, run: _Run) -> Any:
+            values = [arg(names, run) for arg in args]
+            kwargs = {key: value(names, run) for key, value in keywords}
+            run.steps += 1
+            if run.steps > limits.max_statements_run:
+                raise _too_many_steps(limits, line)
+            if api:
+                return call_api(run, name, values, kwargs, line)
+            if user:
+                function = run.defs.get(name)
+                if function is None:
+                    raise ProgramError(before_def, UNKNOWN_NAME, line)
+                return call_user(run, function, values, kwargs, line)
+            assert builtin is not None  # the check allows calling nothing else
+            return builtin(values, kwargs, line)
+
+        return call
+
+    # Dispatch tables: one entry per node kind the check accepts.
+    _STATEMENTS: ClassVar[dict[type[ast.AST], Callable[..., Statement]]] = {
+        ast.Expr: expr_statement,
+        ast.Assign: assign,
+        ast.For: for_loop,
+        ast.If: if_else,
+        ast.Return: return_value,
+        ast.FunctionDef: function_def,
     }
-    _EXPRESSIONS: ClassVar[dict[type[ast.AST], Callable[..., Any]]] = {
-        ast.Constant: _constant,
-        ast.Name: _load,
-        ast.List: _list,
-        ast.Tuple: _list,
-        ast.BinOp: _binop,
-        ast.UnaryOp: _unaryop,
-        ast.BoolOp: _boolop,
-        ast.Compare: _compare,
-        ast.Subscript: _subscript,
-        ast.Call: _call,
-    }
-    _BUILTINS: ClassVar[dict[str, Callable[..., Any]]] = {
-        "range": _range,
-        "zip": _zip,
-        "enumerate": _enumerate,
-        "len": _len,
-        "list": _list_of,
-        "tuple": _tuple_of,
+    _EXPRESSIONS: ClassVar[dict[type[ast.AST], Callable[..., Code]]] = {
+        ast.Constant: constant,
+        ast.Name: load,
+        ast.List: sequence,
+        ast.Tuple: sequence,
+        ast.BinOp: binop,
+        ast.UnaryOp: unaryop,
+        ast.BoolOp: boolop,
+        ast.Compare: compare,
+        ast.Subscript: subscript,
+        ast.Call: call,
     }
