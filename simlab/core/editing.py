@@ -14,7 +14,7 @@ changed only by edits that can be undone. No Qt here: every edit runs the same i
 
 The document also says what the app shows: its 3D scene items (with visibility overlays), the camera presets,
 the pictures of each agent's view, a one-line summary, warnings on entities, the palette of things to add and
-the fields of the selected entity (:class:`~simlab.core.family.FormField`, so the app builds the form), and
+the fields of the selected entity (:class:`~simlab.core.forms.FormField`, so the app builds the form), and
 the actions it offers (make questions, export, play).
 """
 
@@ -33,7 +33,7 @@ from simlab.core.writing import check_output_file, write_atomic
 if TYPE_CHECKING:
     from PIL import Image
 
-    from simlab.core.family import FormField
+    from simlab.core.forms import FormField
     from simlab.render.scene import CameraPose, SceneItem
 
 State = dict[str, Any]

@@ -27,14 +27,19 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from simlab.core.editing import EditorKind
 from simlab.core.errors import ConfigError
+from simlab.core.figures import FigureData
+from simlab.core.figures import FigurePoint as FigurePoint  # the contract's parts, importable from here as before
+from simlab.core.figures import FigureSeries as FigureSeries
+from simlab.core.forms import FormField
 from simlab.core.judging import Judge
 from simlab.core.limits import MAX_REPEATS, MAX_TASKS
+from simlab.core.plugins import load_target
 from simlab.core.world import Agent, Observation, Reply, World
 
 if TYPE_CHECKING:
@@ -181,31 +186,6 @@ class ReplyProtocol:
     reask: str | None
     give_up: Callable[[str], Reply]
     echoes: tuple[str, ...] = ()
-
-
-FieldKind = Literal["choice", "int", "number", "cell", "flag", "text", "code"]
-
-
-@dataclass(frozen=True)
-class FormField:
-    """One entry of a person's reply form, and of the role's action schema.
-
-    ``choice`` picks one of ``choices``; ``int`` is a whole number in ``low..high`` and ``number`` a decimal one
-    (two decimals: metres, degrees); ``cell`` is a pair of whole numbers;
-    ``flag`` is a checkbox that puts ``value`` under ``name`` when ticked; ``text`` is a line of text and
-    ``code`` several lines in a fixed-width font (a robot's program).
-    ``optional`` fields have a checkbox and are left out unless ticked; ``when`` = (other field, values)
-    shows the field only while that field holds one of the values."""
-
-    name: str
-    kind: FieldKind
-    label: str
-    choices: tuple[str, ...] = ()
-    low: int = 0
-    high: int = 0
-    optional: bool = False
-    when: tuple[str, tuple[str, ...]] | None = None
-    value: Any = None
 
 
 @dataclass(frozen=True)
@@ -361,47 +341,7 @@ class FamilyViews:
     annotated_images: ObservationImages | None = None  # last: families that build views by position still work
 
 
-# ---- figures from recordings ----------------------------------------------------------------------------
-
-FigureKind = Literal["line", "bar", "scatter"]
-
-
-@dataclass(frozen=True)
-class FigurePoint:
-    """One plotted value: ``x`` is a number (line, scatter) or a category (bar); ``error`` an error bar.
-
-    ``episodes`` are the ids of the episodes the value was computed from, when the figure says so (a lineup's
-    mean, a component count's bucket, one episode's own point): the app highlights the points of the episode
-    it shows. Empty: not said (per-turn lines, whose cursor is the turn). Not part of the CSV."""
-
-    x: float | str
-    y: float
-    error: float | None = None
-    episodes: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class FigureSeries:
-    """One line, one set of bars or one group of scatter points, under a legend ``label``."""
-
-    label: str
-    points: tuple[FigurePoint, ...]
-
-
-@dataclass(frozen=True)
-class FigureData:
-    """A figure as plain numbers (no plotting library): what ``report --figures`` draws and writes as CSV.
-    Bars of several series are grouped per category: numbers in numeric order, words in first-seen order."""
-
-    kind: FigureKind
-    x_label: str
-    y_label: str
-    series: tuple[FigureSeries, ...]
-    y_range: tuple[float, float] | None = None
-    x_is_turn: bool = False
-    """The x values are turns of the episodes: the app draws the open episode's current turn as a vertical
-    line. A budget of turns (COMMA's success by allowed turns) is not a turn of the open episode: no line is
-    drawn there. Not part of the CSV."""
+# ---- figures from recordings (the numbers themselves: simlab.core.figures) -------------------------------
 
 
 @dataclass(frozen=True)
@@ -517,8 +457,6 @@ class WorldFamily:
         """The family's editor kind (imported now), or None when it has nothing to author."""
         if self.editor is None:
             return None
-        from simlab.core.plugins import load_target  # plugins imports this module
-
         kind = load_target(self.editor)
         if not isinstance(kind, EditorKind):
             raise TypeError(f"{self.editor} is a {type(kind).__name__}, expected a simlab.core.editing.EditorKind")
@@ -528,8 +466,6 @@ class WorldFamily:
         """The family's LLM judges (imported now), in declared order; () when it declares none."""
         if self.judges is None:
             return ()
-        from simlab.core.plugins import load_target
-
         judges = tuple(load_target(self.judges))
         for judge in judges:
             if not isinstance(judge, Judge):
@@ -540,8 +476,6 @@ class WorldFamily:
         """The family's validity report function (imported now); ConfigError when it declares none."""
         if self.validity is None:
             raise ConfigError(f"world {self.name!r} has no validity report")
-        from simlab.core.plugins import load_target
-
         report = load_target(self.validity)
         if not callable(report):
             raise TypeError(f"{self.validity} is a {type(report).__name__}, expected a function")
@@ -554,8 +488,6 @@ class WorldFamily:
 
 @functools.cache
 def _load_views(target: str) -> FamilyViews:
-    from simlab.core.plugins import load_target
-
     views = load_target(target)
     if not isinstance(views, FamilyViews):
         raise TypeError(f"{target} is a {type(views).__name__}, expected a simlab.core.family.FamilyViews")

@@ -41,7 +41,7 @@ from simlab.core.recording import EPISODES_DIR, MAX_INDEX_LINE, SAFE_ID, dumps
 from simlab.core.writing import open_for_writing, refuse_links
 
 if TYPE_CHECKING:
-    from simlab.core.family import FigureData
+    from simlab.core.figures import FigureData
 
 JUDGMENT_FORMAT = "simlab.judgment"
 JUDGMENT_VERSION = 1

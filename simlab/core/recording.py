@@ -30,6 +30,7 @@ from simlab.core.index_lines import quick_summary
 from simlab.core.limits import MAX_RUN_EPISODES
 from simlab.core.reading import MAX_FILE_BYTES, _open, check_version, decode, parse_json, read_json
 from simlab.core.records import EpisodeFile, IndexLine, RunFile, checked
+from simlab.core.run_layout import EPISODES_DIR, INDEX_FILE, RUN_FILE
 from simlab.core.secrets import needs_scrub, scrub
 from simlab.core.writing import check_output_folder, make_folder, open_for_writing, refuse_links, write_atomic
 
@@ -47,9 +48,6 @@ MAX_PROBLEMS = 1_000
 MAX_INDEX_LINE = 4 * 2**20
 SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-]{0,159}$")
 """What an episode id (a file name in the run folder) may be: no path separators, no leading dot."""
-RUN_FILE = "run.json"
-INDEX_FILE = "index.jsonl"
-EPISODES_DIR = "episodes"
 
 
 def dumps(obj: Any, indent: int | None = None) -> str:

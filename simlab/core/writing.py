@@ -36,6 +36,7 @@ from typing import BinaryIO, Literal
 
 from simlab.core.errors import ConfigError
 from simlab.core.reading import resolved
+from simlab.core.run_layout import RUN_FILE
 
 SYSTEM_FOLDERS = frozenset({"etc", "usr", "bin", "sbin", "boot", "dev", "proc", "sys", "var"})
 """Top-level folders SimLab never writes into (with every ``/lib*`` and ``/`` itself)."""
@@ -108,8 +109,6 @@ def sidecar_path(run_dir: Path, name: str) -> Path:
     """``run_dir/name`` when SimLab may write that sidecar there: ``name`` is one of :data:`RUN_SIDECARS`,
     ``run_dir`` holds a run (its ``run.json``) outside the system folders, and ``run_dir/name`` is not a symbolic
     link (a run folder from elsewhere may hold one to a file of the user's). WriteRefused otherwise."""
-    from simlab.core.recording import RUN_FILE  # recording writes through this module
-
     if name not in RUN_SIDECARS:
         raise WriteRefused(f"{run_dir / name}: not a file SimLab keeps beside a run ({', '.join(RUN_SIDECARS)})")
     _refuse_system_folder(run_dir, f"writing {name} into {run_dir}")
@@ -297,8 +296,6 @@ def _both_ways(folder: Path) -> list[Path]:
 
 
 def _run_folder_above(folder: Path) -> Path | None:
-    from simlab.core.recording import RUN_FILE  # recording writes through this module
-
     return next((f for f in (folder, *folder.parents) if os.path.lexists(f / RUN_FILE)), None)
 
 

@@ -375,9 +375,9 @@ class EditorWindow(QMainWindow):
         return self.validity.ask(get_family(self.document.family), folder)
 
     def ask_play(self) -> None:
-        from simlab.gui.editor_play import PlayDialog
+        from simlab.gui.editor_play import PlayDialog  # the main window's modules load only when someone plays
 
-        PlayDialog(self).open()
+        PlayDialog(self.document, self).open()
 
 
 class _Drag:

@@ -2,33 +2,29 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from PySide6.QtWidgets import QMessageBox, QWidget
 
-from PySide6.QtWidgets import QMessageBox
-
+from simlab.core.editing import EditorDocument
 from simlab.core.errors import SimlabError
 from simlab.gui.live import AgentsDialog, SessionPlan, default_specs
 from simlab.gui.main_window import MainWindow
 from simlab.worlds import get_family
 
-if TYPE_CHECKING:
-    from simlab.gui.editor import EditorWindow
-
 
 class PlayDialog(AgentsDialog):
     """An agent per role (the family's defaults first); OK starts the episode on the document's task in a main
-    window (``window`` afterwards)."""
+    window (``window`` afterwards). It needs only the document, not the editor window (its ``parent``)."""
 
-    def __init__(self, editor: EditorWindow) -> None:
-        family = get_family(editor.document.family)
+    def __init__(self, document: EditorDocument, parent: QWidget) -> None:
+        family = get_family(document.family)
         note = 'Who plays each role ("human" plays it yourself):'
-        super().__init__(f"Play this {family.name} world", family, default_specs(family.name), note, editor)
-        self.editor = editor
+        super().__init__(f"Play this {family.name} world", family, default_specs(family.name), note, parent)
+        self.document = document
         self.window: MainWindow | None = None
 
     def accept(self) -> None:
         """Build the session on the document's task and show it in a new main window."""
-        document = self.editor.document
+        document = self.document
         try:
             task = document.playable()
             session = SessionPlan.of(document.family, 0, self.agents()).session(task)

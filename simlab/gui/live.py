@@ -16,7 +16,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal, Slot
 from PySide6.QtWidgets import (
@@ -44,12 +44,10 @@ from simlab.core.world import Agent, Observation, Reply
 from simlab.gui.forms import SettingsForm
 from simlab.gui.human import HumanAgent, HumanStopped, RoleWindow
 from simlab.gui.playback import PlaybackModel
+from simlab.gui.window_host import LiveHost
 from simlab.runner.episode import EpisodeRun
 from simlab.runner.fork import fork_run
 from simlab.worlds import family_names, get_family
-
-if TYPE_CHECKING:
-    from simlab.gui.main_window import MainWindow
 
 HUMAN = "human"
 REFRESH_MS = 30  # events arriving closer together than this redraw the panels once
@@ -412,27 +410,27 @@ class LiveFollower(QObject):
 class LiveController(QObject):
     """A live session shown in the main window: playback following, role windows, a Live toolbar."""
 
-    def __init__(self, window: MainWindow, session: LiveSession) -> None:
-        super().__init__(window)
-        self.window, self.session = window, session
+    def __init__(self, host: LiveHost, session: LiveSession) -> None:
+        super().__init__(host.window())
+        self.host, self.session = host, session
         session.setParent(self)
-        self.follower = LiveFollower(window.playback, session)
+        self.follower = LiveFollower(host.playback, session)
         self.role_windows: dict[str, RoleWindow] = {}
         self.toolbar = self._make_toolbar()
         session.needsHuman.connect(self.ask_human)
         session.stateChanged.connect(self._on_state)
         session.finished.connect(self._on_finished)
-        session.failed.connect(lambda text: window.show_error(f"The live episode failed:\n{text}"))
+        session.failed.connect(lambda text: host.show_error(f"The live episode failed:\n{text}"))
         if session.humans:  # a person at this screen sees only what their roles were given, until the end
-            window.set_players(session.humans)
+            host.set_players(session.humans)
         self._on_state(session.state)
 
     def _make_toolbar(self) -> QToolBar:
-        old = self.window.findChild(QToolBar, "toolbar-live")
+        old = self.host.window().findChild(QToolBar, "toolbar-live")
         if old is not None:
-            self.window.removeToolBar(old)
+            self.host.removeToolBar(old)
             old.deleteLater()
-        bar = QToolBar("Live", self.window)
+        bar = QToolBar("Live", self.host.window())
         bar.setObjectName("toolbar-live")
         self.state_label = QLabel()
         bar.addWidget(QLabel(f" {self.session.episode.episode_id}: "))  # a live id says "live-" itself
@@ -444,7 +442,7 @@ class LiveController(QObject):
             "stop": bar.addAction("Stop", self.session.stop),
             "save": bar.addAction("Save Episode...", self._ask_save),
         }
-        self.window.addToolBar(bar)
+        self.host.addToolBar(bar)
         return bar
 
     def ask_human(self, role: str, observation: Observation) -> None:
@@ -452,7 +450,7 @@ class LiveController(QObject):
         model in the role is sent it."""
         if role not in self.role_windows:
             episode = self.session.episode
-            win = RoleWindow(role, get_family(episode.world), self.window, episode.settings)
+            win = RoleWindow(role, get_family(episode.world), self.host.window(), episode.settings)
             win.submitted.connect(lambda reply, r=role: self.session.submit(r, reply))
             self.role_windows[role] = win
         self.role_windows[role].show_observation(observation)
@@ -460,7 +458,7 @@ class LiveController(QObject):
     def _on_state(self, state: str) -> None:
         over = state in ("finished", "stopped", "failed")
         if over and self.session.humans:
-            self.window.set_players(None)  # the episode is over: the whole world may be seen
+            self.host.set_players(None)  # the episode is over: the whole world may be seen
         if over:
             outcome = str(self.session.episode.summary.get("outcome") or state)
             for win in self.role_windows.values():
@@ -476,13 +474,13 @@ class LiveController(QObject):
 
     def _on_finished(self, episode: Episode) -> None:
         outcome = episode.summary.get("outcome", "?")
-        self.window.statusBar().showMessage(f"Episode {episode.episode_id} ended: {outcome}", 10000)
+        self.host.statusBar().showMessage(f"Episode {episode.episode_id} ended: {outcome}", 10000)
         for win in self.role_windows.values():
             win.end(outcome)
 
     def _ask_save(self) -> None:
         name = f"{self.session.episode.episode_id}.json"
-        path, _ = QFileDialog.getSaveFileName(self.window, "Save episode", name, "Episodes (*.json)")
+        path, _ = QFileDialog.getSaveFileName(self.host.window(), "Save episode", name, "Episodes (*.json)")
         if path:
             self.save(path)
 
@@ -495,7 +493,7 @@ class LiveController(QObject):
         try:
             export_file(Path(path), lambda out: save_episode(out, self.session.episode))
         except (OSError, SimlabError) as exc:
-            return self.window.show_error(f"Could not write {path}: {exc}")
+            return self.host.show_error(f"Could not write {path}: {exc}")
         return True
 
     def close(self) -> None:
@@ -505,9 +503,9 @@ class LiveController(QObject):
         self.session.wait(5000)
         for win in self.role_windows.values():
             win.close()
-        self.window.removeToolBar(self.toolbar)
+        self.host.removeToolBar(self.toolbar)
         self.toolbar.deleteLater()
-        self.window.set_players(None)
+        self.host.set_players(None)
 
 
 # ---- Run > New Episode --------------------------------------------------------------------------------------
@@ -678,7 +676,7 @@ def agent_combo(family: WorldFamily, role: str, spec: str) -> QComboBox:
     return combo
 
 
-def start_live(window: MainWindow, session: LiveSession) -> LiveController:
+def start_live(window: LiveHost, session: LiveSession) -> LiveController:
     """Show ``session`` in ``window`` (stopping a live session already shown there) and start it."""
     previous = getattr(window, "live", None)
     if isinstance(previous, LiveController):

@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QMimeData, QObject, QUrl, Signal
 from PySide6.QtGui import QGuiApplication
@@ -25,9 +24,7 @@ from simlab.core.links import is_turn_url, parse_turn_url, turn_command, turn_ur
 from simlab.core.notes import Mark, RunNotes, change_notes, mark_words
 from simlab.core.reading import resolved
 from simlab.gui.browser import EpisodeKey
-
-if TYPE_CHECKING:
-    from simlab.gui.main_window import MainWindow
+from simlab.gui.window_host import NotesHost
 
 NO_RUN = "Notes and links are kept beside a run: open the episode from its run folder"
 
@@ -38,21 +35,21 @@ class TurnNotes(QObject):
 
     changed = Signal(object)
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self.window = window
+    def __init__(self, host: NotesHost) -> None:
+        super().__init__(host.window())
+        self.host = host
         self.marks: dict[int, Mark] = {}
         """The open episode's marks on its turns, as shown (turn -> mark)."""
-        window.playback.episodeChanged.connect(lambda _episode: self.refresh())
+        host.playback.episodeChanged.connect(lambda _episode: self.refresh())
 
     # ---- where ----------------------------------------------------------------------------------------
     def place(self) -> tuple[Path, str, int] | None:
         """(run folder, episode id, turn) the playback shows, when its episode was opened from a run."""
-        window, episode = self.window, self.window.playback.episode
-        key, run = window.current, window.run
+        host, episode = self.host, self.host.playback.episode
+        key, run = host.current, host.run
         if key is None or run is None or episode is None or episode.episode_id != key.episode_id:
             return None
-        return run.path, key.episode_id, window.playback.turn
+        return run.path, key.episode_id, host.playback.turn
 
     def refresh(self) -> None:
         """Read the open episode's marks from its run's notes and show them."""
@@ -62,9 +59,9 @@ class TurnNotes(QObject):
             try:
                 self.marks = {m.turn: m for m in RunNotes.load(place[0]).marks_of(place[1]) if m.turn is not None}
             except SimlabError as exc:  # a damaged notes file must not stop the episode showing
-                self.window.statusBar().showMessage(f"The run's notes could not be read: {exc}", 15000)
-        self.window.timeline.scrubber.set_notes(self.marks)
-        self.window.dialogue.set_notes(self.marks)
+                self.host.statusBar().showMessage(f"The run's notes could not be read: {exc}", 15000)
+        self.host.timeline.scrubber.set_notes(self.marks)
+        self.host.dialogue.set_notes(self.marks)
 
     # ---- changes ----------------------------------------------------------------------------------------
     def toggle_bookmark(self) -> bool:
@@ -91,11 +88,11 @@ class TurnNotes(QObject):
         """Ask for the turn's tags, the present ones filled in (Ctrl+T)."""
         if not self._notable():
             return
-        mark = self.marks.get(self.window.playback.turn)
+        mark = self.marks.get(self.host.playback.turn)
         text, ok = QInputDialog.getText(
-            self.window,
+            self.host.window(),
             "Tag this turn",
-            f"Tags of turn {self.window.playback.turn} (words separated by spaces; clear to remove):",
+            f"Tags of turn {self.host.playback.turn} (words separated by spaces; clear to remove):",
             QLineEdit.EchoMode.Normal,
             " ".join(mark.tags) if mark else "",
         )
@@ -106,30 +103,31 @@ class TurnNotes(QObject):
         """Ask for the turn's note, the present one filled in (Ctrl+Shift+N)."""
         if not self._notable():
             return
-        mark = self.marks.get(self.window.playback.turn)
+        turn = self.host.playback.turn
+        mark = self.marks.get(turn)
         text, ok = QInputDialog.getMultiLineText(
-            self.window, "Note on this turn", f"Note on turn {self.window.playback.turn}:", mark.note if mark else ""
+            self.host.window(), "Note on this turn", f"Note on turn {turn}:", mark.note if mark else ""
         )
         if ok:
             self.set_note(text)
 
     def _notable(self) -> bool:
         """Whether the turn shown can be noted (else a message says why)."""
-        return self.place() is not None or self.window.show_error(NO_RUN)
+        return self.place() is not None or self.host.show_error(NO_RUN)
 
     def _change(self, change: Callable[[RunNotes, str, int], object], what: str) -> bool:
         place = self.place()
         if place is None:
-            return self.window.show_error(NO_RUN)
+            return self.host.show_error(NO_RUN)
         run_dir, episode_id, turn = place
         try:
             change_notes(run_dir, lambda notes: change(notes, episode_id, turn))
         except (SimlabError, OSError) as exc:
-            return self.window.show_error(f"The {what} was not saved:\n{exc}")
+            return self.host.show_error(f"The {what} was not saved:\n{exc}")
         self.refresh()
         mark = self.marks.get(turn)
         said = mark_words(mark) if mark else "nothing noted"
-        self.window.statusBar().showMessage(f"Turn {turn} of {episode_id}: {said} (kept in the run's notes)", 5000)
+        self.host.statusBar().showMessage(f"Turn {turn} of {episode_id}: {said} (kept in the run's notes)", 5000)
         self.changed.emit(run_dir)
         return True
 
@@ -139,14 +137,14 @@ class TurnNotes(QObject):
         URL, a line each (the URL also as a URL, for programs that take one)."""
         place = self.place()
         if place is None:
-            return self.window.show_error(NO_RUN)
+            return self.host.show_error(NO_RUN)
         run_dir, episode_id, turn = place
         url = turn_url(run_dir, episode_id, turn)
         mime = QMimeData()
         mime.setText(f"{turn_command(Path(os.path.abspath(run_dir)), episode_id, turn)}\n{url}")
         mime.setUrls([QUrl.fromEncoded(url.encode())])
         QGuiApplication.clipboard().setMimeData(mime)
-        self.window.statusBar().showMessage(f"Copied a link to turn {turn} of {episode_id}: {url}", 8000)
+        self.host.statusBar().showMessage(f"Copied a link to turn {turn} of {episode_id}: {url}", 8000)
         return True
 
     def open_link(self, url: str) -> bool:
@@ -155,21 +153,21 @@ class TurnNotes(QObject):
         try:
             link = parse_turn_url(url)
         except SimlabError as exc:
-            return self.window.show_error(f"Could not open the link:\n{exc}")
-        name = next((n for n, run in self.window.runs.items() if resolved(run.path) == resolved(link.run)), None)
+            return self.host.show_error(f"Could not open the link:\n{exc}")
+        name = next((n for n, run in self.host.runs.items() if resolved(run.path) == resolved(link.run)), None)
         if name is None:
-            if not self.window.open_path(link.run) or not self.window.runs:
+            if not self.host.open_path(link.run) or not self.host.runs:
                 return False
-            name = next(iter(self.window.runs))
+            name = next(iter(self.host.runs))
         if link.episode is None:
             return True
         return self.open_turn(name, link.episode, link.turn or 0)
 
     def open_turn(self, run: str, episode_id: str, turn: int) -> bool:
         """Show episode ``episode_id`` of the open run ``run`` at ``turn`` (read only when not open already)."""
-        if self.window.current != EpisodeKey(run, episode_id) and not self.window.open_episode_id(episode_id, run):
+        if self.host.current != EpisodeKey(run, episode_id) and not self.host.open_episode_id(episode_id, run):
             return False
-        self.window.playback.seek(turn)
+        self.host.playback.seek(turn)
         return True
 
     def open_dropped(self, mime: QMimeData) -> bool:

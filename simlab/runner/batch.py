@@ -47,13 +47,11 @@ from simlab.core.recording import (
     write_json_atomic,
 )
 from simlab.core.writing import TEMP_NAME
-from simlab.runner.episode import run_episode
+from simlab.runner.planned import Planned, agent_specs, play_planned
 from simlab.worlds import WorldFamily, get_family
 
 Progress = Callable[[int, int, Episode], None]
 """Called after each episode is written: (episodes written so far, episodes to play, the episode)."""
-Planned = tuple[str, dict[str, Any], int]
-"""(episode id, task, repeat)."""
 EXECUTORS = ("local", "ray")
 """Where episodes are played: ``local`` threads, or ``ray`` remote tasks."""
 
@@ -180,10 +178,6 @@ def episode_ids(config: Mapping[str, Any]) -> list[Planned]:
     return out
 
 
-def _specs(config: Mapping[str, Any]) -> dict[str, AgentSpec]:
-    return {role: AgentSpec.parse(f"{role}={spec}") for role, spec in config["agents"].items()}
-
-
 def run(
     config: RunConfig | None,
     out_dir: str | Path,
@@ -292,7 +286,7 @@ def _open(
     family = get_family(config.world)
     config_json = config.to_json(family)
     # Build every agent once before anything is written, so a bad spec or setting leaves no run folder.
-    make_agents(family, _specs(config_json), config_json["settings"], registry, config_json["agent_settings"])
+    make_agents(family, agent_specs(config_json), config_json["settings"], registry, config_json["agent_settings"])
     return RunWriter(out_dir, config_json, resume=resume), family
 
 
@@ -310,7 +304,7 @@ def check_resumable(recorded: Run, registry: Registry | None = None) -> None:
         config = RunConfig.from_record(recorded.config)
         family = get_family(config.world)
         config_json = config.to_json(family)
-        make_agents(family, _specs(config_json), config_json["settings"], registry, config_json["agent_settings"])
+        make_agents(family, agent_specs(config_json), config_json["settings"], registry, config_json["agent_settings"])
         if config_json["agents"] != recorded.config["agents"]:  # a new run records every role's agent
             roles = ", ".join(config_json["agents"])
             raise ConfigError(f"field config.agents: expected an agent for each role ({roles}) and no other")
@@ -409,7 +403,6 @@ class _Batch:
         self.family, self.config, self.registry, self.timeout = family, config, registry, timeout
         self.executor = executor
         self.save = save  # writes an episode's file in the worker that played it (the index stays with the caller)
-        self.specs = _specs(config)
         self.stop = stop if stop is not None else threading.Event()
         self.halt = threading.Event()  # an episode failed, or a model endpoint did: start no more
         self.abort = threading.Event()  # the caller is gone: episodes in flight end at their next step
@@ -507,11 +500,4 @@ class _Batch:
         """One episode with its own world and agents (in a worker thread); None when stopped before it began."""
         if self.stopping():
             return None
-        episode_id, task, repeat = item
-        settings = {**self.config["settings"], "repeat": repeat}
-        world = self.family.world(task, settings)
-        agents = make_agents(self.family, self.specs, settings, self.registry, self.config.get("agent_settings") or {})
-        seed, recorded = int(self.config["seed"]), self.config["agents"]
-        episode = run_episode(world, agents, episode_id, seed, recorded, timeout=self.timeout, cancel=self.abort.is_set)
-        episode.summary["repeat"] = repeat
-        return episode
+        return play_planned(self.family, self.config, item, self.registry, self.timeout, cancel=self.abort.is_set)

@@ -29,6 +29,8 @@ from typing import Any
 from simlab.core.episode import Episode
 from simlab.core.errors import ConfigError
 from simlab.core.plugins import Plugin, Registry
+from simlab.runner.planned import Planned, play_planned
+from simlab.worlds import get_family
 
 try:
     import ray
@@ -36,8 +38,6 @@ try:
 except ImportError as exc:  # ray is optional: say how to get it
     raise ConfigError("the ray executor needs ray: pip install 'simlab[cluster]'") from exc
 
-Planned = tuple[str, dict[str, Any], int]
-"""(episode id, task, repeat), as planned by :func:`simlab.runner.batch.episode_ids`."""
 WORKER_KEYS = ("world", "seed", "agents", "settings", "agent_settings")
 """The part of a run config a worker needs to play any of its episodes (not the task list)."""
 
@@ -68,14 +68,8 @@ def play_remote_json(
     config: Mapping[str, Any], item: Planned, timeout: float | None, plugins: list[dict[str, Any]] | None
 ) -> dict[str, Any]:
     """One episode played from plain JSON inputs (the body of the remote task; also callable in-process)."""
-    from simlab.runner.batch import _Batch
-    from simlab.worlds import get_family
-
     registry = None if plugins is None else Registry(plugins={p["name"]: Plugin(**p) for p in plugins})
-    batch = _Batch(get_family(config["world"]), config, registry, timeout, None)
-    episode = batch.play_one(item)
-    assert episode is not None  # a fresh batch is never stopping
-    return episode.to_json()
+    return play_planned(get_family(config["world"]), config, item, registry, timeout).to_json()
 
 
 _play_remote = ray.remote(num_cpus=1, max_retries=0)(play_remote_json)

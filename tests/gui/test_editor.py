@@ -104,7 +104,7 @@ def test_play_this_starts_a_live_episode_on_the_authored_structure(editor, qtbot
 
     for name in ("small green", "small blue", "small red"):
         editor.add(name)
-    dialog = PlayDialog(editor)
+    dialog = PlayDialog(editor.document, editor)
     dialog.accept()
     assert dialog.window is not None
     qtbot.addWidget(dialog.window)

@@ -36,12 +36,15 @@ def test_a_person_builds_with_the_candidates_and_sees_no_target_or_private_reaso
     session = make_session("blocks", 0, {"builder": "human"}, settings={"turns": 6})
     asks = asks_of(session)
     controller = window.start_live(session)
+    # The controller knows the window only as a LiveHost: what it makes still hangs on the window itself.
+    assert controller.parent() is window and controller.toolbar.parent() is window
     played = []
     for k in range(3):
         qtbot.waitUntil(lambda k=k: len(asks) > k, timeout=WAIT_MS)
         role, observation = asks[k]
         assert role == "builder"
         role_window = controller.role_windows["builder"]
+        assert role_window.parentWidget() is window
         assert role_window.isVisible() and role_window.pixmaps_shown() == 1  # the board picture
         text = role_window.visible_text()
         reasoning = [e.data["text"] for e in session.episode.events if e.kind == "reasoning"]

@@ -22,7 +22,7 @@ from simlab.core.seeding import rng
 from simlab.core.world import Agent, Observation, Reply
 
 from hidden_tictactoe.board import CELLS, Cell, cell_text, cells_text, parse_cell
-from hidden_tictactoe.world import PLAYER, SEER
+from hidden_tictactoe.roles import PLAYER, SEER
 
 MARK_RE = re.compile(r"mark\s*\(\s*(\d)\s*,\s*(\d)\s*\)", re.IGNORECASE)
 CELL_RE = re.compile(r"\(\s*(\d)\s*,\s*(\d)\s*\)")

@@ -11,7 +11,8 @@ from simlab.core.family import PlotSpec, SeriesSpec, TaskSource, WorldFamily
 from hidden_tictactoe import protocol, tasks
 from hidden_tictactoe.agents import AGENTS
 from hidden_tictactoe.board import LINE_KINDS
-from hidden_tictactoe.world import PALETTE, PLAYER, ROLES, SEER, HiddenTicTacToe, TicTacToeSettings
+from hidden_tictactoe.roles import PALETTE, PLAYER, ROLES, SEER
+from hidden_tictactoe.world import HiddenTicTacToe, TicTacToeSettings
 
 PLOTS = (
     PlotSpec(

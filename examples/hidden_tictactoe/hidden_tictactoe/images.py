@@ -14,7 +14,7 @@ from PIL import Image, ImageDraw
 from simlab.render.images import text_font
 
 from hidden_tictactoe.board import LINES, SIZE, Cell, parse_cell
-from hidden_tictactoe.world import PALETTE, PLAYER
+from hidden_tictactoe.roles import PALETTE, PLAYER
 
 CELL_PX = 96
 MARGIN = 28

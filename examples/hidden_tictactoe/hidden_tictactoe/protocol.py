@@ -15,7 +15,7 @@ from simlab.core.family import FormField, ReplyError, ReplyForm, ReplyProtocol, 
 from simlab.core.world import Observation, Reply
 
 from hidden_tictactoe.board import SIZE
-from hidden_tictactoe.world import PLAYER, SEER
+from hidden_tictactoe.roles import PLAYER, SEER
 
 MOVE_RE = re.compile(r"^\W*MOVE\W*?\(?\s*(\d+)\s*,\s*(\d+)\s*\)?", re.IGNORECASE)
 ASK_RE = re.compile(r"^\W*ASK\b\s*:?\s*(.*\S)", re.IGNORECASE)

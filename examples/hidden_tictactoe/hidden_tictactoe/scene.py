@@ -18,7 +18,7 @@ from simlab.core.episode import Episode
 from simlab.render.scene import CameraPose, RGBf, SceneItem, text_label
 
 from hidden_tictactoe.board import CELLS, LINES, SIZE, Cell, cell_text, on_board, parse_cell
-from hidden_tictactoe.world import PALETTE, PLAYER
+from hidden_tictactoe.roles import PALETTE, PLAYER
 
 TILE_RGB: RGBf = (0.86, 0.87, 0.88)
 PLATE_RGB: RGBf = (0.55, 0.57, 0.60)

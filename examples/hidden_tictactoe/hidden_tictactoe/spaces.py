@@ -17,7 +17,7 @@ from simlab.core.world import Observation
 from simlab.pettingzoo import RoleSpaces, WorldSpaces
 
 from hidden_tictactoe.protocol import reply_form
-from hidden_tictactoe.world import PLAYER, SEER
+from hidden_tictactoe.roles import PLAYER, SEER
 
 BOARD = (344, 344)  # the board's picture, as drawn
 

@@ -33,12 +33,8 @@ from hidden_tictactoe.board import (
     judge,
     parse_cell,
 )
+from hidden_tictactoe.roles import PLAYER, ROLES, SEER
 
-SEER = "seer"
-PLAYER = "player"
-ROLES: tuple[str, ...] = (SEER, PLAYER)
-PALETTE: dict[str, tuple[int, int, int]] = {SEER: (123, 63, 181), PLAYER: (0, 121, 107)}
-"""The one colour of each role in every view (purple seer, teal player)."""
 LEGEND = "X your marks, O the opponent's, * a mine already stepped on, . empty"
 SEER_LEGEND = "X the player's marks, O the opponent's, M a hidden mine, + a cell of the safe line, * a mine stepped on"
 
