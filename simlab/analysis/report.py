@@ -34,6 +34,8 @@ STANDARD_OUTCOMES = ("success", "failure", "abort")
 INFRASTRUCTURE = "infrastructure"  # the outcome count of aborts caused by a model endpoint's failure
 ALL_GROUP = "(all)"
 NO_EPISODES = "no finished episodes"
+MAX_LISTED = 1_000
+"""Episodes the text report lists one by one (the aggregates always count every episode)."""
 MISSING_GROUP = "(none)"
 HEADLINE_DEFAULT_COUNT = 4
 EPISODE_FIELDS = ("episode_id", "task_id", "outcome", "turns", "errors")
@@ -181,14 +183,18 @@ class Report:
         return "\n".join(parts)
 
     def _episodes_table(self, metrics: list[str]) -> str:
+        """A row per episode, the first :data:`MAX_LISTED` by id (a sweep's 100,000 rows are no reading; the
+        csv and json formats list every one)."""
         header = ["episode", "task", "outcome", "turns", "errors", SCORE, *metrics]
         rows = [
             [r.episode_id, text_cell(r.task_id), outcome_cell(r), text_cell(r.turns), text_cell(r.errors)]
             + [num_cell(r.score)]
             + [num_cell(r.metrics.get(m)) for m in metrics]
-            for r in self.episodes
+            for r in self.episodes[:MAX_LISTED]
         ]
-        return f"episodes ({len(rows)})\n" + format_table(header, rows, left_columns=3)
+        total = len(self.episodes)
+        left = f"; the first {MAX_LISTED:,} listed, --format csv or json lists all" if total > MAX_LISTED else ""
+        return f"episodes ({total:,}{left})\n" + format_table(header, rows, left_columns=3)
 
     def _aggregate_block(self, title: str, agg: Aggregate) -> str:
         ci_label = f"{round(self.level * 100, 1):g}% CI"

@@ -49,8 +49,12 @@ def finite_or_none(value: float | None) -> float | None:
 
 def present_values(values: Sequence[float | None]) -> np.ndarray:
     """The values that exist, as a float array: ``None`` and NaN are dropped, order is kept."""
-    kept = [float(v) for v in values if v is not None]
-    arr = np.asarray(kept, dtype=float)
+    try:
+        arr = np.array(values, dtype=float)  # C speed; None becomes NaN, dropped below
+    except (TypeError, ValueError):  # a value numpy will not take as it stands (a Decimal, a numeric string)
+        arr = np.asarray([float(v) for v in values if v is not None], dtype=float)
+    if arr.ndim != 1:
+        arr = np.asarray([float(v) for v in values if v is not None], dtype=float)
     present: np.ndarray = arr[~np.isnan(arr)]
     return present
 

@@ -310,3 +310,17 @@ def test_the_papers_table_layout_prints_mean_and_binomial_se():
     # wire: p = 0.75 over 4 -> 75 ± sqrt(.75 * .25 / 4) * 100 = 21.65; who: 0 ± 0; overall 3/8
     assert line.split() == ["sr", "0.00", "±", "0.00", "75.00", "±", "21.65", "37.50", "±", "17.12"]
     assert "binomial SE" in text
+
+
+def test_the_text_report_lists_the_first_thousand_episodes_and_counts_them_all():
+    summaries = [
+        {"episode_id": f"ep-{k:04d}", "task_id": "t", "outcome": "success" if k % 2 else "failure", "score": k / 1005}
+        for k in range(1005)
+    ]
+    report = build_report(summaries, resamples=50)
+    text = report.to_table()
+    assert "episodes (1,005; the first 1,000 listed, --format csv or json lists all)" in text
+    assert "ep-0999" in text and "ep-1000" not in text  # by id, the first thousand
+    assert "all episodes: 1005 episodes, success 502 (50.0%), failure 503" in text  # the aggregates count all
+    assert len(report.episodes) == 1005  # csv and json list every one
+    assert len(list(csv.reader(io.StringIO(report.to_csv())))) == 1006
