@@ -75,6 +75,7 @@ from simlab.core.family import FigureData, FigureSeries, FigureSpec, WorldFamily
 from simlab.core.judging import JUDGMENTS_DIR, Judge
 from simlab.core.reading import resolved
 from simlab.core.recording import INDEX_FILE, Run, load_episode
+from simlab.gui.background import collector_paused
 from simlab.gui.plots import CURSOR_COLOUR, whole_turn_step
 from simlab.render.formatting import esc
 from simlab.worlds import get_family
@@ -204,6 +205,10 @@ class _Job(QObject):
             self.progressed.emit(self, self._read)
 
     def _run(self) -> None:
+        with collector_paused():  # see gui/background.py: a collection here could deadlock the GUI thread
+            self._compute()
+
+    def _compute(self) -> None:
         try:
             results = {
                 key: compute_run(name, run, self.family, self.cancelled, self._count) for key, name, run in self.runs

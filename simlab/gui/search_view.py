@@ -50,6 +50,7 @@ from PySide6.QtWidgets import (
 from simlab.analysis.search import CLOSE, OPEN, Cancelled, Hit, QueryError, SearchIndex, Update, open_index
 from simlab.core.errors import SimlabError
 from simlab.core.recording import Run
+from simlab.gui.background import collector_paused
 
 LIMIT = 200
 """Hits shown for a query, best first, over every open run."""
@@ -101,6 +102,10 @@ class _Job(QRunnable):
         self.cancel = panel.cancel_event
 
     def run(self) -> None:
+        with collector_paused():  # see gui/background.py: a collection here could deadlock the GUI thread
+            self._run()
+
+    def _run(self) -> None:
         outcome = _Outcome(self.generation, self.query)
         try:
             self._index(outcome)

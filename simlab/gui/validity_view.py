@@ -42,6 +42,7 @@ from simlab.core.errors import ConfigError, SimlabError
 from simlab.core.exports import export_file
 from simlab.core.family import WorldFamily
 from simlab.core.recording import read_json, write_json_atomic
+from simlab.gui.background import collector_paused
 
 # Neither colour says "good": a blind prior above chance is a flaw of the benchmark, the oracle above it is
 # not. Blue and orange stay apart for the common colour-vision deficiencies.
@@ -227,6 +228,10 @@ class ValidityJob(QObject):
         threading.Thread(target=self._run, daemon=True, name="validity").start()
 
     def _run(self) -> None:
+        with collector_paused():  # see gui/background.py: a collection here could deadlock the GUI thread
+            self._compute()
+
+    def _compute(self) -> None:
         try:
             report = compute_validity(self.family, self.source, self.seed)
         except (SimlabError, OSError, ValueError, KeyError) as exc:
