@@ -31,12 +31,20 @@ def wait_shown(qtbot, widget, timeout: int = 5000) -> None:
     qtbot.waitUntil(lambda: widget.isVisible() and not widget.visibleRegion().isEmpty(), timeout=timeout)
 
 
-@pytest.fixture
-def window(qtbot, tmp_path):
-    """A main window with nothing open and settings of its own (files that open something define their own)."""
-    win = MainWindow(QSettings(str(tmp_path / "simlab.ini"), QSettings.Format.IniFormat))
+def shown_window(qtbot, folder, run_dir=None) -> MainWindow:
+    """A main window on the screen with settings of its own in ``folder``, ``run_dir`` opened when given."""
+    win = MainWindow(QSettings(str(folder / "simlab.ini"), QSettings.Format.IniFormat))
     qtbot.addWidget(win)
     win.show()
     wait_shown(qtbot, win)
+    if run_dir is not None:
+        assert win.open_path(run_dir)
+    return win
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    """A main window with nothing open and settings of its own (files that open something define their own)."""
+    win = shown_window(qtbot, tmp_path)
     yield win
     win.close()

@@ -9,12 +9,12 @@ import time
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import Qt
 
 from simlab.core.notes import RunNotes
 from simlab.core.recording import INDEX_FILE, load_run
 from simlab.gui.main_window import MainWindow
-from tests.gui.conftest import wait_shown
+from tests.gui.conftest import shown_window
 
 
 @pytest.fixture(scope="module")
@@ -27,20 +27,12 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def _window(qtbot, tmp_path: Path) -> MainWindow:
-    window = MainWindow(QSettings(str(tmp_path / "simlab.ini"), QSettings.Format.IniFormat))
-    qtbot.addWidget(window)
-    window.show()
-    wait_shown(qtbot, window)
-    return window
-
-
 def _copy(run_dir: Path, tmp_path: Path) -> Path:
     return Path(shutil.copytree(run_dir, tmp_path / "run"))
 
 
 def test_a_filter_expression_narrows_the_browser_and_a_bad_one_leaves_it(qtbot, tmp_path, run_dir) -> None:
-    window = _window(qtbot, tmp_path)
+    window = shown_window(qtbot, tmp_path)
     assert window.open_path(run_dir)
     browser, summaries = window.browser, load_run(run_dir).summaries
     expected = [s["episode_id"] for s in summaries if s["score"] < 0.9 and s["metrics"]["iou"] > 0.3]
@@ -73,7 +65,7 @@ def _outcome(summaries, episode_id: str) -> str:
 
 
 def test_sorting_by_a_metric_column_orders_the_rows(qtbot, tmp_path, run_dir) -> None:
-    window = _window(qtbot, tmp_path)
+    window = shown_window(qtbot, tmp_path)
     assert window.open_path(run_dir)
     browser = window.browser
     column = next(k for k, c in enumerate(browser.model.columns) if c.key == "iou")
@@ -91,7 +83,7 @@ def test_sorting_by_a_metric_column_orders_the_rows(qtbot, tmp_path, run_dir) ->
 
 def test_a_tag_from_the_context_menu_shows_and_survives_reopening(qtbot, tmp_path, run_dir) -> None:
     run = _copy(run_dir, tmp_path)
-    window = _window(qtbot, tmp_path)
+    window = shown_window(qtbot, tmp_path)
     assert window.open_path(run)
     browser = window.browser
     key = browser.visible_keys()[2]
@@ -112,7 +104,7 @@ def test_a_tag_from_the_context_menu_shows_and_survives_reopening(qtbot, tmp_pat
     assert browser.apply_where() and browser.visible_keys() == [key]
     window.close()
 
-    again = _window(qtbot, tmp_path)
+    again = shown_window(qtbot, tmp_path)
     assert again.open_path(run)
     row = again.browser.model.row_of(*reversed(key))
     assert again.browser.model.index(row, tags).data() == "★ odd"
@@ -126,7 +118,7 @@ def test_a_run_being_written_shows_its_new_episodes(qtbot, tmp_path, run_dir) ->
     run = _copy(run_dir, tmp_path)
     lines = (run_dir / INDEX_FILE).read_bytes().splitlines(keepends=True)
     (run / INDEX_FILE).write_bytes(b"".join(lines[:3]))
-    window = _window(qtbot, tmp_path)
+    window = shown_window(qtbot, tmp_path)
     assert window.open_path(run)
     assert len(window.browser.visible_keys()) == 3
     assert window.progress_label.text().startswith("3 / 12 episodes")
@@ -164,7 +156,7 @@ def _selected(window: MainWindow) -> str:
 def test_two_open_runs_one_deleted_while_followed_say_so_and_keep_their_rows(qtbot, tmp_path, run_dir) -> None:
     first = _copy(run_dir, tmp_path)
     second = Path(shutil.copytree(run_dir, tmp_path / "second"))
-    window = _window(qtbot, tmp_path)
+    window = shown_window(qtbot, tmp_path)
     assert window.open_runs([first, second])
     shown = window.browser.visible_keys()
     said: list[str] = []

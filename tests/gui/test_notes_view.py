@@ -4,16 +4,13 @@ RUN/notes.json across reopening, the link copied and opened again, and the HTML 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from PySide6.QtCore import QMimeData, QPointF, QSettings, Qt, QUrl
+from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent, QGuiApplication
 
 from simlab.core.links import turn_command, turn_url
 from simlab.core.notes import RunNotes
-from simlab.gui.main_window import MainWindow
-from tests.gui.conftest import wait_shown
+from tests.gui.conftest import shown_window
 from tests.said_run import SAID, add_said_episode, demo_copy
 
 
@@ -24,19 +21,9 @@ def run_dir(tmp_path):
     return run
 
 
-def make_window(qtbot, folder: Path, run_dir: Path | None) -> MainWindow:
-    window = MainWindow(QSettings(str(folder / "simlab.ini"), QSettings.Format.IniFormat))
-    qtbot.addWidget(window)
-    window.show()
-    wait_shown(qtbot, window)
-    if run_dir is not None:
-        assert window.open_path(run_dir)
-    return window
-
-
 @pytest.fixture
 def window(qtbot, tmp_path, run_dir):
-    win = make_window(qtbot, tmp_path, run_dir)
+    win = shown_window(qtbot, tmp_path, run_dir)
     assert win.open_episode_id(SAID)
     win.playback.seek(4)
     yield win
@@ -52,7 +39,7 @@ def test_a_bookmark_made_with_its_key_is_marked_at_once_and_survives_reopening(w
     assert "\u2605 Note" in window.dialogue.browser.toPlainText()
     assert RunNotes.load(run_dir).get(SAID, 4).bookmark
     window.close()
-    again = make_window(qtbot, tmp_path / "again", run_dir)
+    again = shown_window(qtbot, tmp_path / "again", run_dir)
     assert again.open_episode_id(SAID)
     assert again.timeline.scrubber.noted_turns() == [4] and again.notes.marks[4].bookmark
     again.playback.seek(4)
@@ -79,7 +66,7 @@ def test_copy_link_puts_the_command_and_the_url_on_the_clipboard_and_the_url_ope
     run_dir = window.run.path
     url = turn_url(run_dir, SAID, 4)
     assert QGuiApplication.clipboard().text() == f"{turn_command(run_dir.absolute(), SAID, 4)}\n{url}"
-    other = make_window(qtbot, tmp_path / "other", None)
+    other = shown_window(qtbot, tmp_path / "other", None)
     assert other.notes.open_link(url)
     assert other.current.episode_id == SAID and other.playback.turn == 4
     assert other.run.path == run_dir
@@ -87,7 +74,7 @@ def test_copy_link_puts_the_command_and_the_url_on_the_clipboard_and_the_url_ope
 
 
 def test_a_link_dropped_on_the_window_opens_its_turn_and_a_bad_one_is_said(window, qtbot, tmp_path, run_dir):
-    other = make_window(qtbot, tmp_path / "other", None)
+    other = shown_window(qtbot, tmp_path / "other", None)
     for text, as_url in ((turn_url(run_dir, SAID, 5), True), (turn_url(run_dir, SAID, 3), False)):
         mime = QMimeData()
         mime.setUrls([QUrl.fromEncoded(text.encode())]) if as_url else mime.setText(text)
@@ -111,7 +98,7 @@ def test_the_html_export_holds_the_runs_notes_on_the_episode(window, tmp_path):
 
 
 def test_an_episode_file_opened_alone_cannot_be_noted_and_says_why(qtbot, tmp_path, run_dir):
-    window = make_window(qtbot, tmp_path, None)
+    window = shown_window(qtbot, tmp_path, None)
     assert window.open_path(run_dir / "episodes" / f"{SAID}.json")
     assert not window.notes.toggle_bookmark() and not window.notes.copy_link()
     assert "open the episode from its run folder" in window.last_error

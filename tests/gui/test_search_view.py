@@ -4,12 +4,11 @@ a result opens its episode at its turn, error kinds and tags are found, and bad 
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import Qt
 
 from simlab.analysis.search import SEARCH_FILE
-from simlab.gui.main_window import MainWindow
 from simlab.gui.search_view import ERROR, SearchPanel
-from tests.gui.conftest import wait_shown
+from tests.gui.conftest import shown_window
 from tests.said_run import SAID, add_said_episode, demo_copy
 
 
@@ -22,11 +21,7 @@ def run_dir(tmp_path):
 
 @pytest.fixture
 def window(qtbot, tmp_path, run_dir):
-    win = MainWindow(QSettings(str(tmp_path / "simlab.ini"), QSettings.Format.IniFormat))
-    qtbot.addWidget(win)
-    win.show()
-    wait_shown(qtbot, win)
-    assert win.open_path(run_dir)
+    win = shown_window(qtbot, tmp_path, run_dir)
     win.actions_by_name["search_run"].trigger()  # the dock comes to the front, and indexes the run
     yield win
     win.close()
@@ -94,11 +89,7 @@ def test_episodes_that_land_in_a_run_being_played_are_found(window, qtbot, run_d
 
 
 def test_a_run_opened_with_the_dock_behind_another_tab_is_not_indexed(qtbot, tmp_path, run_dir):
-    win = MainWindow(QSettings(str(tmp_path / "behind.ini"), QSettings.Format.IniFormat))
-    qtbot.addWidget(win)
-    win.show()
-    wait_shown(qtbot, win)
-    assert win.open_path(run_dir)
+    win = shown_window(qtbot, tmp_path, run_dir)  # no fixture window here: the Search dock stays behind Episodes
     qtbot.wait(300)  # time for a job to have started, were one started
     assert not win.search.busy and not (run_dir / SEARCH_FILE).exists()  # no episode file read for it
     win.docks["Search"].raise_()  # brought forward: now it indexes
