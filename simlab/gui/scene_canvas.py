@@ -35,7 +35,7 @@ class SceneCanvas(QObject):
     def __init__(self, parent: QWidget) -> None:
         super().__init__(parent)
         self.plotter = QtInteractor(parent, auto_update=False)
-        self.plotter.set_background("white")
+        self.plotter.renderer.set_background("white")
         self.items: list[SceneItem] = []
         self._shown: dict[str, tuple[tuple[Any, ...], Any]] = {}  # key -> (signature, actor) on screen
         self._tooltips: dict[str, str] = {}  # actor address -> tooltip

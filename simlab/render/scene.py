@@ -193,7 +193,7 @@ def offscreen_plotter(size: tuple[int, int]) -> Iterator[pv.Plotter]:
 
 def _render_on(plotter: pv.Plotter, items: Iterable[SceneItem], camera: CameraPose, background: str) -> Image.Image:
     plotter.clear_actors()
-    plotter.set_background(background)
+    plotter.renderer.set_background(background)
     add_items(plotter, items)
     set_camera(plotter, camera)
     plotter.render()

@@ -77,7 +77,7 @@ def failure_taxonomy(episodes: Sequence[Episode]) -> FigureData:
         available = [t for e in group for t in builder_turns(e) if t.taxonomy != "no-oracle"]
         ids = tuple(e.episode_id for e in group)
         points = tuple(
-            FigurePoint(name, _share(available, lambda b, n=name: b.taxonomy == n), episodes=ids)
+            FigurePoint(name, _share(available, lambda b: b.taxonomy == name), episodes=ids)
             for name in TAXONOMY[1:]
         )
         series.append(FigureSeries(label, points))

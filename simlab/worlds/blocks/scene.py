@@ -188,13 +188,13 @@ def _moved_piece(episode: Episode, turn: int, action: Mapping[str, Any], result:
             return Piece(str(data["code"]), cells, int(data["layer"]))
         except (KeyError, TypeError, ValueError):
             pass
-    cells, layer = _move_cells(action), action.get("layer")
-    if cells is None or not isinstance(layer, int):
+    moved, layer = _move_cells(action), action.get("layer")
+    if moved is None or not isinstance(layer, int):
         return None
     before = episode.state_at(turn - 1) if action.get("action") == "remove" else episode.state_at(turn)
     board = board_from(before)
-    found = board.at(cells[0], layer) if board is not None and 0 <= layer < 3 else None
-    return found or Piece(str(action.get("block") or "gs"), cells, layer)
+    found = board.at(moved[0], layer) if board is not None and 0 <= layer < 3 else None
+    return found or Piece(str(action.get("block") or "gs"), moved, layer)
 
 
 def _highlight_item(piece: Piece, removed: bool, message: str) -> SceneItem:
