@@ -47,10 +47,11 @@ def _base(annotation: Any) -> tuple[Any, bool]:
 
 def _bounds(field: Any) -> tuple[float, float]:
     """The ``ge``/``le`` (or ``gt``/``lt``) bounds pydantic keeps in a field's metadata."""
-    low, high = -SPIN_LIMIT, SPIN_LIMIT
+    low, high = float(-SPIN_LIMIT), float(SPIN_LIMIT)
     for item in field.metadata:
-        low = getattr(item, "ge", None) if getattr(item, "ge", None) is not None else low
-        high = getattr(item, "le", None) if getattr(item, "le", None) is not None else high
+        ge, le = getattr(item, "ge", None), getattr(item, "le", None)
+        low = float(ge) if ge is not None else low
+        high = float(le) if le is not None else high
     return low, high
 
 
@@ -87,10 +88,15 @@ class SettingsForm(QGroupBox):
             combo.setCurrentText(str(default))
             return combo
         if kind in (int, float):
-            spin: QSpinBox | QDoubleSpinBox = QSpinBox() if kind is int else QDoubleSpinBox()
             low, high = _bounds(field)
-            spin.setRange(kind(low), kind(high))  # type: ignore[arg-type]
-            spin.setValue(kind(default))  # type: ignore[arg-type]
+            if kind is int:
+                whole = QSpinBox()
+                whole.setRange(int(low), int(high))
+                whole.setValue(int(default))
+                return whole
+            spin = QDoubleSpinBox()
+            spin.setRange(low, high)
+            spin.setValue(float(default))
             return spin
         line = QLineEdit("" if default is None else default if kind is str else json.dumps(default))
         line.setPlaceholderText("(none)" if default is None else "")
@@ -180,7 +186,7 @@ class ActionForm(QGroupBox):
             number.setRange(spec.low, spec.high)
             return [number]
         if spec.kind in ("int", "cell"):
-            spins = []
+            spins: list[QWidget] = []
             for _ in range(2 if spec.kind == "cell" else 1):
                 spin = QSpinBox()
                 spin.setRange(spec.low, spec.high)

@@ -41,7 +41,8 @@ class SceneCanvas(QObject):
         self._tooltips: dict[str, str] = {}  # actor address -> tooltip
         self._keys: dict[str, str] = {}  # actor address -> item key, for clicks
         self._press: tuple[int, int] | None = None
-        self._hover = QTimer(self, singleShot=True, interval=HOVER_DELAY_MS, timeout=self._show_tooltip)
+        self._hover = QTimer(self, singleShot=True, interval=HOVER_DELAY_MS)
+        self._hover.timeout.connect(self._show_tooltip)
         self.plotter.iren.add_observer("MouseMoveEvent", lambda *_args: self._hover.start())
         self.plotter.iren.add_observer("LeftButtonPressEvent", self._on_press)
         self.plotter.iren.add_observer("LeftButtonReleaseEvent", self._on_release)
@@ -192,7 +193,7 @@ def _signature(item: SceneItem) -> tuple[Any, ...]:
 
 def _address(actor: Any) -> str:
     # Pickers hand back a fresh Python wrapper of the same VTK actor, so match on the C++ object.
-    return actor.GetAddressAsString("vtkObject")
+    return str(actor.GetAddressAsString("vtkObject"))
 
 
 class _SwallowVtkKeys(QObject):

@@ -77,8 +77,7 @@ def failure_taxonomy(episodes: Sequence[Episode]) -> FigureData:
         available = [t for e in group for t in builder_turns(e) if t.taxonomy != "no-oracle"]
         ids = tuple(e.episode_id for e in group)
         points = tuple(
-            FigurePoint(name, _share(available, lambda b: b.taxonomy == name), episodes=ids)
-            for name in TAXONOMY[1:]
+            FigurePoint(name, _share(available, lambda b: b.taxonomy == name), episodes=ids) for name in TAXONOMY[1:]
         )
         series.append(FigureSeries(label, points))
     return FigureData("bar", "failure category", "share of oracle-available turns", tuple(series), (0.0, 1.0))

@@ -134,7 +134,12 @@ def _rays(scene: Scene, views: ViewPair) -> tuple[SceneItem, ...]:
 
 
 def outline_item(
-    obj: RoomObject, key: str, rgb: tuple[float, float, float], opacity: float = 1.0, solid: bool = False, tooltip: str = ""
+    obj: RoomObject,
+    key: str,
+    rgb: tuple[float, float, float],
+    opacity: float = 1.0,
+    solid: bool = False,
+    tooltip: str = "",
 ) -> SceneItem:
     """``obj``'s bounding box, a little larger: a wire outline (kind ``highlight``) or a ``solid`` tint."""
     lo, hi = (np.asarray(v, dtype=float) for v in obj.bbox)
