@@ -275,8 +275,8 @@ class EditorWindow(QMainWindow):
             self.say(f"Could not save: {exc}", error=True)
             return None
         self.undo_stack.setClean()
-        for stale in {old_autosave, self.autosave_path()} - {None}:
-            stale.unlink(missing_ok=True)  # type: ignore[union-attr]
+        for stale in {path for path in (old_autosave, self.autosave_path()) if path is not None}:
+            stale.unlink(missing_ok=True)
         self.say(f"Saved {written}")
         return written
 

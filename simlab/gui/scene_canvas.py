@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import vtk
 from PySide6.QtCore import QEvent, QObject, QPoint, Qt, QTimer, Signal
-from PySide6.QtGui import QCursor
+from PySide6.QtGui import QCursor, QKeyEvent
 from PySide6.QtWidgets import QToolTip, QWidget
 from pyvistaqt import QtInteractor
 
@@ -203,12 +203,12 @@ class _SwallowVtkKeys(QObject):
     Qt matches them before the widget gets the key."""
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() in (QEvent.Type.KeyPress, QEvent.Type.KeyRelease):
-            key = event  # a QKeyEvent
+        if isinstance(event, QKeyEvent) and event.type() in (QEvent.Type.KeyPress, QEvent.Type.KeyRelease):
+            key = event
             chord = (
                 Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier | Qt.KeyboardModifier.MetaModifier
             )
-            plain = not (key.modifiers() & chord)  # type: ignore[attr-defined]
-            if plain and key.text() and key.text().isprintable():  # type: ignore[attr-defined]
+            plain = not (key.modifiers() & chord)
+            if plain and key.text() and key.text().isprintable():
                 return True
         return False

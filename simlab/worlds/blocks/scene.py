@@ -398,8 +398,8 @@ def director_walls(episode: Episode) -> dict[str, dict[str, Any]]:
     target = board_from({"board": episode.task.get("board")})
     if len(walls) == len(WALL_RGB) or target is None:
         return {d: walls[d] for d in WALL_RGB if d in walls}
-    from simlab.worlds.blocks.views import director_view
+    from simlab.worlds.blocks.views import DIRECTORS as WALLS
+    from simlab.worlds.blocks.views import Interior, director_view
 
-    interior = episode.settings.get("interior", "paper")
-    interior = interior if interior in ("paper", "reference") else "paper"
-    return {d: walls.get(d) or director_view(target, d, interior).to_json() for d in WALL_RGB}  # type: ignore[arg-type]
+    interior: Interior = "reference" if episode.settings.get("interior") == "reference" else "paper"
+    return {d: walls.get(d) or director_view(target, d, interior).to_json() for d in WALLS}
