@@ -149,10 +149,10 @@ def _description(options: RunOptions, recorded: Mapping[str, Any] | None) -> Run
 def _overridden(base: RunConfig, options: RunOptions) -> RunConfig:
     """``base`` with every option given in its place."""
     family = get_family(options.world or base.world)
-    before = role_specs(family, [AgentSpec.parse(a) for a in base.agents])
+    before = role_specs(family, [AgentSpec.parse(a) for a in base.agents], complete=False)  # options may complete it
     after = role_specs(family, [AgentSpec.parse(a) for a in options.agents], base=_spec_texts(before))
     kept = role_agent_settings(family, base.agent_settings)
-    agent_settings = {role: values for role, values in kept.items() if after[role] == before[role]}
+    agent_settings = {role: values for role, values in kept.items() if after[role] == before.get(role)}
     given = role_agent_settings(family, role_key_values(options.agent_settings, "--agent-setting"))
     for role, values in given.items():
         agent_settings[role] = {**agent_settings.get(role, {}), **values}

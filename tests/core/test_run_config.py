@@ -4,7 +4,9 @@ what the options say with the recorded run, by value."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +17,7 @@ from simlab.core.recording import RUN_FILE, load_run
 from simlab.runner.batch import RunConfig
 from simlab.runner.run_config import RunOptions, Runtime, compose, refuse_changes, resolve, runtime
 from simlab.worlds import get_family
+from simlab.worlds.blocks.family import FAMILY as BLOCKS
 
 FILE = """
 world = "blocks"
@@ -220,3 +223,27 @@ def test_a_new_run_records_what_the_sources_composed(played):
     config = load_run(played).config
     assert config["seed"] == 3 and config["settings"]["turns"] == 5 and len(config["tasks"]) == 2
     assert config["agents"] == {"D1": "oracle", "D2": "oracle", "D3": "oracle", "builder": "scripted"}
+
+
+NO_DEFAULT_BUILDER = dataclasses.replace(BLOCKS, name="nobuilder", default_agents={"director": "oracle"})
+"""A family that names no default agent for a role: the command line must give one."""
+
+
+@pytest.fixture
+def no_default_builder(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    import simlab.worlds
+
+    monkeypatch.setitem(simlab.worlds.BUILTIN, "nobuilder", f"{__name__}:NO_DEFAULT_BUILDER")
+    simlab.worlds.registered.cache_clear()
+    simlab.worlds.get_family.cache_clear()
+    yield "nobuilder"
+    monkeypatch.undo()
+    simlab.worlds.registered.cache_clear()
+    simlab.worlds.get_family.cache_clear()
+
+
+def test_a_role_with_no_default_agent_takes_the_command_lines(tmp_path, no_default_builder):
+    config = compose(RunOptions(tmp_path / "o", world=no_default_builder, agents=("builder=random",)))
+    assert config.agents == ["D1=oracle", "D2=oracle", "D3=oracle", "builder=random"]
+    with pytest.raises(ConfigError, match="no agent for role"):
+        compose(RunOptions(tmp_path / "o", world=no_default_builder))
