@@ -573,6 +573,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 def _run_options(args: argparse.Namespace) -> RunOptions:
     """``run``'s parsed arguments as the command line's source of a run config."""
+    from simlab.options import key_values, role_key_values
     from simlab.runner.run_config import RunOptions
 
     return RunOptions(
@@ -581,8 +582,8 @@ def _run_options(args: argparse.Namespace) -> RunOptions:
         config_file=args.config,
         world=args.world,
         agents=tuple(args.agent),
-        agent_settings=tuple(args.agent_setting),
-        settings=tuple(args.set),
+        agent_settings=role_key_values(args.agent_setting, "--agent-setting"),
+        settings=key_values(args.set, "--set"),
         turns=args.turns,
         episodes=args.episodes,
         repeats=args.repeats,

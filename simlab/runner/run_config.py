@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +34,6 @@ from simlab.core.errors import ConfigError, SimlabError
 from simlab.core.plugins import AgentSpec
 from simlab.core.recording import RUN_FILE, RunWriter, load_run
 from simlab.core.writing import check_output_folder
-from simlab.options import key_values, role_key_values
 from simlab.runner.batch import Progress, RunConfig, run, stored_runtime
 from simlab.runner.config_file import load_run_config
 from simlab.runner.resume import ConfigChange, config_changes
@@ -43,15 +42,15 @@ from simlab.worlds import DEFAULT_WORLD, get_family
 
 @dataclass(frozen=True)
 class RunOptions:
-    """What the command line of ``run`` says: each option None (or empty) where it was not given."""
+    """What the command line of ``run`` says, parsed: each option None (or empty) where it was not given."""
 
     out: Path
     resume: bool = False
     config_file: Path | None = None
     world: str | None = None
     agents: tuple[str, ...] = ()  # ROLE=SPEC, in the order given
-    agent_settings: tuple[str, ...] = ()  # ROLE.KEY=VALUE
-    settings: tuple[str, ...] = ()  # KEY=VALUE
+    agent_settings: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # role or group -> settings
+    settings: Mapping[str, Any] = field(default_factory=dict)  # --set
     turns: int | None = None
     episodes: int | None = None
     repeats: int | None = None
@@ -64,7 +63,7 @@ class RunOptions:
 
     def describes_a_run(self) -> bool:
         """Whether an option saying what the run is was given (not only how to play it)."""
-        return any(getattr(self, name) not in (None, ()) for name in RUN_DEFINING)
+        return any(getattr(self, name) not in (None, (), {}) for name in RUN_DEFINING)
 
 
 RUN_DEFINING = (
@@ -153,7 +152,7 @@ def _overridden(base: RunConfig, options: RunOptions) -> RunConfig:
     after = role_specs(family, [AgentSpec.parse(a) for a in options.agents], base=_spec_texts(before))
     kept = role_agent_settings(family, base.agent_settings)
     agent_settings = {role: values for role, values in kept.items() if after[role] == before.get(role)}
-    given = role_agent_settings(family, role_key_values(options.agent_settings, "--agent-setting"))
+    given = role_agent_settings(family, options.agent_settings)
     for role, values in given.items():
         agent_settings[role] = {**agent_settings.get(role, {}), **values}
     return replace(
@@ -177,7 +176,7 @@ def _spec_texts(specs: Mapping[str, AgentSpec]) -> dict[str, str]:
 
 def _given_settings(options: RunOptions) -> dict[str, Any]:
     """The world settings the command line gives: ``--set``, and ``--turns`` as ``--set turns``."""
-    given = key_values(options.settings, "--set")
+    given = dict(options.settings)
     if options.turns is None:
         return given
     if "turns" in given and given["turns"] != options.turns:

@@ -98,18 +98,18 @@ temperature = 0.5
 @pytest.mark.parametrize(
     ("agents", "agent_settings", "builder", "d1"),
     [
-        ((), (), {"base_url": "http://127.0.0.1:9/v1", "temperature": 0.5}, {"temperature": 0.5}),
-        (("builder=openai:m",), (), {"base_url": "http://127.0.0.1:9/v1", "temperature": 0.5}, {"temperature": 0.5}),
-        (("builder=scripted",), (), None, {"temperature": 0.5}),  # the file's endpoint was meant for its model
+        ((), {}, {"base_url": "http://127.0.0.1:9/v1", "temperature": 0.5}, {"temperature": 0.5}),
+        (("builder=openai:m",), {}, {"base_url": "http://127.0.0.1:9/v1", "temperature": 0.5}, {"temperature": 0.5}),
+        (("builder=scripted",), {}, None, {"temperature": 0.5}),  # the file's endpoint was meant for its model
         (
             (),
-            ("builder.temperature=0.2",),
+            {"builder": {"temperature": 0.2}},
             {"base_url": "http://127.0.0.1:9/v1", "temperature": 0.2},
             {"temperature": 0.5},
         ),
         (
             (),
-            ("director.temperature=0.9",),
+            {"director": {"temperature": 0.9}},
             {"base_url": "http://127.0.0.1:9/v1", "temperature": 0.5},
             {"temperature": 0.9},
         ),
@@ -177,9 +177,9 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
     "given",
     [
         {"turns": 5},
-        {"settings": ("turns=5",)},  # the same budget said with --set: the value counts, not the flag
+        {"settings": {"turns": 5}},  # the same budget said with --set: the value counts, not the flag
         {"agents": ("D1=oracle", "D2=oracle", "D3=oracle", "builder=scripted")},  # the group's roles one by one
-        {"settings": ("interior=paper",), "seed": 3, "episodes": 2},  # a default the run recorded, named
+        {"settings": {"interior": "paper"}, "seed": 3, "episodes": 2},  # a default the run recorded, named
         {"world": "blocks", "repeats": 1},
         COMMAND,
     ],
@@ -193,9 +193,9 @@ def test_resume_accepts_options_whose_values_are_the_recorded_ones(played, given
     ("given", "said"),
     [
         ({"turns": 6}, "--turns: recorded 5, given 6"),
-        ({"settings": ("turns=6",)}, "--set turns: recorded 5, given 6"),
+        ({"settings": {"turns": 6}}, "--set turns: recorded 5, given 6"),
         ({"agents": ("D2=silent",)}, '--agent D2: recorded "oracle", given "silent"'),
-        ({"settings": ("interior=reference",)}, '--set interior: recorded "paper", given "reference"'),
+        ({"settings": {"interior": "reference"}}, '--set interior: recorded "paper", given "reference"'),
         ({"episodes": 3}, "--episodes: recorded 2 tasks, given 3 tasks"),
     ],
 )
