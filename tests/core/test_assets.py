@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 from simlab.core import assets
-from simlab.core.assets import AssetError, asset_path
+from simlab.core.assets import AssetError, asset_path, scene_path
 from simlab.render.images import mono_font
+from simlab.runner.demo import DEMO_CONFIG
 
 CHECKOUT_ASSETS = Path(__file__).resolve().parents[2] / "assets"
 
@@ -24,13 +25,19 @@ def test_the_installed_copy_comes_first(tmp_path: Path, monkeypatch: pytest.Monk
     packaged = tmp_path / "_assets"
     (packaged / "fonts").mkdir(parents=True)
     (packaged / "fonts" / "DejaVuSansMono.ttf").write_bytes(b"packaged")
-    monkeypatch.setattr(assets, "ROOTS", (packaged, CHECKOUT_ASSETS))
+    monkeypatch.setitem(assets.ROOTS, "assets", (packaged, CHECKOUT_ASSETS))
     assert asset_path("fonts/DejaVuSansMono.ttf").read_bytes() == b"packaged"
     assert asset_path("fonts/LICENSE-DejaVu.txt") == CHECKOUT_ASSETS / "fonts" / "LICENSE-DejaVu.txt"
 
 
+def test_the_bundled_scenes_are_found_the_same_way() -> None:
+    assert DEMO_CONFIG == scene_path("blocks/demo.toml") == CHECKOUT_ASSETS.parent / "scenes" / "blocks" / "demo.toml"
+    with pytest.raises(AssetError, match=r"scenes/blocks/nothing\.toml is missing"):
+        scene_path("blocks/nothing.toml")
+
+
 def test_a_missing_asset_is_named_with_where_it_was_looked_for() -> None:
-    with pytest.raises(AssetError, match=r"asset 'fonts/Missing\.ttf' is missing: looked in .*assets") as caught:
+    with pytest.raises(AssetError, match=r"assets/fonts/Missing\.ttf is missing: looked in .*assets") as caught:
         asset_path("fonts/Missing.ttf")
     assert isinstance(caught.value, FileNotFoundError)
 
