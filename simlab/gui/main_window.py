@@ -62,20 +62,13 @@ LAYOUT_VERSION = 3  # bump when the docks change, so an old saved layout is igno
 TABBED_BEHIND = {"Compare": "Dialogue", "Figures": "Plots", "Sweep": "Plots", "Search": "Episodes"}
 """Docks that start as a tab behind another one (title -> the dock in front); a new tabbed panel goes here."""
 DIRECT = Qt.FindChildOption.FindDirectChildrenOnly
-TOOLBAR_ICONS: tuple[str, ...] = (
-    "open_run",
-    "add_run",
-    "open_episode",
-    "first",
-    "back",
-    "play",
-    "forward",
-    "last",
-    "next_error",
-    "export_png",
-    "export_html",
+TOOLBAR: tuple[str | None, ...] = (
+    *("open_run", "add_run", "open_episode", None),
+    *("first", "back", "play", "forward", "last", "next_error", None),
+    *("export_png", "export_html"),
 )
-"""Actions shown with an icon: each is ``assets/icons/NAME.svg`` (``gui/icons.py`` ``app_icon``)."""
+"""The toolbar's actions in order (None: a separator); each shows its icon ``assets/icons/NAME.svg``."""
+TOOLBAR_ICONS: tuple[str, ...] = tuple(name for name in TOOLBAR if name)
 SHORTCUTS: tuple[tuple[str, str], ...] = (
     ("Space", "Play / pause"),
     ("Left / Right", "Step back / forward one turn"),
@@ -371,22 +364,8 @@ class MainWindow(QMainWindow):
             keys = a[name].shortcut().toString()
             a[name].setToolTip(a[name].text().replace("&", "") + (f" ({keys})" if keys else ""))
         self.playback.playingChanged.connect(self._on_playing)
-        for name in (
-            "open_run",
-            "add_run",
-            "open_episode",
-            None,
-            "first",
-            "back",
-            "play",
-            "forward",
-            "last",
-            "next_error",
-        ):
+        for name in TOOLBAR:
             bar.addSeparator() if name is None else bar.addAction(a[name])
-        bar.addSeparator()
-        bar.addAction(a["export_png"])
-        bar.addAction(a["export_html"])
 
     def _show_search(self) -> None:
         self.docks["Search"].show()

@@ -59,4 +59,4 @@ def test_every_folder_says_what_it_holds_and_under_which_licence() -> None:
 
 
 def test_the_mono_font_is_read_from_the_assets() -> None:
-    assert Path(mono_font(20).path) == CHECKOUT_ASSETS / "fonts" / "DejaVuSansMono.ttf"
+    assert Path(str(mono_font(20).path)) == CHECKOUT_ASSETS / "fonts" / "DejaVuSansMono.ttf"

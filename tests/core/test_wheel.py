@@ -113,7 +113,9 @@ def test_the_installed_wheel_draws_rooms_from_its_own_assets(installed: Path, tm
     drawn_map = Image.open(tmp_path / "map.png").convert("RGB")
     assert drawn_map.getpixel((1, 1)) == MATERIALS.map["background"]
     scene = generator.generate_scene(7, 0)
-    here = np.asarray(render.render_view(scene, sample_views(scene, 7).answerer, (320, 240)), dtype=int)
-    there = np.asarray(Image.open(tmp_path / "view.png").convert("RGB"), dtype=int)
+    views = sample_views(scene, 7)
+    assert views is not None
+    here = np.asarray(render.render_view(scene, views.answerer, (320, 240)), dtype=np.int64)
+    there = np.asarray(Image.open(tmp_path / "view.png").convert("RGB"), dtype=np.int64)
     assert there.std() > 20, "the installed SimLab drew a blank view"
     assert np.abs(here - there).mean() < 0.5  # the same room as the checkout draws

@@ -56,7 +56,7 @@ def test_playing_shows_pause_and_stopping_shows_play_again(window: MainWindow) -
 
 
 def test_a_missing_icon_is_named() -> None:
-    with pytest.raises(AssetError, match="icons/no_such_action.svg"):
+    with pytest.raises(AssetError, match=r"assets/icons/no_such_action\.svg is missing"):
         app_icon("no_such_action")
 
 
