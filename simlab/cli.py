@@ -12,7 +12,7 @@ import json
 import os
 import sys
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from simlab.core.family import Importer, WorldFamily
     from simlab.core.notes import Mark, RunNotes
     from simlab.core.recording import Run
-    from simlab.runner.batch import RunConfig
+    from simlab.runner.run_config import RunOptions
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -549,31 +549,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
     episode starts after that, the ones it ended are not counted as done, and --resume plays them again."""
     from simlab.core.errors import InfrastructureError
     from simlab.core.recording import load_run
-    from simlab.runner.batch import episode_ids, run
+    from simlab.runner.batch import episode_ids
     from simlab.runner.progress import progress_bar
+    from simlab.runner.run_config import resolve
 
-    if args.resume:
-        _refuse_changes_on_resume(args)
-    else:  # never a new run inside what it reads
-        from simlab.core.writing import check_output_folder
-
-        inputs = [p for p in (args.tasks_path, args.config) if p is not None]
-        check_output_folder(args.out, "run --out", inputs=inputs)
-    config = None if args.resume else _run_config(args)
-    concurrency, timeout = _runtime_options(args)
+    resolved = resolve(_run_options(args))
     stop = threading.Event()
     try:
         with progress_bar(f"run {args.out.name}") as report, _stop_on_first_sigint(stop):
-            writer = run(
-                config,
-                args.out,
-                args.resume,
-                report.episode,
-                concurrency=concurrency,
-                episode_timeout=timeout,
-                stop=stop,
-                executor=args.executor,
-            )
+            writer = resolved.play(report.episode, stop)
     except InfrastructureError as exc:
         folder = load_run(args.out)
         done, total = len(folder.summaries), len(episode_ids(folder.config))
@@ -587,172 +571,29 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
-RUN_DEFINING = (
-    "config",
-    "world",
-    "agent",
-    "agent_setting",
-    "episodes",
-    "turns",
-    "repeats",
-    "seed",
-    "tasks_path",
-    "groups",
-    "set",
-)
-"""Options that say what a run is: --resume plays the run as its run.json recorded it, so given with it they
-must describe that run."""
-
-
-def _refuse_changes_on_resume(args: argparse.Namespace) -> None:
-    """ConfigError naming each option that would change the run being resumed, with its recorded and its given
-    value. Options that describe the recorded run are accepted: the interrupted command with --resume appended
-    resumes it."""
-    from simlab.core.recording import RUN_FILE, load_run
-    from simlab.runner.resume import config_changes
-
-    given = any(getattr(args, name, None) not in (None, [], ()) for name in RUN_DEFINING)
-    if not given or not (args.out / RUN_FILE).is_file():  # without a run.json, run() says there is none to resume
-        return
-    recorded = load_run(args.out).config
-    try:
-        described = _described_run(args, recorded)
-    except SimlabError as exc:  # the options alone make no run (--group of no recorded task): say which option
-        groups = getattr(args, "groups", None)
-        if not groups:
-            raise
-        raise SimlabError(f"--group {' '.join(groups)}: the recorded run has no task of it ({exc})") from None
-    changes = config_changes(recorded, described)
-    if changes:
-        said = "; ".join(change.describe(_option_of(change.path, args)) for change in changes)
-        from_file = f" (the values of --config {args.config} count as given)" if args.config else ""
-        raise SimlabError(
-            f"--resume plays the run as {args.out}/run.json recorded it; these options would change it: {said}"
-            f"{from_file}. Drop them, or start a new run in another folder (--concurrency, --episode-timeout and "
-            "--executor may change on resume)"
-        )
-
-
-def _described_run(args: argparse.Namespace, recorded: Mapping[str, Any]) -> dict[str, Any]:
-    """The run.json config ``run``'s options describe, with ``episodes``: the number of tasks they ask for.
-
-    What they leave unsaid is the recorded run's (where a new run would take defaults; a --config file says
-    it all). Tasks the run would generate are not made again: the recorded ones stand for them, cut to
-    --episodes and --group as given tasks are."""
-    from dataclasses import replace
-
-    from simlab.worlds import get_family
-
-    base = _resumed_base(args, recorded)
-    world = args.world or base.world
-    if world != recorded["world"]:
-        return {"world": world}  # the rest of the options would not fit the recorded world
-    config = _run_config(args, base)
-    loads_tasks = args.tasks_path is not None or (args.config is not None and base.tasks is not None)
-    if not loads_tasks:
-        config = replace(config, tasks=list(recorded["tasks"]))
-    described = config.to_json(get_family(world))
-    # A setting newer than the recorded run is compared only when the options name it.
-    named = {*recorded["settings"], *config.settings}
-    described["settings"] = {k: v for k, v in described["settings"].items() if k in named}
-    described["episodes"] = config.episodes if config.episodes and not loads_tasks else len(described["tasks"])
-    return described
-
-
-def _resumed_base(args: argparse.Namespace, recorded: Mapping[str, Any]) -> RunConfig:
-    """What ``run``'s options are laid over on --resume: a --config file, else the recorded run, its agents
-    under every --agent (a group's as a single role's: ``director=random`` changes D1, D2 and D3)."""
-    from dataclasses import replace
-
-    from simlab.agents.resolve import role_specs
-    from simlab.core.plugins import AgentSpec
-    from simlab.runner.batch import RunConfig
-    from simlab.runner.config_file import load_run_config
-    from simlab.worlds import get_family
-
-    if args.config:
-        return load_run_config(args.config)
-    base = RunConfig.from_record(recorded)
-    if args.world not in (None, base.world):
-        return base  # another world: compared by its name alone
-    specs = role_specs(get_family(base.world), [AgentSpec.parse(a) for a in args.agent], base=recorded["agents"])
-    return replace(base, agents=[f"{role}={spec.spec()}" for role, spec in specs.items()])
-
-
-def _option_of(path: tuple[str, ...], args: argparse.Namespace) -> str:
-    """The option that sets the part of a run config at ``path`` (see simlab.runner.resume.ConfigChange)."""
-    part = path[0]
-    if part == "agents":
-        return f"--agent {path[1]}"
-    if part == "agent_settings":
-        return f"--agent-setting {path[1]}.{path[2]}"
-    if part == "settings":
-        return "--turns" if path[1] == "turns" and args.turns is not None else f"--set {path[1]}"
-    if part in ("episodes", "tasks"):
-        options = (("--tasks", args.tasks_path), ("--episodes", args.episodes), ("--group", args.groups))
-        flags = "/".join(flag for flag, value in options if value) or "the tasks"
-        return flags if part == "episodes" else f"{flags}: task {int(path[1]) + 1}"
-    return f"--{part}"
-
-
-def _run_config(args: argparse.Namespace, base: RunConfig | None = None) -> RunConfig:
-    """The reproducible part of ``run``'s options over ``base`` (default: a ``--config`` file, else a new run's
-    defaults), any option given overriding it."""
-    from dataclasses import replace
-
+def _run_options(args: argparse.Namespace) -> RunOptions:
+    """``run``'s parsed arguments as the command line's source of a run config."""
     from simlab.options import key_values, role_key_values
-    from simlab.runner.batch import RunConfig
-    from simlab.runner.config_file import load_run_config
-    from simlab.worlds import DEFAULT_WORLD, get_family
+    from simlab.runner.run_config import RunOptions
 
-    if base is None:
-        base = load_run_config(args.config) if args.config else RunConfig(args.world or DEFAULT_WORLD)
-    family = get_family(args.world or base.world)
-    given = key_values(args.set, "--set")
-    if args.turns is not None and "turns" in given and given["turns"] != args.turns:
-        raise SimlabError(f"--turns {args.turns} and --set turns={given['turns']} say two budgets: give one")
-    settings = {**base.settings, **given}
-    if args.turns is not None:
-        settings["turns"] = args.turns
-    agent_settings = _file_settings_kept(family, base, args.agent)
-    for role, values in role_key_values(args.agent_setting, "--agent-setting").items():
-        agent_settings.setdefault(role, {}).update(values)
-    return replace(
-        base,
-        world=family.name,
-        seed=base.seed if args.seed is None else args.seed,
-        episodes=base.episodes if args.episodes is None else args.episodes,
-        repeats=base.repeats if args.repeats is None else args.repeats,
-        agents=[*base.agents, *args.agent],  # later specs win, so the command line overrides the file
-        settings=settings,
-        tasks=family.tasks.load(args.tasks_path) if args.tasks_path else base.tasks,
-        groups=tuple(args.groups) or tuple(base.groups),
-        agent_settings=agent_settings,
+    return RunOptions(
+        out=args.out,
+        resume=args.resume,
+        config_file=args.config,
+        world=args.world,
+        agents=tuple(args.agent),
+        agent_settings=role_key_values(args.agent_setting, "--agent-setting"),
+        settings=key_values(args.set, "--set"),
+        turns=args.turns,
+        episodes=args.episodes,
+        repeats=args.repeats,
+        seed=args.seed,
+        tasks_path=args.tasks_path,
+        groups=tuple(args.groups),
+        concurrency=args.concurrency,
+        episode_timeout=args.episode_timeout,
+        executor=args.executor,
     )
-
-
-def _file_settings_kept(family: WorldFamily, base: RunConfig, cli_agents: list[str]) -> dict[str, dict[str, Any]]:
-    """The config file's agent settings, per role, less those of roles the command line gave another agent:
-    the file's model and endpoint were meant for the file's agent (an ``oracle`` takes none of them)."""
-    from simlab.agents.resolve import role_agent_settings, role_specs
-    from simlab.core.plugins import AgentSpec
-
-    per_role = role_agent_settings(family, base.agent_settings)
-    if not cli_agents:
-        return per_role
-    before = role_specs(family, [AgentSpec.parse(a) for a in base.agents])
-    after = role_specs(family, [AgentSpec.parse(a) for a in [*base.agents, *cli_agents]])
-    return {role: values for role, values in per_role.items() if before[role] == after[role]}
-
-
-def _runtime_options(args: argparse.Namespace) -> tuple[int, float | None]:
-    """(concurrency, episode timeout): as given, else on --resume as recorded in run.json, else 1 and none."""
-    from simlab.runner.batch import stored_runtime
-
-    stored = stored_runtime(args.out) if args.resume else {}
-    concurrency = args.concurrency if args.concurrency is not None else stored.get("concurrency", 1)
-    timeout = args.episode_timeout if args.episode_timeout is not None else stored.get("episode_timeout")
-    return concurrency, (timeout or None)
 
 
 @contextmanager

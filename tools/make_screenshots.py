@@ -1,13 +1,13 @@
 """Regenerate the README's screenshots of the app and of a headless turn sheet.
 
 Run under a display or Xvfb: ``xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python tools/make_screenshots.py``
-It writes, in docs/images/: the demo run at turns 3, 9 and 20, a rooms episode (and its Agents dock with the
-pictures as sent and annotated), a boards episode, a person playing the blocks builder and one playing the
-boards robot (their role windows), a Color puzzle, a turn sheet, a model-played blocks episode's Raw tab (its
-calls as chats, against the local test server), a thinking model's private reasoning in a COMMA episode, two
-runs compared (the browser's run column and the Compare dock), the Search dock with a turn noted, a judged run
-(the Judges tab, the Figures tab on a judge's figure), and the editor on the example room and on a small
-structure.
+It writes, in docs/images/: the demo run at turns 3, 9 and 20, the app's icons, a rooms episode (and its Agents
+dock with the pictures as sent and annotated), a boards episode, a person playing the blocks builder and one
+playing the boards robot (their role windows), a Color puzzle, a turn sheet, a model-played blocks episode's Raw
+tab (its calls as chats, against the local test server), a thinking model's private reasoning in a COMMA
+episode, two runs compared (the browser's run column and the Compare dock), the Search dock with a turn noted, a
+judged run (the Judges tab, the Figures tab on a judge's figure), and the editor on the example room and on a
+small structure.
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QSettings, Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtGui import QColor, QPainter, QPixmap
+from PySide6.QtWidgets import QApplication, QToolBar
 
 from simlab.agents.openai_agent import AgentSettings
 from simlab.analysis.episode_diff import episode_diff
@@ -33,6 +34,7 @@ from simlab.core.plugins import discover
 from simlab.core.recording import load_run
 from simlab.gui.agent_panels import ANNOTATED, AS_SENT
 from simlab.gui.dialogue import JUDGES_TAB
+from simlab.gui.icons import WINDOW_ICON, app_icon
 from simlab.gui.live import make_session
 from simlab.gui.main_window import MainWindow
 from simlab.render.turn_sheet import turn_sheet
@@ -75,6 +77,22 @@ def demo_turns(app: QApplication, tmp: Path) -> None:
         window.playback.seek(turn)
         settle(app)
         save(window.export_png, f"app_turn_{turn:02d}.png")
+    window.close()
+
+
+def icons(app: QApplication, tmp: Path, width: int = 400, size: int = 64) -> None:
+    """The window icon beside the main toolbar's actions, both at the size the app shows them."""
+    window = new_window(tmp)
+    settle(app)
+    bar = window.findChild(QToolBar, "toolbar-main").grab()
+    bar = bar.copy(0, 0, width, bar.height())
+    picture = QPixmap(width + size + 24, size + 8)
+    picture.fill(QColor("white"))
+    painter = QPainter(picture)
+    painter.drawPixmap(4, 4, app_icon(WINDOW_ICON).pixmap(size, size))
+    painter.drawPixmap(size + 16, (picture.height() - bar.height()) // 2, bar)
+    painter.end()
+    save(lambda path: picture.save(str(path)), "app_icons.png")
     window.close()
 
 
@@ -357,6 +375,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as folder:
         tmp = Path(folder)
         demo_turns(app, tmp)
+        icons(app, tmp)
         rooms(app, tmp)
         agent_panel_modes(app, tmp)
         boards(app, tmp)

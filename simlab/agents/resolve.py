@@ -25,11 +25,13 @@ from simlab.worlds import WorldFamily
 
 
 def role_specs(
-    family: WorldFamily, specs: Iterable[AgentSpec], base: Mapping[str, str] | None = None
+    family: WorldFamily, specs: Iterable[AgentSpec], base: Mapping[str, str] | None = None, complete: bool = True
 ) -> dict[str, AgentSpec]:
     """Every role of the world mapped to the spec that plays it: ``base`` (role -> spec, e.g. the agents an
     episode had) or else the family's defaults, then ``specs`` with role groups before single roles, so
-    ``D2=random director=oracle`` gives D2 the random agent in any order, on the command line and in the app."""
+    ``D2=random director=oracle`` gives D2 the random agent in any order, on the command line and in the app.
+    ConfigError when a role has no agent, unless not ``complete`` (then such a role is left out: a source
+    that another will complete)."""
     chosen: dict[str, AgentSpec] = {}
     start = base if base else family.default_agents
     defaults = [AgentSpec.parse(f"{role}={spec}") for role, spec in start.items()]
@@ -38,9 +40,9 @@ def role_specs(
         for role in family.expand_role(spec.role):
             chosen[role] = AgentSpec(role, spec.name, spec.arg)
     missing = [r for r in family.roles if r not in chosen]
-    if missing:
+    if missing and complete:
         raise ConfigError(f"no agent for role(s) {', '.join(missing)}; pass --agent ROLE=NAME")
-    return {r: chosen[r] for r in family.roles}
+    return {r: chosen[r] for r in family.roles if r in chosen}
 
 
 def agent_factory(family: WorldFamily, name: str, registry: Registry | None) -> Callable[..., Agent]:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QApplication
 
+from simlab.gui.icons import WINDOW_ICON, app_icon
 from simlab.gui.main_window import MainWindow
 
 
@@ -48,6 +49,7 @@ def run_app(paths: Sequence[str | Path], episode: str | None = None, turn: int |
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("SimLab")
     app.setOrganizationName("SimLab")
+    app.setWindowIcon(app_icon(WINDOW_ICON))  # every window of the app: role windows and the editor too
     window = open_window(paths, episode=episode, turn=turn)
     status = app.exec()
     del window

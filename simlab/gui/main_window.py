@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
     QMessageBox,
-    QStyle,
     QTabBar,
     QWidget,
 )
@@ -42,6 +41,7 @@ from simlab.gui.compare_view import CompareView
 from simlab.gui.dialogue import DialoguePane
 from simlab.gui.figures_view import FiguresPanel
 from simlab.gui.fork_view import ForkDiffView, PlaybackLink, tile
+from simlab.gui.icons import WINDOW_ICON, app_icon
 from simlab.gui.notes_view import TurnNotes, holds_link
 from simlab.gui.playback import PlaybackModel
 from simlab.gui.plots import MetricPlots
@@ -61,21 +61,14 @@ MAX_RECENT = 8
 LAYOUT_VERSION = 3  # bump when the docks change, so an old saved layout is ignored rather than misapplied
 TABBED_BEHIND = {"Compare": "Dialogue", "Figures": "Plots", "Sweep": "Plots", "Search": "Episodes"}
 """Docks that start as a tab behind another one (title -> the dock in front); a new tabbed panel goes here."""
-_SP = QStyle.StandardPixmap
 DIRECT = Qt.FindChildOption.FindDirectChildrenOnly
-TOOLBAR_ICONS: dict[str, QStyle.StandardPixmap] = {
-    "open_run": _SP.SP_DirOpenIcon,
-    "add_run": _SP.SP_FileDialogNewFolder,
-    "open_episode": _SP.SP_FileIcon,
-    "first": _SP.SP_MediaSkipBackward,
-    "back": _SP.SP_MediaSeekBackward,
-    "play": _SP.SP_MediaPlay,
-    "forward": _SP.SP_MediaSeekForward,
-    "last": _SP.SP_MediaSkipForward,
-    "next_error": _SP.SP_MessageBoxWarning,
-    "export_png": _SP.SP_DialogSaveButton,
-    "export_html": _SP.SP_FileDialogDetailedView,
-}
+TOOLBAR: tuple[str | None, ...] = (
+    *("open_run", "add_run", "open_episode", None),
+    *("first", "back", "play", "forward", "last", "next_error", None),
+    *("export_png", "export_html"),
+)
+"""The toolbar's actions in order (None: a separator); each shows its icon ``assets/icons/NAME.svg``."""
+TOOLBAR_ICONS: tuple[str, ...] = tuple(name for name in TOOLBAR if name)
 SHORTCUTS: tuple[tuple[str, str], ...] = (
     ("Space", "Play / pause"),
     ("Left / Right", "Step back / forward one turn"),
@@ -105,6 +98,7 @@ class MainWindow(QMainWindow):
     def __init__(self, settings: QSettings | None = None) -> None:
         super().__init__()
         self.setWindowTitle("SimLab")
+        self.setWindowIcon(app_icon(WINDOW_ICON))
         self.setAcceptDrops(True)
         self.settings = settings or QSettings("SimLab", "SimLab")
         self.playback = PlaybackModel(self)
@@ -365,27 +359,13 @@ class MainWindow(QMainWindow):
         bar = self.addToolBar("Main")
         bar.setObjectName("toolbar-main")
         a = self.actions_by_name
-        for name, icon in TOOLBAR_ICONS.items():
-            a[name].setIcon(self.style().standardIcon(icon))
+        for name in TOOLBAR_ICONS:
+            a[name].setIcon(app_icon(name))
             keys = a[name].shortcut().toString()
             a[name].setToolTip(a[name].text().replace("&", "") + (f" ({keys})" if keys else ""))
         self.playback.playingChanged.connect(self._on_playing)
-        for name in (
-            "open_run",
-            "add_run",
-            "open_episode",
-            None,
-            "first",
-            "back",
-            "play",
-            "forward",
-            "last",
-            "next_error",
-        ):
+        for name in TOOLBAR:
             bar.addSeparator() if name is None else bar.addAction(a[name])
-        bar.addSeparator()
-        bar.addAction(a["export_png"])
-        bar.addAction(a["export_html"])
 
     def _show_search(self) -> None:
         self.docks["Search"].show()
@@ -394,8 +374,7 @@ class MainWindow(QMainWindow):
         self.search.query_edit.selectAll()
 
     def _on_playing(self, playing: bool) -> None:
-        icon = QStyle.StandardPixmap.SP_MediaPause if playing else QStyle.StandardPixmap.SP_MediaPlay
-        self.actions_by_name["play"].setIcon(self.style().standardIcon(icon))
+        self.actions_by_name["play"].setIcon(app_icon("pause" if playing else "play"))
 
     # ---- opening -----------------------------------------------------------------------------------------
     def open_path(self, path: str | Path) -> bool:

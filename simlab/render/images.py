@@ -9,10 +9,11 @@ from __future__ import annotations
 import base64
 import io
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 from PIL import Image, ImageDraw, ImageFont
+
+from simlab.core.assets import asset_path
 
 
 @lru_cache(maxsize=64)
@@ -24,14 +25,14 @@ def text_font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
         return ImageFont.load_default()
 
 
-MONO_FONT = Path(__file__).with_name("fonts") / "DejaVuSansMono.ttf"
-"""DejaVu Sans Mono, shipped with SimLab (its licence beside it): for codes and numbers a reader must not
+MONO_FONT = "fonts/DejaVuSansMono.ttf"
+"""DejaVu Sans Mono, shipped in ``assets/fonts`` with its licence: for codes and numbers a reader must not
 misread (a serial number's 0 and O), the same on every machine."""
 
 
 def mono_font(size: int) -> ImageFont.FreeTypeFont:
     """The shipped monospaced font at ``size`` pixels."""
-    return ImageFont.truetype(str(MONO_FONT), max(8, size))
+    return ImageFont.truetype(str(asset_path(MONO_FONT)), max(8, size))
 
 
 def draw_centred(

@@ -64,9 +64,9 @@ class EpisodePool(Protocol):
     def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None: ...
 
 
-@dataclass
+@dataclass(frozen=True)
 class RunConfig:
-    """What ``python main.py run`` was asked to do."""
+    """What ``python main.py run`` was asked to do (composed from its sources by :mod:`simlab.runner.run_config`)."""
 
     world: str
     seed: int = 0

@@ -9,12 +9,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from simlab.analysis.report import build_report
+from simlab.core.assets import scene_path
 from simlab.core.recording import load_run
 from simlab.runner.batch import run
 from simlab.runner.config_file import load_run_config
 from simlab.worlds import get_family
 
-SCENES = Path(__file__).resolve().parents[2] / "scenes" / "blocks"
+SCENES = scene_path("blocks")  # scenes/ of a checkout, or the copy an installed SimLab carries
 DEMO_CONFIG = SCENES / "demo.toml"
 DEMO_RUN = SCENES / "demo_run"  # the bundled recording the app opens; `python main.py demo --out` remakes it
 

@@ -12,7 +12,7 @@ from simlab.worlds import get_family
 from simlab.worlds.blocks.model import parse_cell
 
 EXCERPT = Path(__file__).parent / "fixtures" / "craft_structures_excerpt.json"
-SHIPPED = Path(__file__).resolve().parents[2] / "simlab" / "worlds" / "blocks" / "data" / "structures_dataset_20.json"
+SHIPPED = Path(__file__).resolve().parents[2] / "assets" / "reference" / "craft" / "structures_dataset_20.json"
 
 
 def test_the_published_structures_load_with_their_ids_labels_and_boards():

@@ -13,7 +13,7 @@ from simlab.core.recording import load_run
 from simlab.worlds.blocks.personas import REFERENCE_ARCHETYPES, cpython_tuple_hash, reference_archetype
 from simlab.worlds.blocks.presentation import persona as recorded_persona
 
-SHIPPED = Path(__file__).resolve().parents[2] / "simlab" / "worlds" / "blocks" / "data" / "structures_dataset_20.json"
+SHIPPED = Path(__file__).resolve().parents[2] / "assets" / "reference" / "craft" / "structures_dataset_20.json"
 # Table 3: per director, the games (of 300 = 20 structures x 15 models) each archetype was given
 TABLE_3 = {
     "D1": {"assertive": 75, "cautious": 60, "observant": 15, "skeptical": 45, "synthesizer": 105},

@@ -17,7 +17,7 @@ from simlab.core.recording import INDEX_FILE, RUN_FILE
 from tests.fuzz.hostile import assert_handled
 
 REPO = Path(__file__).resolve().parents[2]
-CRAFT_STRUCTURES = REPO / "simlab" / "worlds" / "blocks" / "data" / "structures_dataset_20.json"
+CRAFT_STRUCTURES = REPO / "assets" / "reference" / "craft" / "structures_dataset_20.json"
 DIGIT_RUNS = {"superscript two": "\u00b2", "arabic-indic three": "\u0663", "5,000 digits": "7" * 5_000}
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from simlab.core import events as ev
+from simlab.core.assets import asset_path
 from simlab.core.episode import Episode
 from simlab.core.errors import ConfigError, FormatError
 from simlab.core.events import Event
@@ -49,8 +50,9 @@ DISAGREEMENT = "reference_disagreement"
 """The code of the ``check`` events that record where our engine judges a logged turn otherwise."""
 
 
-DEFAULT_STRUCTURES = Path(__file__).parent / "data" / "structures_dataset_20.json"
-"""The targets of per-turn logs unless ``--structures`` names others: CRAFT's 20 evaluation structures."""
+DEFAULT_STRUCTURES = asset_path("reference/craft/structures_dataset_20.json")
+"""The targets of per-turn logs unless ``--structures`` names others: CRAFT's 20 evaluation structures (shipped
+in ``assets/reference/craft`` with their source)."""
 MAX_LOG_FILES = 10_000
 
 

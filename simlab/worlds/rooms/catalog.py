@@ -19,41 +19,21 @@ from typing import Any
 import numpy as np
 import trimesh
 
+from simlab.worlds.rooms.materials import MATERIALS, PARTS
 from simlab.worlds.rooms.model import ROOM_TYPES, RoomObject, Scene, Vec3
 
 RGB = tuple[int, int, int]
 Range = tuple[float, float]
 SizeRange = tuple[Range, Range, Range]
 
-COLORS: dict[str, RGB] = {
-    "white": (238, 238, 234),
-    "black": (32, 32, 34),
-    "gray": (128, 128, 132),
-    "brown": (118, 74, 40),
-    "beige": (218, 198, 160),
-    "red": (200, 38, 38),
-    "orange": (236, 128, 28),
-    "yellow": (236, 204, 48),
-    "green": (56, 150, 60),
-    "blue": (44, 92, 204),
-    "purple": (122, 60, 164),
-    "pink": (238, 140, 184),
-    "teal": (28, 142, 142),
-    "navy": (26, 36, 92),
-    "olive": (122, 122, 38),
-    "maroon": (112, 24, 40),
-}
+COLORS: dict[str, RGB] = MATERIALS.colors
+"""The named colours an object may have (``assets/materials/rooms.toml``)."""
 
 PLACEMENTS: tuple[str, ...] = ("floor", "wall", "in_wall", "wall_hang", "surface")
 COVERINGS: tuple[str, ...] = ("curtains", "blinds", "shutters")
 
-METAL: RGB = (172, 172, 178)
-DARK: RGB = (24, 24, 28)
-GLASS: RGB = (168, 202, 226)
-MIRROR_GLASS: RGB = (206, 222, 232)
-LINEN: RGB = (242, 242, 236)
-FOLIAGE: RGB = (52, 132, 58)
-WATER: RGB = (150, 196, 222)
+# Fixed parts' materials, whatever an object's own colour (``[parts]`` of the materials file).
+METAL, DARK, GLASS, MIRROR_GLASS, LINEN, FOLIAGE, WATER = (MATERIALS.parts[name] for name in PARTS)
 
 
 @dataclass(frozen=True)

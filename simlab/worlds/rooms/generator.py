@@ -18,6 +18,7 @@ from typing import Any
 
 from simlab.core.seeding import rng
 from simlab.worlds.rooms.catalog import CATEGORIES, COLORS, COVERINGS, compute_bbox
+from simlab.worlds.rooms.materials import MATERIALS
 from simlab.worlds.rooms.model import ROOM_TYPES, SIZE_CLASSES, RoomObject, Scene, Vec3
 
 Box = tuple[Vec3, Vec3]
@@ -59,8 +60,7 @@ CURTAIN_COLORS = (
     "olive",
     "orange",
 )
-FLOOR_RGBS = ((196, 178, 150), (168, 130, 96), (210, 205, 196), (140, 110, 84), (186, 186, 180))
-WALL_RGBS = ((232, 228, 218), (226, 232, 236), (238, 232, 214), (222, 226, 214), (240, 240, 240))
+FLOOR_RGBS, WALL_RGBS = MATERIALS.floors, MATERIALS.walls  # what a room's floor and walls pick from
 
 _WALL_YAW = (0.0, math.pi / 2, math.pi, -math.pi / 2)  # yaw of an object backed to the south/east/north/west wall
 _ROT = ((1, 0), (0, 1), (-1, 0), (0, -1))  # (cos, sin) of each of those yaws, exact

@@ -22,18 +22,15 @@ from PIL import Image, ImageDraw
 from simlab.render.images import text_font
 from simlab.render.scene import CameraPose, SceneItem, offscreen_plotter, render_items, set_camera
 from simlab.worlds.rooms import visibility
+from simlab.worlds.rooms.materials import MAP_COLOURS, MATERIALS
 from simlab.worlds.rooms.model import Camera, RoomObject, Scene
 from simlab.worlds.rooms.visibility import CornerRay, camera_frame
 
 RGB = tuple[int, int, int]
 Point = tuple[float, float]
 
-MAP_BACKGROUND: RGB = (250, 250, 248)
-MAP_FLOOR: RGB = (236, 230, 218)
-MAP_WALL: RGB = (70, 70, 74)
-MAP_TEXT: RGB = (28, 30, 34)
-MARKER: RGB = (214, 40, 40)
-CORNER_COLOURS: dict[str, RGB] = {"visible": (40, 200, 60), "blocked": (230, 30, 30), "outside": (150, 150, 150)}
+MAP_BACKGROUND, MAP_FLOOR, MAP_WALL, MAP_TEXT, MARKER = (MATERIALS.map[name] for name in MAP_COLOURS)
+CORNER_COLOURS: dict[str, RGB] = MATERIALS.corners
 
 
 # ---- 3D items ----------------------------------------------------------------------------------------
