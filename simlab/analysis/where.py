@@ -32,7 +32,7 @@ import operator
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -56,6 +56,8 @@ STANDARD_FIELDS = frozenset(IndexLine.model_fields)
 """Fields every summary may have (stopped, timeout...): known even when no episode of a run has them."""
 _NAMED_CONSTANTS = {"true": True, "false": False, "null": None}
 _QUOTED = re.compile(r"`([^`\n]*)`")
+
+_Summary = TypeVar("_Summary", bound=Mapping[str, Any])
 
 
 class WhereError(ValueError):
@@ -480,7 +482,7 @@ def _right_constant(node: Compare) -> Any:
     return node.right if isinstance(node.right, tuple) else _const(node.right)
 
 
-def filter_summaries(summaries: Sequence[Mapping[str, Any]], text: str) -> list[Mapping[str, Any]]:
+def filter_summaries(summaries: Sequence[_Summary], text: str) -> list[_Summary]:
     """The summaries ``text`` keeps, evaluated with numpy over their columns; WhereError when it cannot be
     used (the names resolved against every field the summaries have)."""
     table = RunTable.from_summaries(summaries)

@@ -15,7 +15,6 @@ and closing with unsaved changes asks first.
 
 from __future__ import annotations
 
-import sys
 import zlib
 from pathlib import Path
 from typing import Any
@@ -23,7 +22,6 @@ from typing import Any
 from PySide6.QtCore import QEvent, QObject, QStandardPaths, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence, QMouseEvent, QUndoCommand, QUndoStack
 from PySide6.QtWidgets import (
-    QApplication,
     QDockWidget,
     QFileDialog,
     QHBoxLayout,
@@ -38,6 +36,7 @@ from PySide6.QtWidgets import (
 from simlab.core.editing import Edit, EditorDocument, Proposal, write_json
 from simlab.core.errors import SimlabError
 from simlab.gui.editor_panels import EntityList, PalettePanel, PicturesPanel, PropertiesPanel, ProposalDialog
+from simlab.gui.qt_app import application
 from simlab.gui.scene_canvas import CLICK_SLOP_PX, SceneCanvas
 from simlab.gui.validity_view import ValidityJob, ValidityLauncher
 from simlab.worlds import get_family, open_document
@@ -460,9 +459,7 @@ class _MouseFilter(QObject):
 
 def run_editor(target: str | Path) -> int:
     """Open the editor on ``target`` (a file, or a family name for a new document) and run the event loop."""
-    app = QApplication.instance() or QApplication(sys.argv[:1])
-    app.setApplicationName("SimLab")
-    app.setOrganizationName("SimLab")
+    app = application()
     document = open_document(target)
     window = EditorWindow(document)
     window.show()
