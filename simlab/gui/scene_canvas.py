@@ -2,10 +2,14 @@
 
 :meth:`SceneCanvas.show` draws a list of :class:`~simlab.render.scene.SceneItem`: only items whose look
 changed since the last call are removed and added (a step usually moves one block, and re-adding every actor
-costs more than rendering the frame). Hovering an item with a tooltip shows it after the mouse rests, so
-picking never runs on every mouse move; a press and release without a drag emits :attr:`SceneCanvas.clicked`
-with the item's key. VTK's own one-letter keys are swallowed. Points under the mouse come in VTK display
-pixels (origin bottom left); :meth:`display_point` converts a Qt position.
+costs more than rendering the frame); an item that only moved (the same mesh shifted, as an object dragged in
+the editor) keeps its actor, moved by the actor's own position (a user transform). While a gesture is in
+progress a canvas may draw drafts (:meth:`SceneCanvas.set_draft`: fewer pixels, no multisampling, the frame
+stretched to the widget) and full-quality frames once it ends, as 3D editors refine progressively. Hovering an
+item with a tooltip shows it after the mouse rests, so picking never runs on every mouse move; a press and
+release without a drag emits :attr:`SceneCanvas.clicked` with the item's key. VTK's own one-letter keys are
+swallowed. Points under the mouse come in VTK display pixels (origin bottom left); :meth:`display_point`
+converts a Qt position.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from pyvistaqt import QtInteractor
 from simlab.render.scene import CameraPose, SceneItem, add_items, set_camera
 
 HOVER_DELAY_MS = 250
+MOVE_TOLERANCE = 1e-6  # metres: a mesh whose every point moved by one offset, to this, is the same mesh moved
 CLICK_SLOP_PX = 4  # a press and release closer than this is a click, farther a camera drag
 
 Point = tuple[float, float, float]
@@ -37,7 +42,10 @@ class SceneCanvas(QObject):
         self.plotter = QtInteractor(parent, auto_update=False)
         self.plotter.set_background("white")
         self.items: list[SceneItem] = []
-        self._shown: dict[str, tuple[tuple[Any, ...], Any]] = {}  # key -> (signature, actor) on screen
+        self._shown: dict[str, _Shown] = {}  # key -> what is on screen for it
+        self.draft_scale = 1
+        """1: full quality; n: frames are rendered at 1/n of the widget's resolution, without multisampling."""
+        self._samples = self.plotter.ren_win.GetMultiSamples()
         self._tooltips: dict[str, str] = {}  # actor address -> tooltip
         self._keys: dict[str, str] = {}  # actor address -> item key, for clicks
         self._press: tuple[int, int] | None = None
@@ -54,20 +62,23 @@ class SceneCanvas(QObject):
         return self.plotter.interactor
 
     def show(self, items: list[SceneItem]) -> None:
-        """Draw ``items``, replacing what is on screen; unchanged items stay as they are."""
+        """Draw ``items``, replacing what is on screen; unchanged items stay as they are, moved ones are moved."""
         self.items = items
-        wanted = {item.key: (_signature(item), item) for item in items}
-        stale = [k for k, (sig, _a) in self._shown.items() if wanted.get(k, (None,))[0] != sig]
+        wanted = {item.key: item for item in items}
+        stale = [key for key, shown in self._shown.items() if not shown.shows(wanted.get(key))]
+        moved = [key for key in stale if self._shown[key].move_to(wanted.get(key))]
         for key in stale:
-            self.plotter.remove_actor(self._shown.pop(key)[1], render=False)
-        fresh = [item for key, (_sig, item) in wanted.items() if key not in self._shown]
+            if key not in moved:
+                self.plotter.remove_actor(self._shown.pop(key).actor, render=False)
+        fresh = [item for key, item in wanted.items() if key not in self._shown]
         if not stale and not fresh:
             return  # nothing changed: no repaint (an agent's view is not redrawn for a selection in the list)
         for key, actor in add_items(self.plotter, fresh).items():
-            self._shown[key] = (wanted[key][0], actor)
-        pickable = {k: (a, wanted[k][1]) for k, (_s, a) in self._shown.items() if wanted[k][1].tooltip}
-        self._tooltips = {_address(a): item.tooltip for a, item in pickable.values()}
-        self._keys = {_address(a): k for k, (a, _item) in pickable.items()}
+            self._shown[key] = _Shown(wanted[key], actor)
+        if stale != moved or fresh:  # a moved actor keeps its address, key and tooltip
+            pickable = {k: (shown.actor, wanted[k]) for k, shown in self._shown.items() if wanted[k].tooltip}
+            self._tooltips = {_address(a): item.tooltip for a, item in pickable.values()}
+            self._keys = {_address(a): k for k, (a, _item) in pickable.items()}
         # Ask Qt for a repaint: paintGL renders the scene once. pyvistaqt's render() would render now and
         # again in the paint it triggers (measured: two 33 ms renders per step under Xvfb).
         QWidget.update(self.plotter.interactor)
@@ -95,10 +106,28 @@ class SceneCanvas(QObject):
         set_camera(self.plotter, pose)
         QWidget.update(self.plotter.interactor)
 
+    def set_draft(self, scale: int) -> None:
+        """Render at 1/``scale`` of the widget's resolution without multisampling, the frame stretched to the
+        widget (a draft while a gesture is in progress); 1 goes back to full quality. Repaints when it changes."""
+        if scale == self.draft_scale:
+            return
+        self.draft_scale = scale
+        window = self.plotter.ren_win
+        window.SetMultiSamples(self._samples if scale == 1 else 0)
+        ratio = self.widget.devicePixelRatioF()
+        width = max(1, round(self.widget.width() * ratio / scale))
+        height = max(1, round(self.widget.height() * ratio / scale))
+        interactor = window.GetInteractor()
+        if interactor is not None:  # as pyvistaqt's resizeGL sizes it; the blit to the widget stretches it
+            interactor.UpdateSize(width, height)
+        else:
+            window.SetSize(width, height)
+        QWidget.update(self.plotter.interactor)
+
     # ---- what is under the mouse ---------------------------------------------------------------------
     def display_point(self, position: QPoint) -> tuple[int, int]:
-        """A Qt widget position as VTK display pixels (origin bottom left, device pixels)."""
-        ratio = self.widget.devicePixelRatioF()
+        """A Qt widget position as VTK display pixels (origin bottom left, device pixels; a draft's fewer)."""
+        ratio = self.widget.devicePixelRatioF() / self.draft_scale
         return round(position.x() * ratio), round((self.widget.height() - 1 - position.y()) * ratio)
 
     def key_at(self, x: int, y: int) -> str:
@@ -184,10 +213,53 @@ def _outside(planes: np.ndarray, bounds: tuple[float, ...]) -> bool:
     return bool(np.any(np.all(corners @ planes.T < 0, axis=0)))
 
 
-def _signature(item: SceneItem) -> tuple[Any, ...]:
-    """What makes an item look the way it does; an item whose signature is unchanged stays on screen."""
-    look = (item.kind, item.color, item.opacity, item.style, item.tooltip, item.line_width, item.edged, item.culled)
-    return (*look, item.mesh.bounds)
+def _look(item: SceneItem) -> tuple[Any, ...]:
+    """What makes an item look the way it does, but where it is."""
+    return (item.kind, item.color, item.opacity, item.style, item.tooltip, item.line_width, item.edged, item.culled)
+
+
+class _Shown:
+    """An item's actor on screen: the item it was made from (its mesh is the actor's), the item it shows now and
+    what that one looks like where it is (its look and bounds)."""
+
+    def __init__(self, item: SceneItem, actor: Any) -> None:
+        self.drawn, self.actor = item, actor
+        # a text label is a 2D actor, whose position is on the screen: it is made again when it moves
+        self.movable = isinstance(actor, vtk.vtkProp3D)
+        self._now(item)
+
+    def _now(self, item: SceneItem) -> None:
+        self.item, self.signature = item, (_look(item), item.mesh.bounds)
+
+    def shows(self, item: SceneItem | None) -> bool:
+        """Whether the screen already shows ``item`` (the same look and the same bounds)."""
+        return item is not None and (item is self.item or (_look(item), item.mesh.bounds) == self.signature)
+
+    def move_to(self, item: SceneItem | None) -> bool:
+        """Show ``item`` by moving the actor, when it is the drawn mesh moved by one offset; False otherwise."""
+        if item is None or not self.movable or _look(item) != self.signature[0]:
+            return False
+        offset = _offset(self.drawn.mesh, item.mesh)
+        if offset is None:
+            return False
+        self.actor.SetPosition(*offset)
+        self._now(item)
+        return True
+
+
+def _offset(drawn: Any, mesh: Any) -> tuple[float, float, float] | None:
+    """The one offset that takes every point of ``drawn`` to ``mesh``'s, with the same cells; else None."""
+    before, after = np.asarray(drawn.points), np.asarray(mesh.points)
+    if before.shape != after.shape or len(before) == 0 or drawn.n_cells != mesh.n_cells:
+        return None
+    shift = after - before
+    offset = shift[0]
+    if not np.allclose(shift, offset, rtol=0.0, atol=MOVE_TOLERANCE):
+        return None
+    for cells in ("faces", "lines", "verts", "strips"):
+        if not np.array_equal(getattr(drawn, cells), getattr(mesh, cells)):
+            return None
+    return (float(offset[0]), float(offset[1]), float(offset[2]))
 
 
 def _address(actor: Any) -> str:

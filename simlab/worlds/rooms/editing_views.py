@@ -1,5 +1,6 @@
 """What the room editor keeps between edits so an edit redoes only its share: each object's mesh and scene
-items (rebuilt when that object changes) and each agent's picture (re-rendered when its camera moves, or when
+items (rebuilt when that object changes), its visibility tint (when it or who sees it changes) and each agent's
+picture (re-rendered when its camera moves, or when
 an object that changed may show in it: its box before or after the edit reaches into the picture's frustum).
 
 Rendering dominates an edit (a 480x360 picture takes 100-200 ms, the visibility of both agents a few ms), so
@@ -13,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 import numpy as np
 import trimesh
@@ -22,7 +24,8 @@ from simlab.render.scene import SceneItem
 from simlab.worlds.rooms import visibility
 from simlab.worlds.rooms.model import Camera, RoomObject, Scene, Vec3
 from simlab.worlds.rooms.render import object_items, render_view_items, shell_items
-from simlab.worlds.rooms.visibility import camera_frame
+from simlab.worlds.rooms.scene import tint_items
+from simlab.worlds.rooms.visibility import ViewPair, camera_frame
 
 PICTURE_SIZE = (480, 360)
 """Each agent's picture in the editor's panels (the agents' own 1024x768 at a panel's size)."""
@@ -43,6 +46,7 @@ class RoomParts:
         self._items: dict[str, tuple[str, list[SceneItem]]] = {}
         self._shell: dict[float, list[SceneItem]] = {}
         self._pictures: dict[str, Image.Image] = {}
+        self._tints: dict[str, tuple[RoomObject, tuple[bool, bool], SceneItem]] = {}
         self.renders = 0
         """How many pictures were rendered so far (what the caches saved shows in tests and the benchmark)."""
 
@@ -70,6 +74,28 @@ class RoomParts:
                 kept = self._items[obj.id] = (key, object_items(obj, self.mesh(obj)))
             out += kept[1]
         return out
+
+    def tints(self, scene: Scene, views: ViewPair) -> list[SceneItem]:
+        """:func:`~simlab.worlds.rooms.scene.tint_items` from the kept ones: an object's tint is made again only
+        when the object or who sees it changed."""
+        objects = {o.id: o for o in scene.objects}
+        answerer, helper = set(views.answerer_visible), set(views.helper_visible)
+        who = {i: (i in answerer, i in helper) for i in _tinted(views)}
+
+        def kept(i: str) -> bool:
+            tint = self._tints.get(i)
+            return tint is not None and tint[0] is objects[i] and tint[1] == who[i]
+
+        wanted = {i for i in who if not kept(i)}
+        if wanted:
+            part = replace(
+                views,
+                answerer_visible=[i for i in views.answerer_visible if i in wanted],
+                helper_visible=[i for i in views.helper_visible if i in wanted],
+            )
+            for item, i in zip(tint_items(scene, part), _tinted(part), strict=True):
+                self._tints[i] = (objects[i], who[i], item)
+        return [self._tints[i][2] for i in who]
 
     def object_changed(
         self, before: RoomObject | None, after: RoomObject | None, cameras: Mapping[str, Camera]
@@ -110,6 +136,11 @@ def may_show(camera: Camera, box: tuple[Vec3, Vec3], size: tuple[int, int]) -> b
         local[:, 1] < -tan_v * depth,
     )
     return not any(bool(np.all(side)) for side in outside)
+
+
+def _tinted(views: ViewPair) -> list[str]:
+    """The objects either agent sees, in the order :func:`~simlab.worlds.rooms.scene.tint_items` tints them."""
+    return [*views.answerer_only, *views.helper_only, *views.shared]
 
 
 def visible_sets(geometry: visibility.SceneGeometry, cameras: Sequence[Camera], min_corners: int) -> list[list[str]]:
