@@ -96,7 +96,8 @@ class SceneCanvas(QObject):
         planes = [0.0] * 24
         self.plotter.renderer.GetActiveCamera().GetFrustumPlanes(width / max(height, 1), planes)
         normals = np.array(planes, dtype=float).reshape(6, 4)
-        return [item for item in items if not _outside(normals, item.mesh.bounds)]
+        outside = _outside(normals, [item.mesh.bounds for item in items])
+        return [item for item, out in zip(items, outside, strict=True) if not out]
 
     def count(self, kind: str) -> int:
         """How many drawn items are of ``kind``."""
@@ -205,12 +206,14 @@ class SceneCanvas(QObject):
             forget()
 
 
-def _outside(planes: np.ndarray, bounds: tuple[float, ...]) -> bool:
-    """Whether a box lies wholly on the outer side of one of the frustum's planes (a*x + b*y + c*z + d < 0
-    is outside, as VTK gives them)."""
-    x0, x1, y0, y1, z0, z1 = bounds
-    corners = np.array([[x, y, z, 1.0] for x in (x0, x1) for y in (y0, y1) for z in (z0, z1)])
-    return bool(np.any(np.all(corners @ planes.T < 0, axis=0)))
+def _outside(planes: np.ndarray, bounds: list[tuple[float, ...]]) -> np.ndarray:
+    """Per box (x0, x1, y0, y1, z0, z1), whether it lies wholly on the outer side of one of the frustum's
+    planes (a*x + b*y + c*z + d < 0 is outside, as VTK gives them)."""
+    boxes = np.asarray(bounds, dtype=float).reshape(-1, 3, 2)
+    pick = np.array([[x, y, z] for x in (0, 1) for y in (0, 1) for z in (0, 1)])  # the eight corners' ends
+    corners = boxes[:, np.arange(3), pick]  # (boxes, 8, 3)
+    corners = np.concatenate([corners, np.ones((*corners.shape[:2], 1))], axis=2)
+    return np.any(np.all(corners @ planes.T < 0, axis=1), axis=1)
 
 
 def _look(item: SceneItem) -> tuple[Any, ...]:
@@ -226,6 +229,8 @@ class _Shown:
         self.drawn, self.actor = item, actor
         # a text label is a 2D actor, whose position is on the screen: it is made again when it moves
         self.movable = isinstance(actor, vtk.vtkProp3D)
+        self._points: np.ndarray | None = None  # the drawn mesh's points and cells, read when it first moves
+        self._cells: tuple[np.ndarray, ...] = ()
         self._now(item)
 
     def _now(self, item: SceneItem) -> None:
@@ -239,7 +244,9 @@ class _Shown:
         """Show ``item`` by moving the actor, when it is the drawn mesh moved by one offset; False otherwise."""
         if item is None or not self.movable or _look(item) != self.signature[0]:
             return False
-        offset = _offset(self.drawn.mesh, item.mesh)
+        if self._points is None:
+            self._points, self._cells = _shape(self.drawn.mesh)
+        offset = _offset(self._points, self._cells, item.mesh)
         if offset is None:
             return False
         self.actor.SetPosition(*offset)
@@ -247,18 +254,24 @@ class _Shown:
         return True
 
 
-def _offset(drawn: Any, mesh: Any) -> tuple[float, float, float] | None:
-    """The one offset that takes every point of ``drawn`` to ``mesh``'s, with the same cells; else None."""
-    before, after = np.asarray(drawn.points), np.asarray(mesh.points)
-    if before.shape != after.shape or len(before) == 0 or drawn.n_cells != mesh.n_cells:
+def _shape(mesh: Any) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
+    """A mesh's points and its cells (faces, lines, vertices, strips)."""
+    cells = tuple(np.asarray(getattr(mesh, kind)) for kind in ("faces", "lines", "verts", "strips"))
+    return np.asarray(mesh.points), cells
+
+
+def _offset(points: np.ndarray, cells: tuple[np.ndarray, ...], mesh: Any) -> tuple[float, float, float] | None:
+    """The one offset that takes every point of a drawn mesh (its ``points`` and ``cells``) to ``mesh``'s, with
+    the same cells; else None."""
+    after, after_cells = _shape(mesh)
+    if after.shape != points.shape or len(points) == 0:
         return None
-    shift = after - before
+    shift = after - points
     offset = shift[0]
-    if not np.allclose(shift, offset, rtol=0.0, atol=MOVE_TOLERANCE):
+    if np.abs(shift - offset).max() > MOVE_TOLERANCE:
         return None
-    for cells in ("faces", "lines", "verts", "strips"):
-        if not np.array_equal(getattr(drawn, cells), getattr(mesh, cells)):
-            return None
+    if not all(np.array_equal(a, b) for a, b in zip(cells, after_cells, strict=True)):
+        return None
     return (float(offset[0]), float(offset[1]), float(offset[2]))
 
 

@@ -14,7 +14,8 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from typing import Generic, TypeVar
 
 import numpy as np
 import trimesh
@@ -37,13 +38,36 @@ def state_key(obj: RoomObject) -> str:
     return json.dumps(obj.to_json(), sort_keys=True)
 
 
+def shape_key(obj: RoomObject) -> str:
+    """Everything that shapes ``obj`` but where it stands: equal keys, the same items moved."""
+    state = obj.to_json()
+    del state["position"], state["bbox"]
+    return json.dumps(state, sort_keys=True)
+
+
+T = TypeVar("T")
+
+
+@dataclass
+class _Kept(Generic[T]):
+    """What was made for one object as it was (``obj``, and its :func:`state_key`)."""
+
+    obj: RoomObject
+    key: str
+    made: T
+
+    def holds(self, obj: RoomObject) -> bool:
+        """Whether this was made for ``obj`` as it is now (the same object, or one equal to it)."""
+        return self.obj is obj or self.key == state_key(obj)
+
+
 class RoomParts:
     """Meshes, scene items and pictures of a room being edited, each rebuilt only when what it shows changed."""
 
     def __init__(self, size: tuple[int, int] = PICTURE_SIZE) -> None:
         self.size = size
-        self._meshes: dict[str, tuple[str, trimesh.Trimesh]] = {}
-        self._items: dict[str, tuple[str, list[SceneItem]]] = {}
+        self._meshes: dict[str, _Kept[trimesh.Trimesh]] = {}
+        self._items: dict[str, _Kept[list[SceneItem]]] = {}
         self._shell: dict[float, list[SceneItem]] = {}
         self._pictures: dict[str, Image.Image] = {}
         self._tints: dict[str, tuple[RoomObject, tuple[bool, bool], SceneItem]] = {}
@@ -52,11 +76,10 @@ class RoomParts:
 
     def mesh(self, obj: RoomObject) -> trimesh.Trimesh:
         """``obj``'s world mesh, built again only when the object changed."""
-        key = state_key(obj)
         kept = self._meshes.get(obj.id)
-        if kept is None or kept[0] != key:
-            kept = self._meshes[obj.id] = (key, visibility.object_mesh(obj))
-        return kept[1]
+        if kept is None or not kept.holds(obj):
+            kept = self._meshes[obj.id] = _Kept(obj, state_key(obj), visibility.object_mesh(obj))
+        return kept.made
 
     def geometry(self, scene: Scene) -> visibility.SceneGeometry:
         """The scene's ray-casting geometry from the kept meshes (only changed objects are meshed again)."""
@@ -68,12 +91,19 @@ class RoomParts:
             self._shell[wall_opacity] = shell_items(scene, wall_opacity)
         out = list(self._shell[wall_opacity])
         for obj in scene.objects:
-            key = state_key(obj)
             kept = self._items.get(obj.id)
-            if kept is None or kept[0] != key:
-                kept = self._items[obj.id] = (key, object_items(obj, self.mesh(obj)))
-            out += kept[1]
+            if kept is None or not kept.holds(obj):
+                kept = self._items[obj.id] = _Kept(obj, state_key(obj), self._object_items(obj, kept))
+            out += kept.made
         return out
+
+    def _object_items(self, obj: RoomObject, kept: _Kept[list[SceneItem]] | None) -> list[SceneItem]:
+        """``obj``'s items: those ``kept`` moved along when only where it stands changed (a drag step), else
+        made from its mesh."""
+        if kept is None or shape_key(kept.obj) != shape_key(obj):
+            return object_items(obj, self.mesh(obj))
+        shift = [after - before for before, after in zip(kept.obj.position, obj.position, strict=True)]
+        return [replace(item, mesh=item.mesh.translate(shift, inplace=False)) for item in kept.made]
 
     def tints(self, scene: Scene, views: ViewPair) -> list[SceneItem]:
         """:func:`~simlab.worlds.rooms.scene.tint_items` from the kept ones: an object's tint is made again only
