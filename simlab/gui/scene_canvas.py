@@ -3,7 +3,8 @@
 :meth:`SceneCanvas.show` draws a list of :class:`~simlab.render.scene.SceneItem`: only items whose look
 changed since the last call are removed and added (a step usually moves one block, and re-adding every actor
 costs more than rendering the frame); an item that only moved (the same mesh shifted, as an object dragged in
-the editor) keeps its actor, moved by the actor's own position (a user transform). While a gesture is in
+the editor) keeps its actor, moved by the actor's own position (a user transform), and one that looks as before
+but changed its shape (a selected object's rays) keeps it too, given the new mesh. While a gesture is in
 progress a canvas may draw drafts (:meth:`SceneCanvas.set_draft`: fewer pixels, no multisampling, the frame
 stretched to the widget) and full-quality frames once it ends, as 3D editors refine progressively. Hovering an
 item with a tooltip shows it after the mouse rests, so picking never runs on every mouse move; a press and
@@ -62,20 +63,21 @@ class SceneCanvas(QObject):
         return self.plotter.interactor
 
     def show(self, items: list[SceneItem]) -> None:
-        """Draw ``items``, replacing what is on screen; unchanged items stay as they are, moved ones are moved."""
+        """Draw ``items``, replacing what is on screen; unchanged items stay as they are, and an item that looks
+        as before keeps its actor (moved, or given its new mesh)."""
         self.items = items
         wanted = {item.key: item for item in items}
         stale = [key for key, shown in self._shown.items() if not shown.shows(wanted.get(key))]
-        moved = [key for key in stale if self._shown[key].move_to(wanted.get(key))]
+        kept = [key for key in stale if self._shown[key].reuse(wanted.get(key))]
         for key in stale:
-            if key not in moved:
+            if key not in kept:
                 self.plotter.remove_actor(self._shown.pop(key).actor, render=False)
         fresh = [item for key, item in wanted.items() if key not in self._shown]
         if not stale and not fresh:
             return  # nothing changed: no repaint (an agent's view is not redrawn for a selection in the list)
         for key, actor in add_items(self.plotter, fresh).items():
             self._shown[key] = _Shown(wanted[key], actor)
-        if stale != moved or fresh:  # a moved actor keeps its address, key and tooltip
+        if stale != kept or fresh:  # a reused actor keeps its address, key and tooltip
             pickable = {k: (shown.actor, wanted[k]) for k, shown in self._shown.items() if wanted[k].tooltip}
             self._tooltips = {_address(a): item.tooltip for a, item in pickable.values()}
             self._keys = {_address(a): k for k, (a, _item) in pickable.items()}
@@ -240,16 +242,21 @@ class _Shown:
         """Whether the screen already shows ``item`` (the same look and the same bounds)."""
         return item is not None and (item is self.item or (_look(item), item.mesh.bounds) == self.signature)
 
-    def move_to(self, item: SceneItem | None) -> bool:
-        """Show ``item`` by moving the actor, when it is the drawn mesh moved by one offset; False otherwise."""
+    def reuse(self, item: SceneItem | None) -> bool:
+        """Show ``item`` with this actor when it looks the same but where or what it is: moved by a user
+        transform when its mesh is the drawn one moved by one offset, else given the mesh as its data (the
+        selected object's rays); False when its look changed or the actor is a 2D one."""
         if item is None or not self.movable or _look(item) != self.signature[0]:
             return False
         if self._points is None:
             self._points, self._cells = _shape(self.drawn.mesh)
         offset = _offset(self._points, self._cells, item.mesh)
         if offset is None:
-            return False
-        self.actor.SetPosition(*offset)
+            self.actor.GetMapper().SetInputData(item.mesh)
+            self.actor.SetPosition(0.0, 0.0, 0.0)
+            self.drawn, self._points = item, None
+        else:
+            self.actor.SetPosition(*offset)
         self._now(item)
         return True
 

@@ -47,9 +47,10 @@ def object_warnings(scene: Scene, crossings: Crossings | None = None) -> dict[st
     described = describe_objects(scene, [o.id for o in scene.objects])
     ids = {o.id for o in scene.objects}
     cross = (crossings or Crossings()).cross
+    solid = [o for o in scene.objects if not _ignored(o)]
     out = {}
     for obj in scene.objects:
-        found = [_outside(scene, obj), _floating(scene, obj, ids), *_crossing(scene, obj, cross)]
+        found = [_outside(scene, obj), _floating(scene, obj, ids), *_crossing(solid, obj, cross)]
         if obj.id not in described:
             found.append("no description singles it out: questions will leave it out")
         text = "; ".join(f for f in found if f)
@@ -92,11 +93,14 @@ def _floating(scene: Scene, obj: RoomObject, ids: set[str]) -> str:
     return "" if under else f"it is not on {base.id} any more"
 
 
-def _crossing(scene: Scene, obj: RoomObject, cross: Callable[[RoomObject, RoomObject], bool]) -> list[str]:
-    """``it goes into sofa_1`` for every object ``obj`` interpenetrates (``cross`` judges a pair)."""
+def _crossing(
+    solid: Sequence[RoomObject], obj: RoomObject, cross: Callable[[RoomObject, RoomObject], bool]
+) -> list[str]:
+    """``it goes into sofa_1`` for every object of ``solid`` (those not :func:`_ignored`, in scene order) that
+    ``obj`` interpenetrates (``cross`` judges a pair)."""
     if _ignored(obj):
         return []
-    return [f"it goes into {o.id}" for o in scene.objects if o.id != obj.id and not _ignored(o) and cross(obj, o)]
+    return [f"it goes into {o.id}" for o in solid if o.id != obj.id and cross(obj, o)]
 
 
 def _ignored(obj: RoomObject) -> bool:
