@@ -14,17 +14,19 @@ import cProfile
 import pstats
 import tempfile
 from pathlib import Path
+from typing import cast
 
 from PySide6.QtWidgets import QApplication
 
 from benchmarks.editor import room_file
 from simlab.gui.editor import EditorWindow
 from simlab.worlds import open_document
+from simlab.worlds.rooms.editing import RoomDocument
 
 
 def profile_drag(app: QApplication, window: EditorWindow, target: str, steps: int, top: int) -> None:
     """``steps`` drag steps of ``target`` under cProfile, then the release, each printed."""
-    doc = window.document
+    doc = cast(RoomDocument, window.document)
     x, y, z = doc.objects[target].position
     window.begin_drag()
     window.push_op(doc.move, target, (x + 0.1, y, z), "profile-warm-up")  # caches filled as in a real drag
@@ -56,12 +58,12 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=25, help="functions shown per listing")
     parser.add_argument("--steps", type=int, default=10, help="drag steps profiled per object")
     args = parser.parse_args()
-    app = QApplication.instance() or QApplication([])
+    app = cast(QApplication, QApplication.instance() or QApplication([]))
     with tempfile.TemporaryDirectory() as tmp:
         window = EditorWindow(open_document(room_file(Path(tmp))))
         window.show()
         app.processEvents()
-        doc = window.document
+        doc = cast(RoomDocument, window.document)
         for target in (doc.views.shared[0], doc.views.helper_only[0]):
             profile_drag(app, window, target, args.steps, args.top)
         window.undo_stack.setClean()

@@ -46,7 +46,7 @@ class SceneCanvas(QObject):
         self._shown: dict[str, _Shown] = {}  # key -> what is on screen for it
         self.draft_scale = 1
         """1: full quality; n: frames are rendered at 1/n of the widget's resolution, without multisampling."""
-        self._samples = self.plotter.ren_win.GetMultiSamples()
+        self._samples: int = self._window.GetMultiSamples()
         self._tooltips: dict[str, str] = {}  # actor address -> tooltip
         self._keys: dict[str, str] = {}  # actor address -> item key, for clicks
         self._press: tuple[int, int] | None = None
@@ -109,13 +109,18 @@ class SceneCanvas(QObject):
         set_camera(self.plotter, pose)
         QWidget.update(self.plotter.interactor)
 
+    @property
+    def _window(self) -> Any:
+        """The VTK render window (there is one until :meth:`close`)."""
+        return self.plotter.ren_win
+
     def set_draft(self, scale: int) -> None:
         """Render at 1/``scale`` of the widget's resolution without multisampling, the frame stretched to the
         widget (a draft while a gesture is in progress); 1 goes back to full quality. Repaints when it changes."""
         if scale == self.draft_scale:
             return
         self.draft_scale = scale
-        window = self.plotter.ren_win
+        window = self._window
         window.SetMultiSamples(self._samples if scale == 1 else 0)
         ratio = self.widget.devicePixelRatioF()
         width = max(1, round(self.widget.width() * ratio / scale))
@@ -215,7 +220,7 @@ def _outside(planes: np.ndarray, bounds: list[tuple[float, ...]]) -> np.ndarray:
     pick = np.array([[x, y, z] for x in (0, 1) for y in (0, 1) for z in (0, 1)])  # the eight corners' ends
     corners = boxes[:, np.arange(3), pick]  # (boxes, 8, 3)
     corners = np.concatenate([corners, np.ones((*corners.shape[:2], 1))], axis=2)
-    return np.any(np.all(corners @ planes.T < 0, axis=1), axis=1)
+    return np.asarray(np.any(np.all(corners @ planes.T < 0, axis=1), axis=1), dtype=bool)
 
 
 def _look(item: SceneItem) -> tuple[Any, ...]:
