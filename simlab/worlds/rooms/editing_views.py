@@ -1,7 +1,8 @@
 """What the room editor keeps between edits so an edit redoes only its share: each object's mesh and scene
-items (rebuilt when that object changes), its visibility tint (when it or who sees it changes) and each agent's
-picture (re-rendered when its camera moves, or when
-an object that changed may show in it: its box before or after the edit reaches into the picture's frustum).
+items (rebuilt when that object changes; moved along when only where it stands changed, as in a drag), its
+visibility tint (when it or who sees it changes) and each agent's picture (re-rendered when its camera moves,
+or when an object that changed may show in it: its box before or after the edit reaches into the picture's
+frustum).
 
 Rendering dominates an edit (a 480x360 picture takes 100-200 ms, the visibility of both agents a few ms), so
 a drag of an object only one agent can see re-renders one picture, and a camera drag re-renders only that
