@@ -42,6 +42,8 @@ from simlab.gui.validity_view import ValidityJob, ValidityLauncher
 from simlab.worlds import get_family, open_document
 
 AUTOSAVE_MS = 2000
+DRAFT_SCALE = 2  # a drag's frames of the 3D view have a quarter of its pixels
+DRAFT_REST_MS = 250  # the mouse held still this long in a drag: the views at full quality until it moves again
 
 
 class EditCommand(QUndoCommand):
@@ -89,8 +91,10 @@ class EditorWindow(QMainWindow):
         self.summary = QLabel("")
         self._camera_row = QHBoxLayout()
         self._drag: _Drag | None = None
+        self._dragging = False
         self._gestures = 0
         self._autosave = QTimer(self, singleShot=True, interval=AUTOSAVE_MS, timeout=self.autosave)
+        self._rest = QTimer(self, singleShot=True, interval=DRAFT_REST_MS, timeout=lambda: self._draft(False))
         has_validity = get_family(document.family).validity is not None
         self.validity = ValidityLauncher(self, self.say) if has_validity else None
         self._build()
@@ -225,17 +229,37 @@ class EditorWindow(QMainWindow):
         self.refresh()
         self._autosave.start()
 
+    def begin_drag(self) -> None:
+        """A drag has started moving something: until :meth:`end_drag` an edit redraws only the views and the
+        counts (exact at every step), the views as drafts while the mouse moves."""
+        self._dragging = True
+
+    def end_drag(self) -> None:
+        """The drag is over: the views at full quality, the panels it left alone redrawn."""
+        self._dragging = False
+        self._rest.stop()
+        self._draft(False)
+        self.refresh()
+
+    def _draft(self, on: bool) -> None:
+        """Draw the 3D view and the agents' live views as drafts (fewer pixels) or at full quality."""
+        self.canvas.set_draft(DRAFT_SCALE if on else 1)
+        self.pictures.set_draft(on)
+
     # ---- drawing -----------------------------------------------------------------------------------
     def refresh(self) -> None:
-        """Redraw everything the document shows; during a drag only the views and the counts, the rest when
-        the mouse is released."""
+        """Redraw everything the document shows; during a drag only the views (drafts) and the counts, the rest
+        when the mouse is released."""
         doc = self.document
+        if self._dragging:  # drafts while the mouse moves; full quality once it rests
+            self._draft(True)
+            self._rest.start()
         self.canvas.show(doc.scene_items(self.selected))
         live = doc.agent_views()
         if live:  # drawn here from the scene, only what changed: no off-screen render per edit
             self.pictures.show_live(doc.agent_scene(), live)
         self.summary.setText(doc.summary())
-        if self._drag is not None and self._drag.moved:
+        if self._dragging:
             return
         entities = doc.entities()
         self.entity_list.fill(entities, self.selected)
@@ -436,8 +460,10 @@ class _MouseFilter(QObject):
         win, drag = self.window, self.window._drag
         assert drag is not None
         x, y = win.canvas.display_point(event.position().toPoint())
-        if abs(x - drag.start[0]) + abs(y - drag.start[1]) > CLICK_SLOP_PX:
+        if not drag.moved and abs(x - drag.start[0]) + abs(y - drag.start[1]) > CLICK_SLOP_PX:
             drag.moved = True
+            if drag.tool is None:
+                win.begin_drag()
         self._record(x, y)
         if drag.moved and drag.tool is None and drag.entity is not None and drag.points:
             win.push_op(win.document.move, drag.entity, drag.points[-1], drag.gesture)
@@ -447,7 +473,7 @@ class _MouseFilter(QObject):
         win._drag = None
         assert drag is not None
         if drag.moved and drag.tool is None:
-            win.refresh()  # the list, form and facts were left alone during the drag
+            win.end_drag()  # the list, form and facts were left alone during the drag
         if drag.tool is not None and drag.points:
             if drag.moved:
                 win.push_op(win.document.stroke, drag.points, drag.tool)

@@ -44,6 +44,7 @@ from simlab.render.scene import CameraPose, SceneItem
 
 WARNING_SIGN = "\u26a0"
 LIVE_VIEW_SIZE = (400, 300)  # the agents' 4:3 pictures
+LIVE_DRAFT_SCALE = 2  # a drag's frames of an agent's live view have a quarter of its pixels
 MOUSE_EVENTS = (
     QEvent.Type.MouseButtonPress,
     QEvent.Type.MouseButtonRelease,
@@ -236,6 +237,11 @@ class PicturesPanel(QScrollArea):
                 canvas.set_camera(pose)
                 self._poses[caption] = pose
             canvas.show(canvas.in_view(items))  # an edit out of this agent's sight does not repaint its view
+
+    def set_draft(self, on: bool) -> None:
+        """Draw the live views as drafts at reduced resolution (while something is dragged), or at full."""
+        for canvas in self.live.values():
+            canvas.set_draft(LIVE_DRAFT_SCALE if on else 1)
 
     def close_views(self) -> None:
         """Release the live views' render windows (before the window goes)."""

@@ -2,10 +2,15 @@
 
 :meth:`SceneCanvas.show` draws a list of :class:`~simlab.render.scene.SceneItem`: only items whose look
 changed since the last call are removed and added (a step usually moves one block, and re-adding every actor
-costs more than rendering the frame). Hovering an item with a tooltip shows it after the mouse rests, so
-picking never runs on every mouse move; a press and release without a drag emits :attr:`SceneCanvas.clicked`
-with the item's key. VTK's own one-letter keys are swallowed. Points under the mouse come in VTK display
-pixels (origin bottom left); :meth:`display_point` converts a Qt position.
+costs more than rendering the frame); an item that only moved (the same mesh shifted, as an object dragged in
+the editor) keeps its actor, moved by the actor's own position (a user transform), and one that looks as before
+but changed its shape (a selected object's rays) keeps it too, given the new mesh. While a gesture is in
+progress a canvas may draw drafts (:meth:`SceneCanvas.set_draft`: fewer pixels, no multisampling, the frame
+stretched to the widget) and full-quality frames once it ends, as 3D editors refine progressively. Hovering an
+item with a tooltip shows it after the mouse rests, so picking never runs on every mouse move; a press and
+release without a drag emits :attr:`SceneCanvas.clicked` with the item's key. VTK's own one-letter keys are
+swallowed. Points under the mouse come in VTK display pixels (origin bottom left); :meth:`display_point`
+converts a Qt position.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from pyvistaqt import QtInteractor
 from simlab.render.scene import CameraPose, SceneItem, add_items, set_camera
 
 HOVER_DELAY_MS = 250
+MOVE_TOLERANCE = 1e-6  # metres: a mesh whose every point moved by one offset, to this, is the same mesh moved
 CLICK_SLOP_PX = 4  # a press and release closer than this is a click, farther a camera drag
 
 Point = tuple[float, float, float]
@@ -37,7 +43,10 @@ class SceneCanvas(QObject):
         self.plotter = QtInteractor(parent, auto_update=False)
         self.plotter.renderer.set_background("white")
         self.items: list[SceneItem] = []
-        self._shown: dict[str, tuple[tuple[Any, ...], Any]] = {}  # key -> (signature, actor) on screen
+        self._shown: dict[str, _Shown] = {}  # key -> what is on screen for it
+        self.draft_scale = 1
+        """1: full quality; n: frames are rendered at 1/n of the widget's resolution, without multisampling."""
+        self._samples: int = self._window.GetMultiSamples()
         self._tooltips: dict[str, str] = {}  # actor address -> tooltip
         self._keys: dict[str, str] = {}  # actor address -> item key, for clicks
         self._press: tuple[int, int] | None = None
@@ -55,20 +64,24 @@ class SceneCanvas(QObject):
         return self.plotter.interactor
 
     def show(self, items: list[SceneItem]) -> None:
-        """Draw ``items``, replacing what is on screen; unchanged items stay as they are."""
+        """Draw ``items``, replacing what is on screen; unchanged items stay as they are, and an item that looks
+        as before keeps its actor (moved, or given its new mesh)."""
         self.items = items
-        wanted = {item.key: (_signature(item), item) for item in items}
-        stale = [k for k, (sig, _a) in self._shown.items() if wanted.get(k, (None,))[0] != sig]
+        wanted = {item.key: item for item in items}
+        stale = [key for key, shown in self._shown.items() if not shown.shows(wanted.get(key))]
+        kept = [key for key in stale if self._shown[key].reuse(wanted.get(key))]
         for key in stale:
-            self.plotter.remove_actor(self._shown.pop(key)[1], render=False)
-        fresh = [item for key, (_sig, item) in wanted.items() if key not in self._shown]
+            if key not in kept:
+                self.plotter.remove_actor(self._shown.pop(key).actor, render=False)
+        fresh = [item for key, item in wanted.items() if key not in self._shown]
         if not stale and not fresh:
             return  # nothing changed: no repaint (an agent's view is not redrawn for a selection in the list)
         for key, actor in add_items(self.plotter, fresh).items():
-            self._shown[key] = (wanted[key][0], actor)
-        pickable = {k: (a, wanted[k][1]) for k, (_s, a) in self._shown.items() if wanted[k][1].tooltip}
-        self._tooltips = {_address(a): item.tooltip for a, item in pickable.values()}
-        self._keys = {_address(a): k for k, (a, _item) in pickable.items()}
+            self._shown[key] = _Shown(wanted[key], actor)
+        if stale != kept or fresh:  # a reused actor keeps its address, key and tooltip
+            pickable = {k: (shown.actor, wanted[k]) for k, shown in self._shown.items() if wanted[k].tooltip}
+            self._tooltips = {_address(a): item.tooltip for a, item in pickable.values()}
+            self._keys = {_address(a): k for k, (a, _item) in pickable.items()}
         # Ask Qt for a repaint: paintGL renders the scene once. pyvistaqt's render() would render now and
         # again in the paint it triggers (measured: two 33 ms renders per step under Xvfb).
         QWidget.update(self.plotter.interactor)
@@ -86,7 +99,8 @@ class SceneCanvas(QObject):
         planes = [0.0] * 24
         self.plotter.renderer.GetActiveCamera().GetFrustumPlanes(width / max(height, 1), planes)
         normals = np.array(planes, dtype=float).reshape(6, 4)
-        return [item for item in items if not _outside(normals, item.mesh.bounds)]
+        outside = _outside(normals, [item.mesh.bounds for item in items])
+        return [item for item, out in zip(items, outside, strict=True) if not out]
 
     def count(self, kind: str) -> int:
         """How many drawn items are of ``kind``."""
@@ -96,10 +110,33 @@ class SceneCanvas(QObject):
         set_camera(self.plotter, pose)
         QWidget.update(self.plotter.interactor)
 
+    @property
+    def _window(self) -> Any:
+        """The VTK render window (there is one until :meth:`close`)."""
+        return self.plotter.ren_win
+
+    def set_draft(self, scale: int) -> None:
+        """Render at 1/``scale`` of the widget's resolution without multisampling, the frame stretched to the
+        widget (a draft while a gesture is in progress); 1 goes back to full quality. Repaints when it changes."""
+        if scale == self.draft_scale:
+            return
+        self.draft_scale = scale
+        window = self._window
+        window.SetMultiSamples(self._samples if scale == 1 else 0)
+        ratio = self.widget.devicePixelRatioF()
+        width = max(1, round(self.widget.width() * ratio / scale))
+        height = max(1, round(self.widget.height() * ratio / scale))
+        interactor = window.GetInteractor()
+        if interactor is not None:  # as pyvistaqt's resizeGL sizes it; the blit to the widget stretches it
+            interactor.UpdateSize(width, height)
+        else:
+            window.SetSize(width, height)
+        QWidget.update(self.plotter.interactor)
+
     # ---- what is under the mouse ---------------------------------------------------------------------
     def display_point(self, position: QPoint) -> tuple[int, int]:
-        """A Qt widget position as VTK display pixels (origin bottom left, device pixels)."""
-        ratio = self.widget.devicePixelRatioF()
+        """A Qt widget position as VTK display pixels (origin bottom left, device pixels; a draft's fewer)."""
+        ratio = self.widget.devicePixelRatioF() / self.draft_scale
         return round(position.x() * ratio), round((self.widget.height() - 1 - position.y()) * ratio)
 
     def key_at(self, x: int, y: int) -> str:
@@ -177,18 +214,78 @@ class SceneCanvas(QObject):
             forget()
 
 
-def _outside(planes: np.ndarray, bounds: tuple[float, ...]) -> bool:
-    """Whether a box lies wholly on the outer side of one of the frustum's planes (a*x + b*y + c*z + d < 0
-    is outside, as VTK gives them)."""
-    x0, x1, y0, y1, z0, z1 = bounds
-    corners = np.array([[x, y, z, 1.0] for x in (x0, x1) for y in (y0, y1) for z in (z0, z1)])
-    return bool(np.any(np.all(corners @ planes.T < 0, axis=0)))
+def _outside(planes: np.ndarray, bounds: list[tuple[float, ...]]) -> np.ndarray:
+    """Per box (x0, x1, y0, y1, z0, z1), whether it lies wholly on the outer side of one of the frustum's
+    planes (a*x + b*y + c*z + d < 0 is outside, as VTK gives them)."""
+    boxes = np.asarray(bounds, dtype=float).reshape(-1, 3, 2)
+    pick = np.array([[x, y, z] for x in (0, 1) for y in (0, 1) for z in (0, 1)])  # the eight corners' ends
+    corners = boxes[:, np.arange(3), pick]  # (boxes, 8, 3)
+    corners = np.concatenate([corners, np.ones((*corners.shape[:2], 1))], axis=2)
+    return np.asarray(np.any(np.all(corners @ planes.T < 0, axis=1), axis=1), dtype=bool)
 
 
-def _signature(item: SceneItem) -> tuple[Any, ...]:
-    """What makes an item look the way it does; an item whose signature is unchanged stays on screen."""
-    look = (item.kind, item.color, item.opacity, item.style, item.tooltip, item.line_width, item.edged, item.culled)
-    return (*look, item.mesh.bounds)
+def _look(item: SceneItem) -> tuple[Any, ...]:
+    """What makes an item look the way it does, but where it is."""
+    return (item.kind, item.color, item.opacity, item.style, item.tooltip, item.line_width, item.edged, item.culled)
+
+
+class _Shown:
+    """An item's actor on screen: the item it was made from (its mesh is the actor's), the item it shows now and
+    what that one looks like where it is (its look and bounds)."""
+
+    def __init__(self, item: SceneItem, actor: Any) -> None:
+        self.drawn, self.actor = item, actor
+        # a text label is a 2D actor, whose position is on the screen: it is made again when it moves
+        self.movable = isinstance(actor, vtk.vtkProp3D)
+        self._points: np.ndarray | None = None  # the drawn mesh's points and cells, read when it first moves
+        self._cells: tuple[np.ndarray, ...] = ()
+        self._now(item)
+
+    def _now(self, item: SceneItem) -> None:
+        self.item, self.signature = item, (_look(item), item.mesh.bounds)
+
+    def shows(self, item: SceneItem | None) -> bool:
+        """Whether the screen already shows ``item`` (the same look and the same bounds)."""
+        return item is not None and (item is self.item or (_look(item), item.mesh.bounds) == self.signature)
+
+    def reuse(self, item: SceneItem | None) -> bool:
+        """Show ``item`` with this actor when it looks the same but where or what it is: moved by a user
+        transform when its mesh is the drawn one moved by one offset, else given the mesh as its data (the
+        selected object's rays); False when its look changed or the actor is a 2D one."""
+        if item is None or not self.movable or _look(item) != self.signature[0]:
+            return False
+        if self._points is None:
+            self._points, self._cells = _shape(self.drawn.mesh)
+        offset = _offset(self._points, self._cells, item.mesh)
+        if offset is None:
+            self.actor.GetMapper().SetInputData(item.mesh)
+            self.actor.SetPosition(0.0, 0.0, 0.0)
+            self.drawn, self._points = item, None
+        else:
+            self.actor.SetPosition(*offset)
+        self._now(item)
+        return True
+
+
+def _shape(mesh: Any) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
+    """A mesh's points and its cells (faces, lines, vertices, strips)."""
+    cells = tuple(np.asarray(getattr(mesh, kind)) for kind in ("faces", "lines", "verts", "strips"))
+    return np.asarray(mesh.points), cells
+
+
+def _offset(points: np.ndarray, cells: tuple[np.ndarray, ...], mesh: Any) -> tuple[float, float, float] | None:
+    """The one offset that takes every point of a drawn mesh (its ``points`` and ``cells``) to ``mesh``'s, with
+    the same cells; else None."""
+    after, after_cells = _shape(mesh)
+    if after.shape != points.shape or len(points) == 0:
+        return None
+    shift = after - points
+    offset = shift[0]
+    if np.abs(shift - offset).max() > MOVE_TOLERANCE:
+        return None
+    if not all(np.array_equal(a, b) for a, b in zip(cells, after_cells, strict=True)):
+        return None
+    return (float(offset[0]), float(offset[1]), float(offset[2]))
 
 
 def _address(actor: Any) -> str:

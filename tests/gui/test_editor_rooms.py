@@ -1,6 +1,8 @@
 """The rooms editor as the issue judges it, with the real mouse: a sofa dragged in front of what the Helper sees
 hides it in the overlay, the Helper's view and the counts; undo shows it again; dragging the Answerer's camera
-changes what both see; questions made for a room run as a benchmark from the saved folder."""
+changes what both see; questions made for a room run as a benchmark from the saved folder. While a drag goes on
+the views are drafts at reduced resolution showing exactly what a full redraw shows, and full quality comes
+back when the mouse rests or is released."""
 
 from __future__ import annotations
 
@@ -9,13 +11,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from PySide6.QtCore import Qt
 
 from simlab.cli import main
 from simlab.gui.editor import EditorWindow
-from simlab.worlds.rooms.editing import EDITOR
+from simlab.gui.editor_panels import LIVE_VIEW_SIZE
+from simlab.render.scene import render_items
+from simlab.worlds.rooms.editing import EDITOR, RoomDocument
 from simlab.worlds.rooms.scene import ROLE_RGB, SHARED_RGB
 from tests.gui.conftest import wait_shown
-from tests.gui.editing import click_world, drag_world
+from tests.gui.editing import click_world, drag_world, widget_point
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "scenes" / "rooms" / "example_room_000.json"
 
@@ -111,8 +116,6 @@ def test_questions_made_for_a_room_are_kept_saved_and_run_from_the_command_line(
 
 
 def test_the_live_views_leave_out_only_what_their_agent_cannot_see(window, qtbot):
-    from simlab.render.scene import render_items
-
     stage(window, qtbot)
     doc = window.document
     poses = doc.agent_views()
@@ -124,3 +127,74 @@ def test_the_live_views_leave_out_only_what_their_agent_cannot_see(window, qtbot
         size = canvas.widget.width(), canvas.widget.height()
         full = np.asarray(render_items(doc.agent_scene(), poses[caption], size, background="white"), dtype=int)
         assert np.abs(live - full).mean() < 1.0, caption  # nothing the agent can see was left out
+
+
+def _shown_facts(window: EditorWindow) -> dict:
+    """What the window shows of who sees what: the sets, the counts, the tints and each live view's items."""
+    doc = window.document
+    return {
+        "visible": {role: list(ids) for role, ids in doc.visible.items()},
+        "summary": window.summary.text(),
+        "tints": {item.key: item.color for item in window.canvas.items if item.kind == "tint"},
+        "live": {
+            caption: sorted(item.key for item in canvas.items) for caption, canvas in window.pictures.live.items()
+        },
+    }
+
+
+def _full_size(canvas) -> tuple[int, int]:
+    ratio = canvas.widget.devicePixelRatioF()
+    return round(canvas.widget.width() * ratio), round(canvas.widget.height() * ratio)
+
+
+def _canvases(window: EditorWindow) -> list:
+    return [window.canvas, *window.pictures.live.values()]
+
+
+def test_a_drag_step_drawn_as_a_draft_shows_the_same_visibility_as_a_full_redraw(window, qtbot):
+    stage(window, qtbot)
+    widget = window.canvas.widget
+    press, *moves = [widget_point(window, p) for p in [(4.0, 1.5, 0.0), (3.4, 2.5, 0.0), (2.6, 2.5, 0.0)]]
+    qtbot.mousePress(widget, Qt.MouseButton.LeftButton, pos=press)
+    for position in moves:
+        qtbot.mouseMove(widget, position)
+    # the mouse is still held: every view is a draft at reduced resolution...
+    for canvas in _canvases(window):
+        width, height = _full_size(canvas)
+        scale = canvas.draft_scale
+        assert scale > 1 and tuple(canvas.plotter.ren_win.GetSize()) == (round(width / scale), round(height / scale))
+    during = _shown_facts(window)
+    assert "plant_container_1" not in during["visible"]["helper"]  # the sofa now hides it, as the draft says
+    qtbot.mouseRelease(widget, Qt.MouseButton.LeftButton, pos=moves[-1])
+    # ...and what it showed is what a full redraw from nothing shows, and what the room file itself gives
+    for canvas in _canvases(window):
+        canvas.clear()
+    window.refresh()
+    assert _shown_facts(window) == during
+    fresh = RoomDocument(window.document.scene, dict(window.document.cams))  # nothing kept from the edits
+    assert fresh.visible == window.document.visible and fresh.summary() == window.document.summary()
+    assert fresh.warnings == window.document.warnings
+
+
+def test_the_full_quality_views_come_when_the_drag_is_released_or_the_mouse_rests(window, qtbot):
+    stage(window, qtbot)
+    widget = window.canvas.widget
+    points = [widget_point(window, p) for p in [(4.0, 1.5, 0.0), (3.4, 2.5, 0.0), (3.0, 2.5, 0.0), (2.6, 2.5, 0.0)]]
+    qtbot.mousePress(widget, Qt.MouseButton.LeftButton, pos=points[0])
+    qtbot.mouseMove(widget, points[1])
+    assert all(canvas.draft_scale > 1 for canvas in _canvases(window))
+    # the mouse rests, still held: the views are refined to full quality, and a move makes drafts again
+    qtbot.waitUntil(lambda: all(canvas.draft_scale == 1 for canvas in _canvases(window)), timeout=3000)
+    qtbot.mouseMove(widget, points[2])
+    assert all(canvas.draft_scale > 1 for canvas in _canvases(window))
+    qtbot.mouseMove(widget, points[3])
+    qtbot.mouseRelease(widget, Qt.MouseButton.LeftButton, pos=points[3])
+    qtbot.waitUntil(
+        lambda: all(tuple(canvas.plotter.ren_win.GetSize()) == _full_size(canvas) for canvas in _canvases(window))
+    )
+    assert all(canvas.draft_scale == 1 for canvas in _canvases(window))
+    seen = helper_view(window)  # rendered at the view's full size, anti-aliased as before the drag
+    assert seen.shape[:2] == LIVE_VIEW_SIZE[::-1]
+    full = render_items(window.document.agent_scene(), window.document.agent_views()["Helper's view"],
+                        LIVE_VIEW_SIZE, background="white")  # fmt: skip
+    assert np.abs(seen - np.asarray(full, dtype=int)).mean() < 1.0

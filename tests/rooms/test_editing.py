@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from simlab.core.editing import EditError, History
@@ -165,6 +166,36 @@ def test_pictures_are_rendered_again_only_for_the_camera_that_moved_or_an_object
     history.push(doc.add("chair", (0.3, 4.7, 0.0)))  # behind the Helper's back, beside the Answerer
     doc.pictures()
     assert doc.parts.renders == renders + 2
+
+
+def drawn(items) -> dict:
+    """Scene items as what they draw: per key its look and its points."""
+    return {item.key: (item.kind, item.color, item.opacity, np.asarray(item.mesh.points)) for item in items}
+
+
+def test_what_a_drag_keeps_between_steps_gives_what_a_document_made_afresh_gives():
+    """The facts and items kept between edits (moved items, kept tints and crossing verdicts, facts worked out
+    once per edit) are those of a document made from the same room with nothing kept, at every step."""
+    doc, history = staged()
+    history.push(doc.add("side table", (2.0, 1.2, 0.0)))
+    history.push(doc.add("lamp", (2.0, 1.2, 0.9)))  # on the table's top: it comes along
+    steps = [(2.6, 2.0, 0.0), (4.0, 1.5, 0.0), (3.0, 3.0, 0.0), (2.2, 2.6, 0.0)]  # into the sofa, then out
+    warned, handed = [], []  # items handed out stay as they were: a canvas may still draw their meshes
+    for k, to in enumerate([*steps, None]):
+        if to is None:
+            history.undo()  # the whole drag: back where it was made
+        else:
+            history.push(doc.move("side_table_1", to, gesture="drag"))
+        fresh = RoomDocument(doc.scene, dict(doc.cams))
+        assert (doc.visible, doc.warnings, doc.summary()) == (fresh.visible, fresh.warnings, fresh.summary()), k
+        kept, made = drawn(doc.scene_items("side_table_1")), drawn(fresh.scene_items("side_table_1"))
+        assert list(kept) == list(made), k
+        for key, (kind, colour, opacity, points) in made.items():
+            assert kept[key][:3] == (kind, colour, opacity) and np.allclose(kept[key][3], points, atol=1e-9), key
+        warned.append("goes into sofa_1" in doc.warnings.get("side_table_1", ""))
+        handed += [(item, np.array(item.mesh.points)) for item in doc.scene_items("side_table_1")]
+    assert warned == [False, True, False, False, False]
+    assert all(np.array_equal(item.mesh.points, points) for item, points in handed)
 
 
 def test_the_same_edits_give_the_same_document():

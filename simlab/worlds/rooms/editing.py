@@ -49,10 +49,11 @@ from simlab.core.family import FormField
 from simlab.core.reading import check_version, read_json
 from simlab.render.scene import CameraPose, SceneItem
 from simlab.worlds.rooms import editing_place as place
+from simlab.worlds.rooms import visibility
 from simlab.worlds.rooms.cameras import DEFAULT_VIEW_SETTINGS, sample_views
 from simlab.worlds.rooms.catalog import CATEGORIES
 from simlab.worlds.rooms.describe import describe_objects
-from simlab.worlds.rooms.editing_checks import warnings_by_entity
+from simlab.worlds.rooms.editing_checks import Crossings, warnings_by_entity
 from simlab.worlds.rooms.editing_fields import camera_fields, camera_values, object_fields, object_values, parse_values
 from simlab.worlds.rooms.editing_questions import first_task, proposal
 from simlab.worlds.rooms.editing_views import WALL_OPACITY, RoomParts, visible_sets
@@ -60,7 +61,7 @@ from simlab.worlds.rooms.inspection import object_id_of, who_sees
 from simlab.worlds.rooms.model import ROOM_TYPES, SCENE_FORMAT, Camera, RoomObject, Scene
 from simlab.worlds.rooms.observations import ANSWERER, HELPER
 from simlab.worlds.rooms.render import camera_pose
-from simlab.worlds.rooms.scene import camera_presets, frustum_items, tint_items
+from simlab.worlds.rooms.scene import camera_presets, frustum_items
 from simlab.worlds.rooms.scene_io import export_gltf, scene_from_json
 from simlab.worlds.rooms.visibility import ViewPair
 
@@ -89,8 +90,9 @@ class RoomDocument(EditorDocument):
         self._order = [o.id for o in scene.objects]  # deleted ids stay, so an undone delete keeps its place
         self.cams = {role: cameras[role] for role in ROLES}
         self.parts = RoomParts()
+        self.crossings = Crossings()
         self.min_corners = int(DEFAULT_VIEW_SETTINGS["min_corners"])
-        self._refresh(geometry=True)
+        self._forget(geometry=True)
 
     # ---- derived facts -------------------------------------------------------------------------------
     @property
@@ -103,14 +105,35 @@ class RoomDocument(EditorDocument):
         """Both cameras and what each sees now."""
         return ViewPair(self.cams[ANSWERER], self.cams[HELPER], self.visible[ANSWERER], self.visible[HELPER])
 
-    def _refresh(self, geometry: bool) -> None:
-        """Visible sets and warnings for the current state; ``geometry``: objects changed, reassemble it."""
-        scene = self.scene
+    def _forget(self, geometry: bool) -> None:
+        """What the current state derives is worked out again when next asked for (an edit that puts several
+        entities, a move with what stands on it, works it out once); ``geometry``: objects changed."""
         if geometry:
-            self.geometry = self.parts.geometry(scene)
-        seen = visible_sets(self.geometry, [self.cams[r] for r in ROLES], self.min_corners)
-        self.visible = dict(zip(ROLES, seen, strict=True))
-        self.warnings = warnings_by_entity(scene, self.cams, CAMERA)
+            self._geometry: visibility.SceneGeometry | None = None
+        self._visible: dict[str, list[str]] | None = None
+        self._warnings: dict[str, str] | None = None
+
+    @property
+    def geometry(self) -> visibility.SceneGeometry:
+        """The room's ray-casting geometry, reassembled from the kept meshes after objects changed."""
+        if self._geometry is None:
+            self._geometry = self.parts.geometry(self.scene)
+        return self._geometry
+
+    @property
+    def visible(self) -> dict[str, list[str]]:
+        """What each role sees now, by the corner rule."""
+        if self._visible is None:
+            seen = visible_sets(self.geometry, [self.cams[r] for r in ROLES], self.min_corners)
+            self._visible = dict(zip(ROLES, seen, strict=True))
+        return self._visible
+
+    @property
+    def warnings(self) -> dict[str, str]:
+        """Every entity's warning now (pairs of objects judged again only when one of them changed)."""
+        if self._warnings is None:
+            self._warnings = warnings_by_entity(self.scene, self.cams, CAMERA, self.crossings)
+        return self._warnings
 
     # ---- entities ------------------------------------------------------------------------------------
     def entities(self) -> list[Entity]:
@@ -143,7 +166,7 @@ class RoomDocument(EditorDocument):
             if entity not in self._order:
                 self._order.append(entity)
         self.parts.object_changed(before, after, self.cams)
-        self._refresh(geometry=True)
+        self._forget(geometry=True)
 
     def _put_camera(self, role: str, state: State | None) -> None:
         if state is None:
@@ -153,7 +176,7 @@ class RoomDocument(EditorDocument):
         except (ValueError, TypeError) as exc:
             raise EditError(f"{CAMERA[role]}: {exc}") from None
         self.parts.camera_changed(role)
-        self._refresh(geometry=False)  # the room did not change: the geometry stands
+        self._forget(geometry=False)  # the room did not change: the geometry stands
 
     # ---- edits -----------------------------------------------------------------------------------------
     def palette(self) -> list[PaletteEntry]:
@@ -181,7 +204,7 @@ class RoomDocument(EditorDocument):
         for point in points if points is not None else place.floor_points(scene):
             trial = place.snap(scene, obj, point)
             probe = replace(scene, objects=(*scene.objects, trial))
-            if "goes into" not in warnings_by_entity(probe, {}, CAMERA).get(trial.id, ""):
+            if "goes into" not in warnings_by_entity(probe, {}, CAMERA, self.crossings).get(trial.id, ""):
                 return trial
         raise EditError(f"no free spot for {obj.category} {obj.id}: make room or drop it somewhere")
 
@@ -267,7 +290,7 @@ class RoomDocument(EditorDocument):
         items = self.parts.items(scene, WALL_OPACITY)
         for role in ROLES:
             items += frustum_items(role, self.cams[role])
-        items += tint_items(scene, views)
+        items += self.parts.tints(scene, views)
         if selected in self.objects:
             items += who_sees(views, self.geometry, self.objects[selected])[1]
         return items

@@ -11,7 +11,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from simlab.worlds.rooms.catalog import CATEGORIES
 from simlab.worlds.rooms.describe import describe_objects
@@ -23,13 +23,34 @@ TOLERANCE = 0.02
 Point = tuple[float, float]
 
 
-def object_warnings(scene: Scene) -> dict[str, str]:
-    """A warning for each object that has something wrong (see the module docstring), by id."""
+class Crossings:
+    """Which pairs of objects interpenetrate, kept between edits: a pair is judged again only when one of its
+    objects is no longer the one judged (an editor's drag step judges the dragged object against the rest, not
+    every pair of the room)."""
+
+    def __init__(self) -> None:
+        self._pairs: dict[tuple[str, str], tuple[RoomObject, RoomObject, bool]] = {}
+
+    def cross(self, a: RoomObject, b: RoomObject) -> bool:
+        """:func:`_cross` of ``a`` and ``b``, from the verdict kept for these very objects when there is one."""
+        kept = self._pairs.get((a.id, b.id))
+        if kept is not None and kept[0] is a and kept[1] is b:
+            return kept[2]
+        verdict = _cross(a, b)
+        self._pairs[(a.id, b.id)] = (a, b, verdict)
+        return verdict
+
+
+def object_warnings(scene: Scene, crossings: Crossings | None = None) -> dict[str, str]:
+    """A warning for each object that has something wrong (see the module docstring), by id; ``crossings``
+    keeps the verdicts on pairs between calls."""
     described = describe_objects(scene, [o.id for o in scene.objects])
     ids = {o.id for o in scene.objects}
+    cross = (crossings or Crossings()).cross
+    solid = [o for o in scene.objects if not _ignored(o)]
     out = {}
     for obj in scene.objects:
-        found = [_outside(scene, obj), _floating(scene, obj, ids), *_crossing(scene, obj)]
+        found = [_outside(scene, obj), _floating(scene, obj, ids), *_crossing(solid, obj, cross)]
         if obj.id not in described:
             found.append("no description singles it out: questions will leave it out")
         text = "; ".join(f for f in found if f)
@@ -72,11 +93,14 @@ def _floating(scene: Scene, obj: RoomObject, ids: set[str]) -> str:
     return "" if under else f"it is not on {base.id} any more"
 
 
-def _crossing(scene: Scene, obj: RoomObject) -> list[str]:
-    """``it goes into sofa_1`` for every object ``obj`` interpenetrates."""
+def _crossing(
+    solid: Sequence[RoomObject], obj: RoomObject, cross: Callable[[RoomObject, RoomObject], bool]
+) -> list[str]:
+    """``it goes into sofa_1`` for every object of ``solid`` (those not :func:`_ignored`, in scene order) that
+    ``obj`` interpenetrates (``cross`` judges a pair)."""
     if _ignored(obj):
         return []
-    return [f"it goes into {o.id}" for o in scene.objects if o.id != obj.id and not _ignored(o) and _cross(obj, o)]
+    return [f"it goes into {o.id}" for o in solid if o.id != obj.id and cross(obj, o)]
 
 
 def _ignored(obj: RoomObject) -> bool:
@@ -106,9 +130,14 @@ def penetration(p: Sequence[Point], q: Sequence[Point]) -> float:
     return depth
 
 
-def warnings_by_entity(scene: Scene, cameras: Mapping[str, Camera], camera_entity: Mapping[str, str]) -> dict[str, str]:
+def warnings_by_entity(
+    scene: Scene,
+    cameras: Mapping[str, Camera],
+    camera_entity: Mapping[str, str],
+    crossings: Crossings | None = None,
+) -> dict[str, str]:
     """Every entity's warning: objects by id, cameras by their entity id (``camera_entity[role]``)."""
-    out = object_warnings(scene)
+    out = object_warnings(scene, crossings)
     for role, camera in cameras.items():
         text = camera_warning(scene, camera)
         if text:

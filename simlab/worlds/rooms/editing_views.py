@@ -1,6 +1,8 @@
 """What the room editor keeps between edits so an edit redoes only its share: each object's mesh and scene
-items (rebuilt when that object changes) and each agent's picture (re-rendered when its camera moves, or when
-an object that changed may show in it: its box before or after the edit reaches into the picture's frustum).
+items (rebuilt when that object changes; moved along when only where it stands changed, as in a drag), its
+visibility tint (when it or who sees it changes) and each agent's picture (re-rendered when its camera moves,
+or when an object that changed may show in it: its box before or after the edit reaches into the picture's
+frustum).
 
 Rendering dominates an edit (a 480x360 picture takes 100-200 ms, the visibility of both agents a few ms), so
 a drag of an object only one agent can see re-renders one picture, and a camera drag re-renders only that
@@ -13,8 +15,11 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Generic, TypeVar
 
 import numpy as np
+import pyvista as pv
 import trimesh
 from PIL import Image
 
@@ -22,7 +27,8 @@ from simlab.render.scene import SceneItem
 from simlab.worlds.rooms import visibility
 from simlab.worlds.rooms.model import Camera, RoomObject, Scene, Vec3
 from simlab.worlds.rooms.render import object_items, render_view_items, shell_items
-from simlab.worlds.rooms.visibility import camera_frame
+from simlab.worlds.rooms.scene import tint_items
+from simlab.worlds.rooms.visibility import ViewPair, camera_frame
 
 PICTURE_SIZE = (480, 360)
 """Each agent's picture in the editor's panels (the agents' own 1024x768 at a panel's size)."""
@@ -34,25 +40,48 @@ def state_key(obj: RoomObject) -> str:
     return json.dumps(obj.to_json(), sort_keys=True)
 
 
+def shape_key(obj: RoomObject) -> str:
+    """Everything that shapes ``obj`` but where it stands: equal keys, the same items moved."""
+    state = obj.to_json()
+    del state["position"], state["bbox"]
+    return json.dumps(state, sort_keys=True)
+
+
+T = TypeVar("T")
+
+
+@dataclass
+class _Kept(Generic[T]):
+    """What was made for one object as it was (``obj``, and its :func:`state_key`)."""
+
+    obj: RoomObject
+    key: str
+    made: T
+
+    def holds(self, obj: RoomObject) -> bool:
+        """Whether this was made for ``obj`` as it is now (the same object, or one equal to it)."""
+        return self.obj is obj or self.key == state_key(obj)
+
+
 class RoomParts:
     """Meshes, scene items and pictures of a room being edited, each rebuilt only when what it shows changed."""
 
     def __init__(self, size: tuple[int, int] = PICTURE_SIZE) -> None:
         self.size = size
-        self._meshes: dict[str, tuple[str, trimesh.Trimesh]] = {}
-        self._items: dict[str, tuple[str, list[SceneItem]]] = {}
+        self._meshes: dict[str, _Kept[trimesh.Trimesh]] = {}
+        self._items: dict[str, _Kept[list[SceneItem]]] = {}
         self._shell: dict[float, list[SceneItem]] = {}
         self._pictures: dict[str, Image.Image] = {}
+        self._tints: dict[str, tuple[RoomObject, tuple[bool, bool], SceneItem]] = {}
         self.renders = 0
         """How many pictures were rendered so far (what the caches saved shows in tests and the benchmark)."""
 
     def mesh(self, obj: RoomObject) -> trimesh.Trimesh:
         """``obj``'s world mesh, built again only when the object changed."""
-        key = state_key(obj)
         kept = self._meshes.get(obj.id)
-        if kept is None or kept[0] != key:
-            kept = self._meshes[obj.id] = (key, visibility.object_mesh(obj))
-        return kept[1]
+        if kept is None or not kept.holds(obj):
+            kept = self._meshes[obj.id] = _Kept(obj, state_key(obj), visibility.object_mesh(obj))
+        return kept.made
 
     def geometry(self, scene: Scene) -> visibility.SceneGeometry:
         """The scene's ray-casting geometry from the kept meshes (only changed objects are meshed again)."""
@@ -64,12 +93,41 @@ class RoomParts:
             self._shell[wall_opacity] = shell_items(scene, wall_opacity)
         out = list(self._shell[wall_opacity])
         for obj in scene.objects:
-            key = state_key(obj)
             kept = self._items.get(obj.id)
-            if kept is None or kept[0] != key:
-                kept = self._items[obj.id] = (key, object_items(obj, self.mesh(obj)))
-            out += kept[1]
+            if kept is None or not kept.holds(obj):
+                kept = self._items[obj.id] = _Kept(obj, state_key(obj), self._object_items(obj, kept))
+            out += kept.made
         return out
+
+    def _object_items(self, obj: RoomObject, kept: _Kept[list[SceneItem]] | None) -> list[SceneItem]:
+        """``obj``'s items: those ``kept`` moved along when only where it stands changed (a drag step), else
+        made from its mesh."""
+        if kept is None or shape_key(kept.obj) != shape_key(obj):
+            return object_items(obj, self.mesh(obj))
+        shift = np.subtract(obj.position, kept.obj.position)
+        return [replace(item, mesh=_moved(item.mesh, shift)) for item in kept.made]
+
+    def tints(self, scene: Scene, views: ViewPair) -> list[SceneItem]:
+        """:func:`~simlab.worlds.rooms.scene.tint_items` from the kept ones: an object's tint is made again only
+        when the object or who sees it changed."""
+        objects = {o.id: o for o in scene.objects}
+        answerer, helper = set(views.answerer_visible), set(views.helper_visible)
+        who = {i: (i in answerer, i in helper) for i in _tinted(views)}
+
+        def kept(i: str) -> bool:
+            tint = self._tints.get(i)
+            return tint is not None and tint[0] is objects[i] and tint[1] == who[i]
+
+        wanted = {i for i in who if not kept(i)}
+        if wanted:
+            part = replace(
+                views,
+                answerer_visible=[i for i in views.answerer_visible if i in wanted],
+                helper_visible=[i for i in views.helper_visible if i in wanted],
+            )
+            for item, i in zip(tint_items(scene, part), _tinted(part), strict=True):
+                self._tints[i] = (objects[i], who[i], item)
+        return [self._tints[i][2] for i in who]
 
     def object_changed(
         self, before: RoomObject | None, after: RoomObject | None, cameras: Mapping[str, Camera]
@@ -93,6 +151,14 @@ class RoomParts:
         return {role: self._pictures[role] for role in cameras}
 
 
+def _moved(mesh: pv.PolyData, shift: np.ndarray) -> pv.PolyData:
+    """``mesh`` moved by ``shift``: new points, the cells shared (pyvista's translate costs ten times more)."""
+    moved = mesh.copy(deep=False)
+    # points of their own: setting ``moved.points`` would write into the vtkPoints the shallow copy shares
+    moved.SetPoints(pv.vtk_points(np.asarray(mesh.points) + shift, deep=True))
+    return moved
+
+
 def may_show(camera: Camera, box: tuple[Vec3, Vec3], size: tuple[int, int]) -> bool:
     """False only when ``box`` is surely outside ``camera``'s frustum in a picture of ``size``: all eight
     corners behind the eye, or all beyond one side of the view."""
@@ -110,6 +176,11 @@ def may_show(camera: Camera, box: tuple[Vec3, Vec3], size: tuple[int, int]) -> b
         local[:, 1] < -tan_v * depth,
     )
     return not any(bool(np.all(side)) for side in outside)
+
+
+def _tinted(views: ViewPair) -> list[str]:
+    """The objects either agent sees, in the order :func:`~simlab.worlds.rooms.scene.tint_items` tints them."""
+    return [*views.answerer_only, *views.helper_only, *views.shared]
 
 
 def visible_sets(geometry: visibility.SceneGeometry, cameras: Sequence[Camera], min_corners: int) -> list[list[str]]:

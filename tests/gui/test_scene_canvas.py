@@ -1,0 +1,104 @@
+"""The shared 3D canvas, real VTK under Xvfb: an item that only moved keeps its actor, moved by a user transform,
+and one of a new shape keeps it with the new mesh, each drawing what a fresh actor draws; one of a new look is
+made again; a draft frame has fewer pixels and the mouse still finds the same world points in it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import pyvista as pv
+from PySide6.QtCore import QPoint
+from PySide6.QtWidgets import QWidget
+
+from simlab.gui.scene_canvas import SceneCanvas
+from simlab.render.scene import CameraPose, SceneItem
+from tests.gui.conftest import wait_shown
+
+TOP = CameraPose("top", (0.0, 0.0, 10.0), (0.0, 0.0, 0.0), (0.0, 1.0, 0.0), parallel=True, parallel_scale=3.0)
+
+
+@pytest.fixture
+def canvas(qtbot):
+    host = QWidget()
+    host.resize(400, 300)
+    made = SceneCanvas(host)
+    made.widget.resize(400, 300)
+    host.show()
+    wait_shown(qtbot, host)
+    made.set_camera(TOP)
+    yield made
+    made.close()
+    host.close()
+
+
+def box(key: str, centre: tuple[float, float, float], size: float = 1.0) -> SceneItem:
+    x, y, z = centre
+    half = size / 2
+    bounds = (x - half, x + half, y - half, y + half, z - half, z + half)
+    return SceneItem(key, "object", pv.Box(bounds=bounds), (0.8, 0.2, 0.2), tooltip=key)
+
+
+def picture(canvas: SceneCanvas) -> np.ndarray:
+    canvas.plotter.render()
+    return np.asarray(canvas.plotter.screenshot(return_img=True), dtype=int)
+
+
+def widget_point(canvas: SceneCanvas, point: tuple[float, float, float]) -> QPoint:
+    """The Qt position in the canvas where world ``point`` is drawn (at full quality)."""
+    renderer = canvas.plotter.renderer
+    renderer.SetWorldPoint(*point, 1.0)
+    renderer.WorldToDisplay()
+    x, y, _z = renderer.GetDisplayPoint()
+    ratio = canvas.widget.devicePixelRatioF()
+    return QPoint(round(x / ratio), round(canvas.widget.height() - 1 - y / ratio))
+
+
+def actor_of(canvas: SceneCanvas, key: str):
+    return canvas._shown[key].actor
+
+
+def test_a_moved_item_keeps_its_actor_and_looks_as_a_fresh_one(canvas):
+    canvas.show([box("a", (0.0, 0.0, 0.0)), box("b", (-1.5, 1.0, 0.0), 0.5)])
+    before = actor_of(canvas, "a")
+    moved = [box("a", (1.0, -0.5, 0.0)), box("b", (-1.5, 1.0, 0.0), 0.5)]
+    canvas.show(moved)
+    assert actor_of(canvas, "a") is before and before.GetPosition() == pytest.approx((1.0, -0.5, 0.0))
+    assert [item.key for item in canvas.items] == ["a", "b"]
+    shown = picture(canvas)
+    canvas.clear()
+    canvas.show(moved)  # every actor made afresh from the moved meshes
+    assert actor_of(canvas, "a") is not before
+    assert np.abs(picture(canvas) - shown).mean() < 0.5
+    assert canvas.key_at(*canvas.display_point(widget_point(canvas, (1.0, -0.5, 0.5)))) == "a"  # picked where moved
+
+
+def test_an_item_of_a_new_shape_keeps_its_actor_with_the_new_mesh_and_one_of_a_new_look_gets_a_new_one(canvas):
+    canvas.show([box("a", (0.0, 0.0, 0.0))])
+    first = actor_of(canvas, "a")
+    larger = [box("a", (0.5, 0.0, 0.0), 2.0)]  # not the same mesh moved: the actor is given the new one
+    canvas.show(larger)
+    assert actor_of(canvas, "a") is first and first.GetPosition() == pytest.approx((0.0, 0.0, 0.0))
+    shown = picture(canvas)
+    canvas.clear()
+    canvas.show(larger)
+    assert np.abs(picture(canvas) - shown).mean() < 0.5
+    second = actor_of(canvas, "a")
+    canvas.show([SceneItem("a", "object", larger[0].mesh, (0.1, 0.1, 0.9), tooltip="a")])
+    assert actor_of(canvas, "a") is not second  # in another colour: made again
+
+
+def test_a_draft_has_fewer_pixels_and_the_mouse_finds_the_same_points_in_it(canvas):
+    canvas.show([box("a", (1.0, -0.5, 0.0))])
+    full = canvas.plotter.ren_win.GetSize()
+    at = widget_point(canvas, (1.2, -0.4, 0.5))
+    point, key = canvas.plane_point(*canvas.display_point(at)), canvas.key_at(*canvas.display_point(at))
+    canvas.set_draft(2)
+    assert tuple(canvas.plotter.ren_win.GetSize()) == (full[0] // 2, full[1] // 2)
+    assert canvas.plotter.ren_win.GetMultiSamples() == 0
+    draft = picture(canvas)
+    assert draft.shape[:2] == (full[1] // 2, full[0] // 2)
+    assert canvas.plane_point(*canvas.display_point(at)) == pytest.approx(point, abs=0.03)  # a draft pixel is 1.5 cm
+    assert canvas.key_at(*canvas.display_point(at)) == key == "a"
+    canvas.set_draft(1)
+    assert tuple(canvas.plotter.ren_win.GetSize()) == tuple(full)
+    assert canvas.plotter.ren_win.GetMultiSamples() > 0 or canvas._samples == 0
