@@ -16,6 +16,7 @@ and closing with unsaved changes asks first.
 from __future__ import annotations
 
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -85,7 +86,7 @@ class EditorWindow(QMainWindow):
         self.undo_stack.cleanChanged.connect(self._update_title)
         self.canvas = SceneCanvas(self)
         self.entity_list = EntityList()
-        self.palette = PalettePanel()
+        self.add_panel = PalettePanel()
         self.properties = PropertiesPanel()
         self.pictures = PicturesPanel()
         self.summary = QLabel("")
@@ -93,8 +94,10 @@ class EditorWindow(QMainWindow):
         self._drag: _Drag | None = None
         self._dragging = False
         self._gestures = 0
-        self._autosave = QTimer(self, singleShot=True, interval=AUTOSAVE_MS, timeout=self.autosave)
-        self._rest = QTimer(self, singleShot=True, interval=DRAFT_REST_MS, timeout=lambda: self._draft(False))
+        self._autosave = QTimer(self, singleShot=True, interval=AUTOSAVE_MS)
+        self._autosave.timeout.connect(self.autosave)
+        self._rest = QTimer(self, singleShot=True, interval=DRAFT_REST_MS)
+        self._rest.timeout.connect(lambda: self._draft(False))
         has_validity = get_family(document.family).validity is not None
         self.validity = ValidityLauncher(self, self.say) if has_validity else None
         self._build()
@@ -124,15 +127,15 @@ class EditorWindow(QMainWindow):
         self._mouse = _MouseFilter(self)
         self.docks = {
             "Scene": self._dock("Scene", self.entity_list, Qt.DockWidgetArea.LeftDockWidgetArea),
-            "Add": self._dock("Add", self.palette, Qt.DockWidgetArea.LeftDockWidgetArea),
+            "Add": self._dock("Add", self.add_panel, Qt.DockWidgetArea.LeftDockWidgetArea),
             "Properties": self._dock("Properties", self.properties, Qt.DockWidgetArea.RightDockWidgetArea),
             "Agents' views": self._dock("Agents' views", self.pictures, Qt.DockWidgetArea.RightDockWidgetArea),
         }
         self.entity_list.chosen.connect(self.select)
-        self.palette.add_requested.connect(self.add)
+        self.add_panel.add_requested.connect(self.add)
         self.properties.applied.connect(self.apply_values)
         self._make_actions()
-        self.palette.fill(self.document.palette())
+        self.add_panel.fill(self.document.palette())
         self._camera_buttons()
 
     def _dock(self, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
@@ -158,16 +161,18 @@ class EditorWindow(QMainWindow):
         undo.setShortcut(QKeySequence.StandardKey.Undo)
         redo = self.undo_stack.createRedoAction(self, "&Redo")
         redo.setShortcut(QKeySequence.StandardKey.Redo)
-        self.delete_action = QAction("&Delete", self, shortcut=QKeySequence.StandardKey.Delete)
+        self.delete_action = QAction("&Delete", self)
+        self.delete_action.setShortcut(QKeySequence.StandardKey.Delete)
         self.delete_action.triggered.connect(lambda: self.on_selected(self.document.remove))
-        self.duplicate_action = QAction("D&uplicate", self, shortcut=QKeySequence("Ctrl+D"))
+        self.duplicate_action = QAction("D&uplicate", self)
+        self.duplicate_action.setShortcut(QKeySequence("Ctrl+D"))
         self.duplicate_action.triggered.connect(lambda: self.on_selected(self.document.duplicate))
         for action in (undo, redo, self.delete_action, self.duplicate_action):
             edit_menu.addAction(action)
             bar.addAction(action)
         world = self.menuBar().addMenu("&World")
         for doc_action in self.document.actions():
-            action = world.addAction(doc_action.name, lambda name=doc_action.name: self.run_action(name))
+            action = world.addAction(doc_action.name, self._action_runner(doc_action.name))
             action.setToolTip(doc_action.help)
             bar.addAction(action)
         play = world.addAction("&Play This...", self.ask_play)
@@ -353,6 +358,10 @@ class EditorWindow(QMainWindow):
         super().closeEvent(event)
 
     # ---- actions -----------------------------------------------------------------------------------
+    def _action_runner(self, name: str) -> Callable[[], object]:
+        """The World menu's slot for the document action ``name``."""
+        return lambda: self.run_action(name)
+
     def run_action(self, name: str) -> ProposalDialog | None:
         """Run a document action: a proposal opens for review (returned, so tests can drive it); a sentence
         goes to the status bar."""
@@ -437,7 +446,7 @@ class _MouseFilter(QObject):
             return False
         win = self.window
         x, y = win.canvas.display_point(event.position().toPoint())
-        tool = win.palette.tool
+        tool = win.add_panel.tool
         key = win.canvas.key_at(x, y)
         entity = win.document.entity_of(key) if key else None
         if tool is None and entity is None:
