@@ -272,10 +272,18 @@ def open_and_paint(app: QApplication, window: MainWindow, episode_id: str) -> No
     app.processEvents()
 
 
+def repaint_all(app: QApplication, window: MainWindow) -> None:
+    """Paint the whole window again, its 3D view rendered, though nothing changed."""
+    window.repaint()
+    QWidget.update(window.world.plotter.interactor)
+    app.processEvents()
+
+
 def bench_open_episode(app: QApplication, runs: dict[str, Path], folder: Path) -> None:
     """Open an episode of each run until every panel has painted: the first open in a fresh window (the first
     of its family in this process when this runs first), then later opens alternating between two episodes;
-    against reading the episode file alone."""
+    against repainting the whole window with nothing changed (the 3D view rendered, every dock painted): the
+    floor of any gesture that shows something new everywhere."""
     for family, path in runs.items():
         window = gesture_window(app, folder)
         window.open_path(path)
@@ -286,8 +294,8 @@ def bench_open_episode(app: QApplication, runs: dict[str, Path], folder: Path) -
         first = time.perf_counter() - start
         order = itertools.cycle([ids[1], ids[0]])  # each open shows another episode than the one open
         later = timed(lambda: open_and_paint(app, window, next(order)), GESTURES)  # noqa: B023 - called at once
-        read = timed(lambda: window.run.load_episode(ids[0]), GESTURES)  # noqa: B023 - called at once
-        row(f"{family}: open an episode, later", later, "reading its file", read)
+        paint = timed(lambda: repaint_all(app, window), GESTURES)  # noqa: B023 - called at once
+        row(f"{family}: open an episode, later", later, "the window repainted alone", paint)
         print(f"{'  its first open':<38} {first * 1000:10.3f} ms   (the goal: under 300 ms)")
         window.close()
 

@@ -16,6 +16,7 @@ import pstats
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import cast
 
 from PySide6.QtWidgets import QApplication
 
@@ -39,7 +40,7 @@ def main() -> None:
     parser.add_argument("--sort", default="cumulative", choices=["cumulative", "tottime"])
     parser.add_argument("--repeats", type=int, default=3, help="runs of each later gesture")
     args = parser.parse_args()
-    app = QApplication.instance() or QApplication([])
+    app = cast(QApplication, QApplication.instance() or QApplication([]))
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         runs = gesture_runs(folder)
