@@ -214,10 +214,12 @@ def _keep_and_add(plotter: pv.Plotter, items: list[SceneItem]) -> None:
     actor through pyvista costs several times rendering it. The renderer's props are put back in the items'
     order, so translucent items blend as they would when added afresh: the pixels are the same."""
     kept = _LOOKS.setdefault(id(plotter), {})
-    present = plotter.renderer.actors  # what is there now (another user of the plotter may have cleared it)
+    present = plotter.renderer.actors
+    for name in [name for name, (_look_, actor) in kept.items() if present.get(name) is not actor]:
+        del kept[name]  # taken off by another user of the plotter (an id render clears it): made again
     looks = {item.key: _look(item) for item in items}
-    for name, actor in list(present.items()):
-        if kept.get(name, (None, None))[1] is not actor or kept[name][0] != looks.get(name):
+    for name, actor in present.items():
+        if name not in kept or kept[name][0] != looks.get(name):
             plotter.remove_actor(actor, render=False)
             kept.pop(name, None)
     fresh = [item for item in items if item.key not in kept]

@@ -54,3 +54,7 @@ def test_renders_in_a_row_keep_unchanged_actors_and_give_the_pixels_of_fresh_one
         assert np.array_equal(kept, _fresh(items, camera, size))
     first, second = (np.asarray(render_items(items, camera, size)) for items in frames[:2])
     assert not np.array_equal(first, second)  # the moved cube is drawn where it now is
+    render_items(frames[0], camera, size)
+    with offscreen_plotter(size) as plotter:
+        plotter.clear_actors()  # another user of the plotter (an id render) took everything off
+    assert np.array_equal(np.asarray(render_items(frames[1], camera, size)), second)
