@@ -245,16 +245,17 @@ def bench_sweep(app: QApplication, n: int = SWEEP_EPISODES) -> None:
 
 def gesture_runs(folder: Path) -> dict[str, Path]:
     """Family -> a two-episode run the episode gestures use: blocks (the scripted builder, ``GESTURE_TURNS``
-    turns each) and rooms (oracle agents)."""
+    turns each) and rooms (oracle agents), in ``folder``/gesture-FAMILY (main's own runs are beside them)."""
     configs = {
         "blocks": RunConfig(
             "blocks", seed=0, episodes=2, agents=["builder=scripted"], settings={"turns": GESTURE_TURNS}
         ),
         "rooms": RunConfig("rooms", seed=0, episodes=2, agents=["answerer=oracle", "helper=oracle"]),
     }
+    runs = {family: folder / f"gesture-{family}" for family in configs}
     for family, config in configs.items():
-        run(config, folder / family)
-    return {family: folder / family for family in configs}
+        run(config, runs[family])
+    return runs
 
 
 def gesture_window(app: QApplication, folder: Path) -> MainWindow:
