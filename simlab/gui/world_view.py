@@ -172,6 +172,11 @@ class WorldView(QWidget):
         self.target_mode.setToolTip(self.views.overlay_help if self.views is not None else "")
 
     def _rebuild_camera_buttons(self) -> None:
+        shown = [self._camera_row.itemAt(k).widget() for k in range(self._camera_row.count())]
+        if [button.text() for button in shown if isinstance(button, QToolButton)] == list(self.cameras):
+            # The same presets (another episode of the family): new buttons would be laid out twice, first
+            # without them, so the 3D view would be resized and rendered three times instead of once.
+            return
         while self._camera_row.count():
             widget = self._camera_row.takeAt(0).widget()
             if widget is not None:
