@@ -1,13 +1,17 @@
 """Desktop app speed: a step key to every panel redrawn, filling the browser with a large run, opening a
-10-run comparison, and the Sweep dock's scatter of 100,000 episodes.
+10-run comparison, the Sweep dock's scatter of 100,000 episodes, and the gestures of issue 28 on an episode:
+opening it, forking it at turn 3, exporting its HTML transcript.
 
 Needs a display (``make bench`` starts Xvfb when there is none). Baselines run in the same process: the
-step against redrawing the 3D view alone, the browser fills against reading the indexes alone.
+step against redrawing the 3D view alone, the browser fills against reading the indexes alone, opening an
+episode against reading its file, a fork against replaying the recording to the turn headless, the HTML
+transcript against the same transcript without pictures.
 """
 
 from __future__ import annotations
 
 import gc
+import itertools
 import shutil
 import statistics
 import tempfile
@@ -25,8 +29,12 @@ from simlab.core.recording import load_run
 from simlab.gui.main_window import MainWindow
 from simlab.runner.batch import RunConfig, run
 from simlab.runner.demo import DEMO_RUN
+from simlab.runner.fork import fork_world
 
 STEPS = 100
+GESTURE_TURNS = 12  # the blocks episodes the episode gestures run on: scripted, 12 turns
+FORK_TURN = 3
+GESTURES = 5  # each episode gesture is timed this many times; the median is printed
 COMPARED_RUNS, COMPARED_EPISODES = 10, 100
 SWEEP_EPISODES = 100_000
 OPENINGS = 5  # the comparison is opened this many times; the median is printed
@@ -248,6 +256,128 @@ def bench_sweep(app: QApplication, n: int = SWEEP_EPISODES) -> None:
     bare.close()
 
 
+def gesture_runs(folder: Path) -> dict[str, Path]:
+    """Family -> a two-episode run the episode gestures use: blocks (the scripted builder, ``GESTURE_TURNS``
+    turns each) and rooms (oracle agents), in ``folder``/gesture-FAMILY (main's own runs are beside them)."""
+    configs = {
+        "blocks": RunConfig(
+            "blocks", seed=0, episodes=2, agents=["builder=scripted"], settings={"turns": GESTURE_TURNS}
+        ),
+        "rooms": RunConfig("rooms", seed=0, episodes=2, agents=["answerer=oracle", "helper=oracle"]),
+    }
+    runs = {family: folder / f"gesture-{family}" for family in configs}
+    for family, config in configs.items():
+        run(config, runs[family])
+    return runs
+
+
+def gesture_window(app: QApplication, folder: Path) -> MainWindow:
+    """A fresh main window, shown at the bench's size, its settings kept in ``folder``."""
+    window = MainWindow(QSettings(str(folder / "gesture.ini"), QSettings.Format.IniFormat))
+    window.resize(1600, 1000)
+    window.show()
+    app.processEvents()
+    return window
+
+
+def open_and_paint(app: QApplication, window: MainWindow, episode_id: str) -> None:
+    """Open ``episode_id`` of the window's run and let every panel paint."""
+    assert window.open_episode_id(episode_id)
+    app.processEvents()
+
+
+def repaint_all(app: QApplication, window: MainWindow) -> None:
+    """Paint the whole window again, its 3D view rendered, though nothing changed."""
+    window.repaint()
+    QWidget.update(window.world.plotter.interactor)
+    app.processEvents()
+
+
+def bench_open_episode(app: QApplication, runs: dict[str, Path], folder: Path) -> None:
+    """Open an episode of each run until every panel has painted: the first open in a fresh window (the first
+    of its family in this process when this runs first), then later opens alternating between two episodes;
+    against repainting the whole window with nothing changed (the 3D view rendered, every dock painted): the
+    floor of any gesture that shows something new everywhere."""
+    for family, path in runs.items():
+        window = gesture_window(app, folder)
+        window.open_path(path)
+        app.processEvents()
+        ids = window.browser.visible_episode_ids()
+        start = time.perf_counter()
+        open_and_paint(app, window, ids[0])
+        first = time.perf_counter() - start
+        order = itertools.cycle([ids[1], ids[0]])  # each open shows another episode than the one open
+        later = timed(lambda: open_and_paint(app, window, next(order)), GESTURES)  # noqa: B023 - called at once
+        paint = timed(lambda: repaint_all(app, window), GESTURES)  # noqa: B023 - called at once
+        row(f"{family}: open an episode, later", later, "the window repainted alone", paint)
+        print(f"{'  its first open':<38} {first * 1000:10.3f} ms   (the goal: under 300 ms)")
+        window.close()
+
+
+def fork_and_paint(app: QApplication, window: MainWindow) -> MainWindow:
+    """Fork the window's episode at its turn with the scripted builder until the fork's window shows that turn
+    with every panel painted."""
+    twin = window.fork("builder=scripted")
+    assert twin is not None
+    while twin.playback.episode is None or twin.playback.turn < window.playback.turn:
+        app.processEvents()
+    app.processEvents()
+    return twin
+
+
+def bench_fork(app: QApplication, path: Path, folder: Path) -> None:
+    """Fork a ``GESTURE_TURNS``-turn episode at turn ``FORK_TURN`` until the fork's window shows it painted, and
+    until the fork has played to its end; against replaying the recording to the turn headless (fork_world)."""
+    window = gesture_window(app, folder)
+    window.open_path(path)
+    episode_id = window.browser.visible_episode_ids()[0]
+    open_and_paint(app, window, episode_id)
+    window.playback.seek(FORK_TURN)
+    app.processEvents()
+    shown, ended = [], []
+    for _ in range(GESTURES):
+        start = time.perf_counter()
+        twin = fork_and_paint(app, window)
+        shown.append(time.perf_counter() - start)
+        while twin.live.session.state != "finished":
+            app.processEvents()
+        app.processEvents()
+        ended.append(time.perf_counter() - start)
+        twin.close()
+        app.processEvents()
+    episode = window.playback.episode
+    replay = timed(lambda: fork_world(episode, FORK_TURN), GESTURES)
+    row(
+        f"fork at turn {FORK_TURN} of {GESTURE_TURNS}, shown",
+        statistics.median(shown),
+        "replay to the turn alone",
+        replay,
+    )
+    print(f"{'  played to its end, painted':<38} {_median_ms(ended):10.3f} ms   (the goal for shown: under 1000 ms)")
+    window.close()
+
+
+def bench_export_html(app: QApplication, runs: dict[str, Path], folder: Path) -> None:
+    """File > Export HTML of an open episode of each run (the first export after opening, and later ones),
+    against the same transcript without its pictures."""
+    from simlab.render.transcript import episode_html
+
+    for family, path in runs.items():
+        window = gesture_window(app, folder)
+        window.open_path(path)
+        open_and_paint(app, window, window.browser.visible_episode_ids()[0])
+        out = folder / f"{family}.html"
+        start = time.perf_counter()
+        assert window.export_html(out)
+        first = time.perf_counter() - start
+        later = timed(lambda: window.export_html(out), GESTURES)  # noqa: B023 - called at once
+        episode = window.playback.episode
+        text = timed(lambda: episode_html(episode, images=False), GESTURES)  # noqa: B023 - called at once
+        row(f"{family}: HTML transcript, later", later, "the transcript without pictures", text)
+        print(f"{'  its first export':<38} {first * 1000:10.3f} ms   (the goal: under 1000 ms)")
+        window.close()
+
+
 def main() -> None:
     app = QApplication.instance() or QApplication([])
     with tempfile.TemporaryDirectory() as tmp:
@@ -258,6 +388,8 @@ def main() -> None:
         deadline = time.time() + 5
         while not window.isActiveWindow() and time.time() < deadline:
             app.processEvents()
+        gestures = gesture_runs(Path(tmp))
+        bench_open_episode(app, gestures, Path(tmp))  # first: its first opens are the process's first
         window.open_path(DEMO_RUN)
         bench_step(app, window)
         rooms = Path(tmp) / "rooms"
@@ -269,4 +401,6 @@ def main() -> None:
         bench_comparison(app, window)
         bench_sweep(app)
         window.close()
+        bench_fork(app, gestures["blocks"], Path(tmp))
+        bench_export_html(app, gestures, Path(tmp))
         bench_editor(app, Path(tmp))

@@ -107,7 +107,7 @@ class _Worker(QThread):
     def _play(self) -> bool:
         """The runner's episode loop, one action per permit of the controls; True when stopped early."""
         s, playing = self.session, self.session.playing
-        self.events.emit(playing.start(), [], 0)
+        self.events.emit(playing.start()[s.replayed :], [], 0)  # a fork's replayed turns are shown already
         while not playing.finished:
             if not s.control.wait_turn():
                 return True
@@ -157,6 +157,11 @@ class LiveSession(QObject):
             dict(recorded.agents),
             source=dict(recorded.source),
         )
+        # A fork's replayed turns are known now: shown at once, so its window opens on the turn it forks at
+        # instead of an empty episode redrawn when the worker hands them over.
+        prefix = playing.resume_from[1] if playing.resume_from is not None else []
+        self.replayed = len(prefix)
+        self.episode.events.extend(prefix)
         queued = Qt.ConnectionType.QueuedConnection
         self._worker.events.connect(self._on_events, queued)
         self._worker.ask.connect(self._on_ask, queued)

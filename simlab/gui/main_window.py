@@ -820,6 +820,7 @@ class MainWindow(QMainWindow):
         twin = self._twin()
         twin.setWindowTitle(f"SimLab - fork of {original.episode_id} at turn {turn}")
         twin.start_live(session)
+        twin.playback.seek(turn)  # the replayed turns are there: show the one forked at, as the original does
         link = PlaybackLink(self.playback, twin.playback, twin)
         twin.show_fork_diff(ForkDiffView(original, twin.playback, turn, link))
         self._beside(twin)
@@ -849,25 +850,28 @@ class MainWindow(QMainWindow):
             self.playback.seek(turn)
 
     def _twin(self) -> MainWindow:
-        """A second window for a fork or a compared episode, shown."""
+        """A second window for a fork or a compared episode, not shown yet (:meth:`_beside` shows it)."""
         twin = MainWindow(self.settings)
         twin.remembers_layout = False  # its narrow layout is not the one to open with next time
-        twin.show()
         return twin
 
     def _beside(self, twin: MainWindow) -> None:
-        """Tile ``twin`` beside this window and the other windows it opened (this window's own layout is kept
-        to be saved on closing: the tiling is for the forks' time only)."""
+        """Show ``twin`` tiled beside this window and the other windows it opened (this window's own layout is
+        kept to be saved on closing: the tiling is for the forks' time only). It is placed before it is shown:
+        each resize of a shown window renders its 3D view again."""
         if self._own_layout is None:
             self._own_layout = (self.saveGeometry(), self.saveState(LAYOUT_VERSION))
         self.forks = [w for w in self.forks if w.isVisible()] + [twin]
-        self.tile_forks()
-        QTimer.singleShot(0, self.tile_forks)  # again once the new window's docks have their real minimum sizes
+        self._tile([self, *self.forks])
+        twin.show()
+        QTimer.singleShot(0, self.tile_forks)  # again once the new window's frame and docks have their real sizes
 
     def tile_forks(self) -> bool:
         """This window and its open forks side by side on its screen; False (and a status message) when they
         do not fit."""
-        windows = [self, *(w for w in self.forks if w.isVisible())]
+        return self._tile([self, *(w for w in self.forks if w.isVisible())])
+
+    def _tile(self, windows: list[MainWindow]) -> bool:
         self.forks_fit = tile(windows, (self.screen() or windows[-1].screen()).availableGeometry())
         if not self.forks_fit:
             windows[-1].statusBar().showMessage("The windows do not fit side by side on this screen: the last overlap")

@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 from simlab.core.episode import Episode
 from simlab.core.family import RGB, FamilyViews, Inspection, Layer
 from simlab.gui.agent_panels import pil_to_pixmap
-from simlab.gui.layouts import take_widgets
+from simlab.gui.layouts import take_widgets, widgets_in
 from simlab.gui.playback import PlaybackModel
 from simlab.gui.scene_canvas import SceneCanvas
 from simlab.render.episode_pictures import side_by_side, views_of
@@ -173,6 +173,11 @@ class WorldView(QWidget):
         self.target_mode.setToolTip(self.views.overlay_help if self.views is not None else "")
 
     def _rebuild_camera_buttons(self) -> None:
+        shown = widgets_in(self._camera_row)
+        if [button.text() for button in shown if isinstance(button, QToolButton)] == list(self.cameras):
+            # The same presets (another episode of the family): new buttons would be laid out twice, first
+            # without them, so the 3D view would be resized and rendered three times instead of once.
+            return
         for widget in take_widgets(self._camera_row):
             widget.hide()  # out of sight now: deleteLater waits for the event loop
             widget.deleteLater()

@@ -7,6 +7,7 @@ list feeds the desktop app's interactive view (:func:`add_items` on any pyvista 
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -28,6 +29,8 @@ FRONT_ONLY_KINDS: frozenset[str] = frozenset({"target", "wall"})
 _LIGHTING: dict[str, float] = {"ambient": 0.5, "diffuse": 0.55, "specular": 0.0}
 _PLOTTERS: dict[tuple[int, int], pv.Plotter] = {}
 _RENDER_LOCK = threading.RLock()
+_LOOKS: dict[int, dict[str, tuple[tuple[Any, ...], Any]]] = {}
+"""Per cached plotter (by id): item key -> (its look, its actor), for the actors :func:`render_items` left."""
 
 
 @dataclass(frozen=True)
@@ -150,7 +153,10 @@ def _add_text(plotter: Any, item: SceneItem) -> Any:
 
 def set_camera(plotter: Any, pose: CameraPose) -> None:
     """Point ``plotter``'s camera as ``pose`` says and refit the clipping range."""
-    camera = plotter.camera
+    # The renderer's camera, marked set: pyvista's ``plotter.camera`` resets an unset camera first, which
+    # renders a frame (60-250 ms in a new window) only for every value to be replaced below.
+    camera = plotter.renderer.camera
+    camera.is_set = True
     camera.position = pose.position
     camera.focal_point = pose.focal_point
     camera.up = pose.view_up
@@ -192,17 +198,54 @@ def offscreen_plotter(size: tuple[int, int]) -> Iterator[pv.Plotter]:
 
 
 def _render_on(plotter: pv.Plotter, items: Iterable[SceneItem], camera: CameraPose, background: str) -> Image.Image:
-    plotter.clear_actors()
     plotter.renderer.set_background(background)
-    add_items(plotter, items)
+    _keep_and_add(plotter, list(items))
     set_camera(plotter, camera)
     plotter.render()
     pixels = np.asarray(plotter.screenshot(return_img=True))
     return Image.fromarray(pixels[:, :, :3].astype(np.uint8), "RGB")
 
 
+def _keep_and_add(plotter: pv.Plotter, items: list[SceneItem]) -> None:
+    """Put exactly ``items`` on ``plotter``, in their order: an actor already there for an item of the same key
+    and look (every property and the mesh's bytes) stays, the others are removed and the new ones added.
+
+    Consecutive renders (the turns of an export, an agent's view after an edit) share most items, and adding an
+    actor through pyvista costs several times rendering it. The renderer's props are put back in the items'
+    order, so translucent items blend as they would when added afresh: the pixels are the same."""
+    kept = _LOOKS.setdefault(id(plotter), {})
+    present = plotter.renderer.actors
+    for name in [name for name, (_look_, actor) in kept.items() if present.get(name) is not actor]:
+        del kept[name]  # taken off by another user of the plotter (an id render clears it): made again
+    looks = {item.key: _look(item) for item in items}
+    for name, actor in present.items():
+        if name not in kept or kept[name][0] != looks.get(name):
+            plotter.remove_actor(actor, render=False)
+            kept.pop(name, None)
+    fresh = [item for item in items if item.key not in kept]
+    for key, actor in add_items(plotter, fresh).items():
+        kept[key] = (looks[key], actor)
+    renderer = plotter.renderer
+    renderer.RemoveAllViewProps()
+    for item in items:
+        renderer.AddViewProp(kept[item.key][1])
+
+
+def _look(item: SceneItem) -> tuple[Any, ...]:
+    """Everything that decides how ``item`` is drawn, its mesh as a digest of its arrays."""
+    mesh = item.mesh
+    digest = hashlib.blake2b(digest_size=16)
+    cells = [(name, getattr(mesh, name, ())) for name in ("verts", "lines", "faces", "strips")]
+    for name, array in [("points", mesh.points), *cells, *mesh.point_data.items(), *mesh.cell_data.items()]:
+        digest.update(name.encode())
+        digest.update(np.ascontiguousarray(array).tobytes())
+    style = (item.color, item.opacity, item.style, item.tooltip, item.line_width, item.edged, item.culled)
+    return (item.kind, *style, _is_text(item), digest.hexdigest())
+
+
 def close_plotters() -> None:
     """Close the cached off-screen plotters (tests and long-running exporters may call this at the end)."""
     while _PLOTTERS:
         _, plotter = _PLOTTERS.popitem()
+        _LOOKS.pop(id(plotter), None)
         plotter.close()

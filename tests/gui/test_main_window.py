@@ -246,6 +246,23 @@ def test_fork_continues_from_the_turn_in_a_window_beside_the_original(window, qt
     twin.close()
 
 
+def test_a_fork_window_opens_on_the_turn_forked_at_with_each_replayed_event_once(window, qtbot):
+    """The fork's window shows the replayed turns as soon as it is made (before the worker playing on has
+    handed over anything), at the turn forked at, as the original shows it; the worker adds only what follows."""
+    window.open_episode_id(window.browser.visible_episode_ids()[0])
+    window.playback.seek(4)
+    twin = window.fork("builder=oracle")
+    assert twin is not None
+    qtbot.addWidget(twin)
+    assert twin.playback.turn == 4 and twin.playback.last_turn == 4  # no event loop turn yet: the replay alone
+    assert [item.key for item in twin.world.items] == [item.key for item in window.world.items]
+    session = twin.live.session
+    qtbot.waitUntil(lambda: session.state in ("finished", "failed"), timeout=20000)
+    shown, played = ([e.to_json() for e in ep.events] for ep in (session.episode, session.playing.episode))
+    assert session.state == "finished" and shown == played
+    twin.close()
+
+
 def _no_overlap(window, twins, area):
     frames = [w.frameGeometry() for w in (window, *twins)]
     for k, a in enumerate(frames):

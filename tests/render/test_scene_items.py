@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pyvista as pv
 
-from simlab.render.scene import SceneItem, add_items
+from simlab.render.scene import CameraPose, SceneItem, add_items, offscreen_plotter, render_items
 
 
 def _item(kind: str, **more) -> SceneItem:
@@ -29,3 +30,31 @@ def test_the_plotter_draws_what_the_item_asks_for():
         assert not plain.GetEdgeVisibility() and not plain.GetBackfaceCulling()
     finally:
         plotter.close()
+
+
+def _fresh(items: list[SceneItem], camera: CameraPose, size: tuple[int, int]) -> np.ndarray:
+    """``items`` rendered on an empty plotter: every actor made afresh."""
+    with offscreen_plotter(size) as plotter:
+        plotter.clear_actors()
+    return np.asarray(render_items(items, camera, size))
+
+
+def test_renders_in_a_row_keep_unchanged_actors_and_give_the_pixels_of_fresh_ones():
+    """Consecutive off-screen renders reuse the actors of unchanged items: each picture is still the one the
+    items make drawn afresh, translucent ones blended in the same order, a changed item drawn as it now is."""
+    camera = CameraPose("c", (3.0, -4.0, 3.0), (0.0, 0.0, 0.0), (0.0, 0.0, 1.0))
+    size = (160, 120)
+    floor = SceneItem("floor", "floor", pv.Plane(i_size=4, j_size=4), (0.8, 0.8, 0.8))
+    ghost = SceneItem("ghost", "target", pv.Box((-0.5, 0.5, -0.5, 0.5, 0, 1)), (0.2, 0.3, 0.9), opacity=0.4)
+    cube = SceneItem("cube", "block", pv.Box((-1, 0, -1, 0, 0, 1)), (0.9, 0.2, 0.2))
+    moved = SceneItem("cube", "block", pv.Box((0, 1, 0, 1, 0, 1)), (0.9, 0.2, 0.2))  # same key and look, moved
+    frames = [[floor, cube, ghost], [floor, moved, ghost], [ghost, floor], [floor, moved, ghost]]
+    for items in frames:
+        kept = np.asarray(render_items(items, camera, size))
+        assert np.array_equal(kept, _fresh(items, camera, size))
+    first, second = (np.asarray(render_items(items, camera, size)) for items in frames[:2])
+    assert not np.array_equal(first, second)  # the moved cube is drawn where it now is
+    render_items(frames[0], camera, size)
+    with offscreen_plotter(size) as plotter:
+        plotter.clear_actors()  # another user of the plotter (an id render) took everything off
+    assert np.array_equal(np.asarray(render_items(frames[1], camera, size)), second)

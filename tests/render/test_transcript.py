@@ -56,3 +56,20 @@ def test_an_imported_episode_with_failures_renders(tmp_path):
     page = episode_html(imported)
     assert "FAILED [wrong_layer]" in page
     assert len(re.findall(r'<section id="turn-', page)) == imported.last_turn + 1
+
+
+def _copy(episode: Episode, count: int) -> Episode:
+    """``episode`` as it stood after its first ``count`` events (a live episode still being played)."""
+    events = episode.events[:count]
+    return Episode(episode.episode_id, episode.world, episode.seed, episode.task, episode.settings, events=events)
+
+
+def test_a_transcript_made_again_of_an_episode_that_grew_shows_every_turn_as_drawn_afresh(episode):
+    """The pictures are kept per turn for the episode exported; once it grew (a live episode, here in the middle
+    of turn 1, before its move changed the board) every picture is the one a fresh copy of the episode gets."""
+    moved = next(k for k, e in enumerate(episode.events) if e.turn == 1 and e.kind == "state")
+    live = _copy(episode, moved)
+    early = episode_html(live)
+    assert len(re.findall(r'<img src="data:image/png', early)) == 3 + 2 * 2
+    live.events.extend(episode.events[moved:])
+    assert episode_html(live) == episode_html(_copy(episode, len(episode.events)))
