@@ -1,9 +1,9 @@
 """Where a step of the app's playback spends its time: cProfile of the step key (every panel updated) for each
 world family ``benchmarks/gui.py`` ``bench_step`` times, on the same runs.
 
-Run ``xvfb-run -a python -m benchmarks.profile_step [--family NAME] [--steps N] [--top N] [--sort cumulative] [--runs DIR]``;
-it prints, per family, the functions with the most own time (or cumulative time) over the steps, so a change to
-the panels can be aimed at what costs.
+Run ``xvfb-run -a python -m benchmarks.profile_step [--family NAME] [--steps N] [--top N] [--sort cumulative]
+[--runs DIR]``; it prints, per family, the functions with the most own time (or cumulative time) over the
+steps, so a change to the panels can be aimed at what costs.
 """
 
 from __future__ import annotations

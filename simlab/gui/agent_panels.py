@@ -119,12 +119,6 @@ def set_style(widget: QWidget, sheet: str) -> None:
         widget.setStyleSheet(sheet)
 
 
-def set_style(widget: QWidget, sheet: str) -> None:
-    """Set ``widget``'s style sheet only when it differs: setting one re-polishes the widget even when equal."""
-    if widget.styleSheet() != sheet:
-        widget.setStyleSheet(sheet)
-
-
 def pil_to_pixmap(image: Image.Image) -> QPixmap:
     """A QPixmap holding a copy of ``image``."""
     return QPixmap.fromImage(pil_to_qimage(image))
@@ -272,8 +266,17 @@ class ImageView(QWidget):
     def set_max_height(self, height: int | None) -> None:
         """Keep the picture at most ``height`` pixels tall (None: as tall as the width makes it)."""
         if height != self._max_height:
+            drawn = self._target_width(self.width())
             self._max_height = height
+            self._resized(drawn)
+
+    def _resized(self, drawn: int) -> None:
+        """After a bound changed: repaint only when the picture is drawn at another width than ``drawn`` (the
+        grid lifts the bounds and fits them again on every re-layout, mostly to what they were)."""
+        if self._target_width(self.width()) != drawn:
             self._redraw()
+        else:
+            self.updateGeometry()  # the height for other widths may differ all the same
 
     def shown_width(self) -> int:
         """How wide the picture is drawn now, in pixels (0 without one)."""
@@ -282,8 +285,9 @@ class ImageView(QWidget):
     def set_max_width(self, width: int | None) -> None:
         """Draw the picture at most ``width`` pixels wide (None: as wide as the widget allows)."""
         if width != self._max_width:
+            drawn = self._target_width(self.width())
             self._max_width = width
-            self._redraw()
+            self._resized(drawn)
 
     def _target_width(self, width: int) -> int:
         widest = min(width, round(self._pixmap.width() * MAX_UPSCALE))
@@ -850,19 +854,16 @@ class AgentPanels(QWidget):
     def _reflow(self) -> None:
         """Lay the shown panels out in as many columns as the size calls for (:func:`grid_columns`), and shrink
         their pictures when even the most columns leave the grid taller than the dock."""
-        for panel in self._panels.values():
-            self._grid.removeWidget(panel)
         self._laid_out = None
         panels = self._shown_panels()
-        if not panels:
-            return
         width, height = self._grid_area()
         for panel in panels:
             panel.set_pictures_width(None)
         heights = [panel.heightForWidth for panel in panels]
-        self._columns = grid_columns(heights, width, height, MIN_PANEL_WIDTH)
-        for k, panel in enumerate(panels):
-            self._grid.addWidget(panel, k // self._columns, k % self._columns)
+        self._columns = grid_columns(heights, width, height, MIN_PANEL_WIDTH) if panels else 1
+        self._place(panels)
+        if not panels:
+            return
         for column in range(self._grid.columnCount()):
             self._grid.setColumnStretch(column, 1 if column < self._columns else 0)
         rows = -(-len(panels) // self._columns)
@@ -875,6 +876,19 @@ class AgentPanels(QWidget):
         for panel in panels:  # the grid would squeeze a panel to its share of the viewport: scroll instead
             panel.setMinimumHeight(panel.heightForWidth(cell))
         self._laid_out = self._layout_key()
+
+    def _place(self, panels: list[AgentPanel]) -> None:
+        """Put ``panels`` in the grid's cells, reading order, in the current columns (nothing moves when they
+        are already there: taking every panel out and in again re-laid the whole dock out)."""
+        places = {panel: (k // self._columns, k % self._columns) for k, panel in enumerate(panels)}
+        for panel in self._panels.values():
+            index = self._grid.indexOf(panel)
+            where = self._grid.getItemPosition(index)[:2] if index >= 0 else None
+            if where is not None and where != places.get(panel):
+                self._grid.removeWidget(panel)
+        for panel, (row, column) in places.items():
+            if self._grid.indexOf(panel) < 0:
+                self._grid.addWidget(panel, row, column)
 
     def _fit_pictures(self, panels: list[AgentPanel], width: int, height: int) -> None:
         """Give each row an equal share of ``height`` by narrowing its panels' pictures, not below

@@ -58,7 +58,7 @@ class TurnPlot(pg.PlotItem):
     """One of the family's plots: a pyqtgraph PlotItem in the panel's one scene. It answers ``getPlotItem`` as
     a PlotWidget does, so callers reach its axes and items the same way."""
 
-    def getPlotItem(self) -> TurnPlot:  # noqa: N802 - pyqtgraph's name
+    def getPlotItem(self) -> TurnPlot:
         return self
 
 

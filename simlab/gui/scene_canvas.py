@@ -211,7 +211,16 @@ def _signature(item: SceneItem) -> tuple[Any, ...]:
 def _look(item: SceneItem) -> tuple[Any, ...]:
     """An actor's properties as ``add_items`` sets them: an actor of one look shows any item of that look once
     its mesh is swapped in (the tooltip only decides whether it is pickable)."""
-    return (item.kind, item.color, item.opacity, item.style, bool(item.tooltip), item.line_width, item.edged, item.culled)
+    return (
+        item.kind,
+        item.color,
+        item.opacity,
+        item.style,
+        bool(item.tooltip),
+        item.line_width,
+        item.edged,
+        item.culled,
+    )
 
 
 def _address(actor: Any) -> str:
