@@ -69,14 +69,14 @@ def bench_step(app: QApplication, window: MainWindow, label: str = "blocks") -> 
         app.processEvents()
         steps.append(time.perf_counter() - start)
         start = time.perf_counter()
-        window.world.redraw()  # nothing changed: it swaps no actor, so ask for the paint it would not
-        QWidget.update(window.world.stack.currentWidget())
+        window.world.redraw()  # a 3D view swaps no actor (nothing changed): ask for the paint it would not; a
+        QWidget.update(window.world.stack.currentWidget())  # family without one draws its turn pictures again
         app.processEvents()  # the world view paints (the 3D view renders) here
         redraws.append(time.perf_counter() - start)
         assert window.playback.turn > 0 or k == 0
     step, base = _median_ms(steps), _median_ms(redraws)
     print(
-        f"{f'{label}: step key -> every panel updated':<38} {step:10.1f} ms   baseline world view redraw alone     "
+        f"{f'{label}: step key, every panel painted':<38} {step:10.1f} ms   baseline world view redraw alone     "
         f"{base:10.1f} ms   ratio {step / base:6.2f}x   (median of {STEPS}; goal 1.2x)"
     )
 
