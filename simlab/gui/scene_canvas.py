@@ -17,9 +17,10 @@ import vtk
 from PySide6.QtCore import QEvent, QObject, QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QCursor
 from PySide6.QtWidgets import QToolTip, QWidget
+from pyvista import Color
 from pyvistaqt import QtInteractor
 
-from simlab.render.scene import CameraPose, SceneItem, add_items, is_text, set_camera
+from simlab.render.scene import EDGE_DARKENING, CameraPose, SceneItem, add_items, darker, is_text, set_camera
 
 HOVER_DELAY_MS = 250
 CLICK_SLOP_PX = 4  # a press and release closer than this is a click, farther a camera drag
@@ -55,15 +56,12 @@ class SceneCanvas(QObject):
 
     def show(self, items: list[SceneItem]) -> None:
         """Draw ``items``, replacing what is on screen; unchanged items stay as they are, and an actor whose
-        item went is given to a new item of the same look (its mesh swapped in) rather than removed and made
-        again (making one costs about 10 ms, swapping a mesh nothing)."""
+        item went is given to a new item of the same look (its mesh and colour swapped in) rather than removed
+        and made again (making one costs about 10 ms, swapping a mesh nothing)."""
         self.items = items
         wanted = {item.key: (_signature(item), item) for item in items}
         stale = [k for k, (sig, _a) in self._shown.items() if wanted.get(k, (None,))[0] != sig]
-        spare: dict[tuple[Any, ...], list[Any]] = {}
-        for key in stale:
-            sig, actor = self._shown.pop(key)
-            spare.setdefault(sig[0], []).append(actor)
+        spare = self._take_off(stale)
         fresh = [item for key, (_sig, item) in wanted.items() if key not in self._shown]
         if not stale and not fresh:
             return  # nothing changed: no repaint (an agent's view is not redrawn for a selection in the list)
@@ -79,14 +77,29 @@ class SceneCanvas(QObject):
         # again in the paint it triggers (measured: two 33 ms renders per step under Xvfb).
         QWidget.update(self.plotter.interactor)
 
+    def _take_off(self, keys: list[str]) -> dict[tuple[Any, ...], list[Any]]:
+        """Forget the items of ``keys``; their mesh actors by look, to hand on (the rest are removed)."""
+        spare: dict[tuple[Any, ...], list[Any]] = {}
+        for key in keys:
+            signature, actor = self._shown.pop(key)
+            if actor.IsA("vtkActor"):  # a text's is a 2D actor with a label mapper: never handed on
+                spare.setdefault(signature[0], []).append(actor)
+            else:
+                self.plotter.remove_actor(actor, render=False)
+        return spare
+
     def _reuse(self, item: SceneItem, signature: tuple[Any, ...], spare: dict[tuple[Any, ...], list[Any]]) -> bool:
-        """Show ``item`` on a spare actor of its look, when there is one (a text keeps its own: its words are
-        not a mesh)."""
+        """Show ``item`` on a spare actor of its look, its mesh and colour swapped in, when there is one (a text
+        keeps its own: its words are not a mesh)."""
         actors = spare.get(signature[0])
         if not actors or is_text(item):
             return False
         actor = actors.pop()
         actor.GetMapper().SetInputData(item.mesh)
+        look = actor.GetProperty()  # colours through pyvista's, as add_mesh sets them (8 bits a channel)
+        look.SetColor(Color(item.color).float_rgb)
+        if item.edged:
+            look.SetEdgeColor(Color(darker(item.color, EDGE_DARKENING)).float_rgb)
         self._shown[item.key] = (signature, actor)
         return True
 
@@ -203,17 +216,16 @@ def _outside(planes: np.ndarray, bounds: tuple[float, ...]) -> bool:
 
 
 def _signature(item: SceneItem) -> tuple[Any, ...]:
-    """What makes an item look the way it does: its actor's look (:func:`_look`, first), its tooltip and where
-    it is; an item whose signature is unchanged stays on screen."""
-    return (_look(item), item.tooltip, item.mesh.bounds)
+    """What makes an item look the way it does: its actor's look (:func:`_look`, first), its colour, its tooltip
+    and where it is; an item whose signature is unchanged stays on screen."""
+    return (_look(item), item.color, item.tooltip, item.mesh.bounds)
 
 
 def _look(item: SceneItem) -> tuple[Any, ...]:
-    """An actor's properties as ``add_items`` sets them: an actor of one look shows any item of that look once
-    its mesh is swapped in (the tooltip only decides whether it is pickable)."""
+    """An actor's properties as ``add_items`` sets them but its colour: an actor of one look shows any item of
+    that look once its mesh and colour are swapped in (the tooltip only decides whether it is pickable)."""
     return (
         item.kind,
-        item.color,
         item.opacity,
         item.style,
         bool(item.tooltip),

@@ -26,6 +26,8 @@ EDGED_KINDS: frozenset[str] = frozenset({"block", "failed"})
 FRONT_ONLY_KINDS: frozenset[str] = frozenset({"target", "wall"})
 """Translucent kinds drawn with back faces culled by default, so a ghost veils what is behind it once."""
 
+EDGE_DARKENING = 0.55
+"""How much darker than its colour an edged item's outline is drawn."""
 _LIGHTING: dict[str, float] = {"ambient": 0.5, "diffuse": 0.55, "specular": 0.0}
 _PLOTTERS: dict[tuple[int, int], pv.Plotter] = {}
 _RENDER_LOCK = threading.RLock()
@@ -110,7 +112,7 @@ def add_items(plotter: Any, items: Iterable[SceneItem], unique_names: bool = Fal
             style=item.style,
             line_width=item.line_width,
             show_edges=edged,
-            edge_color=darker(item.color, 0.55) if edged else None,
+            edge_color=darker(item.color, EDGE_DARKENING) if edged else None,
             smooth_shading=False,
             culling="back" if item.culled else None,
             pickable=bool(item.tooltip),

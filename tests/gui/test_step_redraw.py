@@ -13,7 +13,7 @@ from simlab.core.recording import load_run
 from simlab.gui.agent_panels import AgentPanels
 from simlab.gui.playback import PlaybackModel
 from simlab.gui.scene_canvas import SceneCanvas
-from simlab.render.scene import CameraPose, SceneItem, is_text
+from simlab.render.scene import EDGE_DARKENING, CameraPose, SceneItem, darker, is_text
 from simlab.runner.demo import DEMO_RUN
 from tests.gui.conftest import shown_window, wait_shown
 from tests.gui.test_rooms_app import _display_point
@@ -60,7 +60,7 @@ def test_a_gone_items_actor_shows_the_new_item_of_its_look(canvas):
 
 
 def test_reused_actors_draw_what_a_fresh_canvas_draws(canvas, qtbot):
-    forward = [[_block("a", 0.0), _block("c", 1.0, BLUE)], [_block("b", 2.0), _block("c", 1.0, BLUE)]]
+    forward = [[_block("a", 0.0), _block("c", 1.0, BLUE)], [_block("b", 2.0, BLUE), _block("c", 1.0)]]
     for items in (*forward, forward[0], forward[1]):  # forward, back, forward again
         canvas.show(items)
         shown = _frame(canvas)
@@ -70,11 +70,22 @@ def test_reused_actors_draw_what_a_fresh_canvas_draws(canvas, qtbot):
         assert len(_actors(canvas)) == len(items)
 
 
-def test_an_item_of_another_look_gets_an_actor_of_its_own(canvas):
+def test_a_handed_on_actor_takes_the_new_items_colour(canvas):
     canvas.show([_block("a", 0.0)])
     canvas.show([_block("b", 2.0, BLUE)])
     (actor,) = _actors(canvas)
     assert actor.GetProperty().GetColor() == pytest.approx(BLUE, abs=1 / 255)  # colours pass through 8 bits
+    assert actor.GetProperty().GetEdgeColor() == pytest.approx(darker(BLUE, EDGE_DARKENING), abs=1 / 255)
+
+
+def test_an_item_of_another_look_gets_an_actor_of_its_own(canvas):
+    canvas.show([_block("a", 0.0)])
+    (first,) = _actors(canvas)
+    ghost = SceneItem("g", "target", pv.Box(bounds=(2, 2.9, 0, 0.9, 0, 0.9)), RED, opacity=0.3)
+    canvas.show([ghost])
+    (actor,) = _actors(canvas)
+    assert actor.GetAddressAsString("vtkObject") != first.GetAddressAsString("vtkObject")
+    assert actor.GetProperty().GetOpacity() == pytest.approx(0.3)
 
 
 def test_the_3d_view_after_steps_back_and_forth_is_the_turn_drawn_afresh(qtbot, tmp_path):
