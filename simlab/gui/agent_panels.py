@@ -86,8 +86,8 @@ MESSAGE_CHARS = 240  # a panel shows this much of a message; the dialogue and th
 
 
 class ShowBatch:
-    """Shows and hides widgets inside ``container`` as one change. Qt re-activates every layout from a widget it
-    shows up to the window, dock layout included (about 5 ms a widget): the first change hides the container
+    """Shows and hides widgets inside ``container`` as one change. Qt activates the layouts above every widget
+    it shows (a panel's and the panels' grid: about 5 ms a widget): the first change hides the container
     instead, so the widgets change out of sight, and leaving the batch shows the container again, once."""
 
     def __init__(self, container: QWidget) -> None:
