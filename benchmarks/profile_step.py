@@ -48,6 +48,7 @@ def main() -> None:
     parser.add_argument("--runs", type=Path, help="keep the runs played here, for the next profile (default: none)")
     args = parser.parse_args()
     app = QApplication.instance() or QApplication([])
+    assert isinstance(app, QApplication)
     with tempfile.TemporaryDirectory() as tmp:
         window = MainWindow(QSettings(str(Path(tmp) / "s.ini"), QSettings.Format.IniFormat))
         window.resize(1600, 1000)

@@ -333,8 +333,8 @@ def scaled_to_width(pixmap: QPixmap, width: int) -> QPixmap:
     """``pixmap`` smoothly scaled to ``width`` pixels, kept in Qt's pixmap cache: stepping back and forth shows
     the same pictures at the same sizes, and scaling one smoothly costs several milliseconds."""
     key = f"simlab-scaled:{pixmap.cacheKey()}:{width}"
-    scaled = QPixmapCache.find(key)
-    if scaled is None:
+    scaled = QPixmap()
+    if not QPixmapCache.find(key, scaled):
         scaled = pixmap.scaledToWidth(width, Qt.TransformationMode.SmoothTransformation)
         QPixmapCache.setCacheLimit(max(QPixmapCache.cacheLimit(), SCALED_CACHE_KB))
         QPixmapCache.insert(key, scaled)
@@ -645,6 +645,12 @@ class AgentPanel(QFrame):
         self._batch.set_shown(self.no_pictures, bool(notes))
 
 
+def _cell_of(grid: QGridLayout, index: int) -> tuple[int, int]:
+    """The (row, column) of the grid's item number ``index``."""
+    position: tuple[int, int, int, int] = grid.getItemPosition(index)  # type: ignore[assignment]  # stub: object
+    return position[0], position[1]
+
+
 class AgentPanels(QWidget):
     """One :class:`AgentPanel` per role of the playback's episode in a grid that follows the widget's size,
     redrawn on every turn change, under the switch between the pictures "as sent" and "annotated"."""
@@ -883,8 +889,7 @@ class AgentPanels(QWidget):
         places = {panel: (k // self._columns, k % self._columns) for k, panel in enumerate(panels)}
         for panel in self._panels.values():
             index = self._grid.indexOf(panel)
-            where = self._grid.getItemPosition(index)[:2] if index >= 0 else None
-            if where is not None and where != places.get(panel):
+            if index >= 0 and _cell_of(self._grid, index) != places.get(panel):
                 self._grid.removeWidget(panel)
         for panel, (row, column) in places.items():
             if self._grid.indexOf(panel) < 0:
