@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 
 from PIL import Image
 from PySide6.QtCore import QSettings, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QFontDatabase, QPainter, QPaintEvent, QPixmap, QResizeEvent
+from PySide6.QtGui import QFontDatabase, QPainter, QPaintEvent, QPixmap, QPixmapCache, QResizeEvent
 from PySide6.QtWidgets import (
     QButtonGroup,
     QFrame,
@@ -81,7 +81,42 @@ MAX_UPSCALE = 1.25  # never blow a picture up by more than this: beyond it the p
 MIN_PICTURE_WIDTH = 240  # narrower, a wall's letters and a board's numbers cannot be read: the dock scrolls
 MIN_PANEL_WIDTH = MIN_PICTURE_WIDTH + 30  # such a picture, the panel's margins and its coloured edge
 GRID_SPACING = 6
+SCALED_CACHE_KB = 64 * 1024  # Qt's pixmap cache, least recently used first out: a few hundred panel pictures
 MESSAGE_CHARS = 240  # a panel shows this much of a message; the dialogue and the tooltip show all of it
+
+
+class ShowBatch:
+    """Shows and hides widgets inside ``container`` as one change. Qt activates the layouts above every widget
+    it shows (a panel's and the panels' grid: about 5 ms a widget): the first change hides the container
+    instead, so the widgets change out of sight, and leaving the batch shows the container again, once."""
+
+    def __init__(self, container: QWidget) -> None:
+        self.container = container
+        self._hidden = False
+
+    def set_shown(self, widget: QWidget, shown: bool) -> None:
+        """Show or hide ``widget`` (nothing when it already is)."""
+        explicit = widget.testAttribute(Qt.WidgetAttribute.WA_WState_ExplicitShowHide)
+        if explicit and widget.isHidden() != shown:
+            return  # Qt's own early return, made before the container is hidden for nothing
+        if not self._hidden and self.container.isVisible():
+            self.container.hide()
+            self._hidden = True
+        widget.setVisible(shown)
+
+    def __enter__(self) -> ShowBatch:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        if self._hidden:
+            self.container.show()
+            self._hidden = False
+
+
+def set_style(widget: QWidget, sheet: str) -> None:
+    """Set ``widget``'s style sheet only when it differs: setting one re-polishes the widget even when equal."""
+    if widget.styleSheet() != sheet:
+        widget.setStyleSheet(sheet)
 
 
 def pil_to_pixmap(image: Image.Image) -> QPixmap:
@@ -231,8 +266,17 @@ class ImageView(QWidget):
     def set_max_height(self, height: int | None) -> None:
         """Keep the picture at most ``height`` pixels tall (None: as tall as the width makes it)."""
         if height != self._max_height:
+            drawn = self._target_width(self.width())
             self._max_height = height
+            self._resized(drawn)
+
+    def _resized(self, drawn: int) -> None:
+        """After a bound changed: repaint only when the picture is drawn at another width than ``drawn`` (the
+        grid lifts the bounds and fits them again on every re-layout, mostly to what they were)."""
+        if self._target_width(self.width()) != drawn:
             self._redraw()
+        else:
+            self.updateGeometry()  # the height for other widths may differ all the same
 
     def shown_width(self) -> int:
         """How wide the picture is drawn now, in pixels (0 without one)."""
@@ -241,8 +285,9 @@ class ImageView(QWidget):
     def set_max_width(self, width: int | None) -> None:
         """Draw the picture at most ``width`` pixels wide (None: as wide as the widget allows)."""
         if width != self._max_width:
+            drawn = self._target_width(self.width())
             self._max_width = width
-            self._redraw()
+            self._resized(drawn)
 
     def _target_width(self, width: int) -> int:
         widest = min(width, round(self._pixmap.width() * MAX_UPSCALE))
@@ -278,10 +323,22 @@ class ImageView(QWidget):
         width = self._target_width(self.width())
         ratio = self.devicePixelRatioF()
         if self._scaled.isNull() or self._scaled.width() != round(width * ratio):
-            self._scaled = self._pixmap.scaledToWidth(round(width * ratio), Qt.TransformationMode.SmoothTransformation)
+            self._scaled = scaled_to_width(self._pixmap, round(width * ratio))
             self._scaled.setDevicePixelRatio(ratio)
         painter = QPainter(self)
         painter.drawPixmap((self.width() - width) // 2, 0, self._scaled)
+
+
+def scaled_to_width(pixmap: QPixmap, width: int) -> QPixmap:
+    """``pixmap`` smoothly scaled to ``width`` pixels, kept in Qt's pixmap cache: stepping back and forth shows
+    the same pictures at the same sizes, and scaling one smoothly costs several milliseconds."""
+    key = f"simlab-scaled:{pixmap.cacheKey()}:{width}"
+    scaled = QPixmap()
+    if not QPixmapCache.find(key, scaled):
+        scaled = pixmap.scaledToWidth(width, Qt.TransformationMode.SmoothTransformation)
+        QPixmapCache.setCacheLimit(max(QPixmapCache.cacheLimit(), SCALED_CACHE_KB))
+        QPixmapCache.insert(key, scaled)
+    return scaled
 
 
 def _shortened(text: str) -> str:
@@ -419,6 +476,7 @@ class AgentPanel(QFrame):
         self.conversation = Collapsible("Conversation sent", self, rich=True)
         self.conversation.setToolTip("The messages this role's model was sent at the shown turn, and its replies")
         self._calls: list[ModelCall] = []
+        self._batch = ShowBatch(self)  # the current show_turn's
         self.status.setWordWrap(True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 6, 10, 6)
@@ -460,10 +518,20 @@ class AgentPanel(QFrame):
         """Draw the pictures at most ``width`` pixels wide (None: as wide as the panel)."""
         for view in self._visible_views():
             view.set_max_width(width)
+        self._forget_heights()
+
+    def _forget_heights(self) -> None:
         # layouts cache heights for widths and refresh them only on the next event loop pass: the grid asks now
         self._image_layout.invalidate()
         self.images.updateGeometry()
         self.layout().invalidate()
+
+    def layout_key(self, width: int) -> tuple[object, ...]:
+        """What the grid lays this panel out by: its pictures' sizes and its height at ``width`` (pictures as
+        wide as they are now). Equal keys at one width give equal heights at any picture width."""
+        self._forget_heights()
+        sizes = tuple((view.pixmap().width(), view.pixmap().height()) for view in self._visible_views())
+        return (self.role, sizes, self.heightForWidth(width))
 
     def fit_pictures(self, width: int, height: int) -> None:
         """Narrow the pictures so the panel is at most ``height`` tall at ``width``, but never below
@@ -488,8 +556,14 @@ class AgentPanel(QFrame):
         return [view for view in self._image_views if not view.isHidden()]
 
     # ---- drawing ------------------------------------------------------------------------------------------
-    def show_turn(self, info: RoleTurn, pictures: PanelPictures | None) -> None:
-        """Display ``info`` (what the role saw and did) with its observation's ``pictures``."""
+    def show_turn(self, info: RoleTurn, pictures: PanelPictures | None, batch: ShowBatch | None = None) -> None:
+        """Display ``info`` (what the role saw and did) with its observation's ``pictures``; sections are shown
+        and hidden through ``batch`` when given (several panels changing at once)."""
+        if batch is None:
+            with ShowBatch(self) as own:
+                self.show_turn(info, pictures, own)
+            return
+        self._batch = batch
         self._shown_turn = info.shown_turn
         self._set_status(info)
         self._set_message(info)
@@ -497,9 +571,9 @@ class AgentPanel(QFrame):
         self._dim.setOpacity(1.0 if info.acted else DIMMED_OPACITY)
         observation = info.observation
         self.observation_text.set_text(str(observation.data.get("text", "")) if observation is not None else "")
-        self.observation_text.setVisible(observation is not None)
+        self._batch.set_shown(self.observation_text, observation is not None)
         self.reasoning.set_text("\n\n".join(info.reasoning))
-        self.reasoning.setVisible(bool(info.reasoning))
+        self._batch.set_shown(self.reasoning, bool(info.reasoning))
         self._set_conversation(info)
 
     def _set_conversation(self, info: RoleTurn) -> None:
@@ -513,7 +587,7 @@ class AgentPanel(QFrame):
             self.conversation.set_title(f"No model call at turn {info.shown_turn}", enabled=False)
         else:
             self.conversation.set_title("No model calls", enabled=False)  # scripted, oracle, a person...
-        self.conversation.setVisible(info.observation is not None)
+        self._batch.set_shown(self.conversation, info.observation is not None)
 
     def _set_status(self, info: RoleTurn) -> None:
         if info.observation is None:
@@ -522,7 +596,7 @@ class AgentPanel(QFrame):
             self.status.setText(f"Turn {info.turn}")
         else:
             self.status.setText(f"Did not act in turn {info.turn}; showing turn {info.shown_turn}")
-        self.status.setStyleSheet(f"color: {MUTED_COLOUR}" + ("" if info.acted else "; font-style: italic"))
+        set_style(self.status, f"color: {MUTED_COLOUR}" + ("" if info.acted else "; font-style: italic"))
 
     def _set_message(self, info: RoleTurn) -> None:
         parts = [f"\u201c{text}\u201d" for text in info.said] + info.did
@@ -533,7 +607,7 @@ class AgentPanel(QFrame):
         for ok, text in info.outcomes:
             lines.append(f'<span style="color:{OK_COLOUR if ok else ERROR_COLOUR}">\u2192 {html.escape(text)}</span>')
         self.message.setText("<br>".join(lines))
-        self.message.setVisible(bool(lines))
+        self._batch.set_shown(self.message, bool(lines))
 
     def _set_images(self, shown: PanelPictures | None) -> None:
         """Each picture under its caption, and a plain note when the observation sent none (or some cannot be
@@ -560,15 +634,21 @@ class AgentPanel(QFrame):
                 caption.setText(html.escape(picture.name) + said)
                 view.set_pixmap(pixmaps[k])
                 view.setToolTip(tip)
-            caption.setVisible(k < len(pixmaps))
-            view.setVisible(k < len(pixmaps))
+            self._batch.set_shown(caption, k < len(pixmaps))
+            self._batch.set_shown(view, k < len(pixmaps))
         notes = []
         if shown is not None and not shown.found.sent:
             notes.append(NO_PICTURES)
         if shown is not None and shown.found.missing:
             notes.append(f"Sent, but not re-drawn here: {', '.join(shown.found.missing)}")
         self.no_pictures.setText("\n".join(notes))
-        self.no_pictures.setVisible(bool(notes))
+        self._batch.set_shown(self.no_pictures, bool(notes))
+
+
+def _cell_of(grid: QGridLayout, index: int) -> tuple[int, int]:
+    """The (row, column) of the grid's item number ``index``."""
+    position: tuple[int, int, int, int] = grid.getItemPosition(index)  # type: ignore[assignment]  # stub: object
+    return position[0], position[1]
 
 
 class AgentPanels(QWidget):
@@ -595,6 +675,7 @@ class AgentPanels(QWidget):
         self._panels: dict[str, AgentPanel] = {}
         self._only: frozenset[str] | None = None  # while a person plays: their roles' panels alone
         self._columns = 1
+        self._laid_out: tuple[object, ...] | None = None  # the layout key of the grid as last laid out
         self.mode_bar = self._make_mode_bar()
         self._content = QWidget()
         self._grid = QGridLayout(self._content)
@@ -714,6 +795,7 @@ class AgentPanels(QWidget):
             panel.hide()
             panel.deleteLater()
         self._panels = {}
+        self._laid_out = None  # new panels: in no grid yet, whatever their keys
         self._cache.clear()
         self._index = EpisodeIndex(episode) if episode is not None else None
         self._views = views_of(episode) if episode is not None else None
@@ -740,12 +822,13 @@ class AgentPanels(QWidget):
         self._turn = turn
         if self._index is None:
             return
-        for role, panel in self._panels.items():
-            if self._only is not None and role not in self._only:
-                continue  # not even rendered: another role's pictures stay out of the process's caches too
-            info = self._index.role_turn(role, turn, as_told=self._only is not None)
-            panel.show_turn(info, self._pictures(info))
-        self._reflow()
+        with ShowBatch(self._content) as batch:
+            for role, panel in self._panels.items():
+                if self._only is not None and role not in self._only:
+                    continue  # not even rendered: another role's pictures stay out of the process's caches too
+                info = self._index.role_turn(role, turn, as_told=self._only is not None)
+                panel.show_turn(info, self._pictures(info), batch)
+        self._reflow_if_changed()
 
     # ---- the grid -----------------------------------------------------------------------------------------
     def resizeEvent(self, event: QResizeEvent) -> None:
@@ -755,24 +838,38 @@ class AgentPanels(QWidget):
     def _shown_panels(self) -> list[AgentPanel]:
         return [panel for role, panel in self._panels.items() if self._only is None or role in self._only]
 
-    def _reflow(self) -> None:
-        """Lay the shown panels out in as many columns as the size calls for (:func:`grid_columns`), and shrink
-        their pictures when even the most columns leave the grid taller than the dock."""
-        for panel in self._panels.values():
-            self._grid.removeWidget(panel)
-        panels = self._shown_panels()
-        if not panels:
-            return
+    def _grid_area(self) -> tuple[int, int]:
+        """The width and height the grid lays panels out in."""
         viewport = self.scroll.maximumViewportSize()
         margins = 2 * GRID_SPACING
         scroll_bar = self.scroll.verticalScrollBar().sizeHint().width()  # kept free, so a scroll bar never re-flows
-        width, height = viewport.width() - margins - scroll_bar, viewport.height() - margins
+        return viewport.width() - margins - scroll_bar, viewport.height() - margins
+
+    def _layout_key(self) -> tuple[object, ...]:
+        """Everything the grid's layout follows: its area, its columns and each shown panel's layout key."""
+        width, height = self._grid_area()
+        cell = column_width(self._columns, width)
+        return (width, height, self._columns, tuple(panel.layout_key(cell) for panel in self._shown_panels()))
+
+    def _reflow_if_changed(self) -> None:
+        """Lay the grid out again only when what it follows changed: a step mostly keeps every panel's height
+        and pictures, and laying out again (columns tried, pictures fitted) cost more than drawing the step."""
+        if self._layout_key() != self._laid_out:
+            self._reflow()
+
+    def _reflow(self) -> None:
+        """Lay the shown panels out in as many columns as the size calls for (:func:`grid_columns`), and shrink
+        their pictures when even the most columns leave the grid taller than the dock."""
+        self._laid_out = None
+        panels = self._shown_panels()
+        width, height = self._grid_area()
         for panel in panels:
             panel.set_pictures_width(None)
         heights = [panel.heightForWidth for panel in panels]
-        self._columns = grid_columns(heights, width, height, MIN_PANEL_WIDTH)
-        for k, panel in enumerate(panels):
-            self._grid.addWidget(panel, k // self._columns, k % self._columns)
+        self._columns = grid_columns(heights, width, height, MIN_PANEL_WIDTH) if panels else 1
+        self._place(panels)
+        if not panels:
+            return
         for column in range(self._grid.columnCount()):
             self._grid.setColumnStretch(column, 1 if column < self._columns else 0)
         rows = -(-len(panels) // self._columns)
@@ -784,6 +881,19 @@ class AgentPanels(QWidget):
         cell = column_width(self._columns, width)
         for panel in panels:  # the grid would squeeze a panel to its share of the viewport: scroll instead
             panel.setMinimumHeight(panel.heightForWidth(cell))
+        self._laid_out = self._layout_key()
+
+    def _place(self, panels: list[AgentPanel]) -> None:
+        """Put ``panels`` in the grid's cells, reading order, in the current columns (nothing moves when they
+        are already there: taking every panel out and in again re-laid the whole dock out)."""
+        places = {panel: (k // self._columns, k % self._columns) for k, panel in enumerate(panels)}
+        for panel in self._panels.values():
+            index = self._grid.indexOf(panel)
+            if index >= 0 and _cell_of(self._grid, index) != places.get(panel):
+                self._grid.removeWidget(panel)
+        for panel, (row, column) in places.items():
+            if self._grid.indexOf(panel) < 0:
+                self._grid.addWidget(panel, row, column)
 
     def _fit_pictures(self, panels: list[AgentPanel], width: int, height: int) -> None:
         """Give each row an equal share of ``height`` by narrowing its panels' pictures, not below

@@ -23,6 +23,7 @@ from simlab.gui.playback import PlaybackModel
 CURSOR_COLOUR = "#263238"
 CURSOR_HOVER_COLOUR = "#ffb300"
 TITLE_STYLE = {"color": "#20242a", "size": "10pt"}
+PLOT_MIN_HEIGHT = 100
 LEGEND_HEADROOM = 0.3  # share of the y range kept free above the data for the legend row
 
 
@@ -53,13 +54,24 @@ def family_plots(episode: Episode | None) -> Sequence[PlotSpec]:
         return ()
 
 
+class TurnPlot(pg.PlotItem):
+    """One of the family's plots: a pyqtgraph PlotItem in the panel's one scene. It answers ``getPlotItem`` as
+    a PlotWidget does, so callers reach its axes and items the same way."""
+
+    def getPlotItem(self) -> TurnPlot:
+        return self
+
+
 class MetricPlots(QWidget):
-    """The family's per-turn plots stacked on one turn axis, each with a draggable turn cursor."""
+    """The family's per-turn plots stacked on one turn axis, each with a draggable turn cursor.
+
+    They share one pyqtgraph scene: Qt paints a scene's changes at once (its views flush the window), so the
+    cursors of plots in scenes of their own painted the window once per plot on every step."""
 
     def __init__(self, playback: PlaybackModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._playback = playback
-        self.plots: list[pg.PlotWidget] = []
+        self.plots: list[TurnPlot] = []
         self._specs: tuple[PlotSpec, ...] = ()  # what self.plots draw
         self.cursors: list[pg.InfiniteLine] = []
         self._series: dict[str, list[float | None]] = {}
@@ -70,6 +82,12 @@ class MetricPlots(QWidget):
         self.note = QLabel("No episode loaded")
         self.note.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self._layout.addWidget(self.note)
+        self.view = pg.GraphicsLayoutWidget(self)
+        self.view.setBackground("w")
+        self.view.ci.setContentsMargins(0, 0, 0, 0)
+        self.view.ci.setSpacing(2)
+        self.view.hide()
+        self._layout.addWidget(self.view)
         playback.episodeChanged.connect(self._on_episode)
         playback.turnChanged.connect(self._on_turn)
         self._on_episode(playback.episode)
@@ -96,6 +114,7 @@ class MetricPlots(QWidget):
         self.hidden_for_players = hidden
         for plot in self.plots:
             plot.setVisible(not hidden)
+        self.view.setVisible(bool(self.plots) and not hidden)
         self.note.setVisible(hidden or not self.plots)
         if hidden:
             self.note.setText("The plots are hidden while a person plays; they come back when the episode ends.")
@@ -131,32 +150,31 @@ class MetricPlots(QWidget):
         """One empty plot per spec, replacing the plots of the family shown before. Plots are kept while the
         episodes shown are of one family: building a pyqtgraph plot costs ~10 ms, and every plot built walks
         Qt's children, where a stale PySide wrapper once surfaced (see ``SceneCanvas.close``)."""
-        for plot in self.plots:
-            self._layout.removeWidget(plot)
-            plot.hide()
-            plot.deleteLater()
+        self.view.clear()
         self._specs, self.plots = specs, []
         for k, spec in enumerate(specs):
             plot = self._plot(spec)
             if k:
                 plot.setXLink(self.plots[0])
             self.plots.append(plot)
-            self._layout.addWidget(plot, 3 if k == 0 else 2)
+            self.view.addItem(plot, row=k, col=0)
+            self.view.ci.layout.setRowStretchFactor(k, 3 if k == 0 else 2)
+        self.view.setMinimumHeight(PLOT_MIN_HEIGHT * len(specs))  # two fit beside the dialogue on a 768 px screen
+        self.view.setVisible(bool(specs) and not self.hidden_for_players)
 
-    def _plot(self, spec: PlotSpec) -> pg.PlotWidget:
-        plot = pg.PlotWidget(self, background="w")
-        item = plot.getPlotItem()
-        item.setTitle(spec.title, **TITLE_STYLE)
-        item.setLabel("left", spec.y_label)
-        item.setLabel("bottom", "turn")
-        item.showGrid(x=True, y=True, alpha=0.25)
+    def _plot(self, spec: PlotSpec) -> TurnPlot:
+        plot = TurnPlot()
+        plot.setTitle(spec.title, **TITLE_STYLE)
+        plot.setLabel("left", spec.y_label)
+        plot.setLabel("bottom", "turn")
+        plot.showGrid(x=True, y=True, alpha=0.25)
         # Legends sit in one row across the top, in headroom above the data, so they never hide a curve.
-        legend = item.addLegend(offset=(8, 4), labelTextColor="#20242a", brush=pg.mkBrush(255, 255, 255, 200))
+        legend = plot.addLegend(offset=(8, 4), labelTextColor="#20242a", brush=pg.mkBrush(255, 255, 255, 200))
         legend.setColumnCount(min(4, len(spec.series)))
-        plot.setMinimumHeight(100)  # two fit beside the dialogue on a 768-pixel screen
+        plot.setMinimumHeight(PLOT_MIN_HEIGHT)
         return plot
 
-    def _fill(self, plot: pg.PlotWidget, spec: PlotSpec, episode: Episode) -> None:
+    def _fill(self, plot: TurnPlot, spec: PlotSpec, episode: Episode) -> None:
         """Draw ``episode``'s series of ``spec`` in ``plot``, in place of whatever it showed."""
         plot.getPlotItem().clear()  # curves, their legend entries and the cursor line
         top = 1.0
@@ -170,7 +188,7 @@ class MetricPlots(QWidget):
         plot.setYRange(low, high + span * (LEGEND_HEADROOM if spec.y_range else 2 * LEGEND_HEADROOM), padding=0.02)
 
     @staticmethod
-    def _draw(plot: pg.PlotWidget, label: str, colour: str, values: list[float | None], steps: bool) -> None:
+    def _draw(plot: TurnPlot, label: str, colour: str, values: list[float | None], steps: bool) -> None:
         if steps:
             ys = [0.0 if v is None else float(v) for v in values]
             xs = [t - 0.5 for t in range(len(ys) + 1)]
@@ -181,7 +199,7 @@ class MetricPlots(QWidget):
             pen = pg.mkPen(colour, width=2)
             plot.plot(xs, ys, name=label, pen=pen, symbol="o", symbolSize=4, symbolBrush=colour, symbolPen=None)
 
-    def _cursor(self, plot: pg.PlotWidget, labelled: bool = False) -> pg.InfiniteLine:
+    def _cursor(self, plot: TurnPlot, labelled: bool = False) -> pg.InfiniteLine:
         label_opts = {"position": 0.12, "color": "#ffffff", "fill": pg.mkBrush(CURSOR_COLOUR), "movable": False}
         line = pg.InfiniteLine(
             label="turn {value:.0f}" if labelled else None,

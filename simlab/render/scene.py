@@ -8,6 +8,7 @@ list feeds the desktop app's interactive view (:func:`add_items` on any pyvista 
 from __future__ import annotations
 
 import hashlib
+import itertools
 import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -26,11 +27,14 @@ EDGED_KINDS: frozenset[str] = frozenset({"block", "failed"})
 FRONT_ONLY_KINDS: frozenset[str] = frozenset({"target", "wall"})
 """Translucent kinds drawn with back faces culled by default, so a ghost veils what is behind it once."""
 
+EDGE_DARKENING = 0.55
+"""How much darker than its colour an edged item's outline is drawn."""
 _LIGHTING: dict[str, float] = {"ambient": 0.5, "diffuse": 0.55, "specular": 0.0}
 _PLOTTERS: dict[tuple[int, int], pv.Plotter] = {}
 _RENDER_LOCK = threading.RLock()
 _LOOKS: dict[int, dict[str, tuple[tuple[Any, ...], Any]]] = {}
 """Per cached plotter (by id): item key -> (its look, its actor), for the actors :func:`render_items` left."""
+_SERIALS = itertools.count()
 
 
 @dataclass(frozen=True)
@@ -89,26 +93,29 @@ def darker(color: RGBf, amount: float = 0.5) -> RGBf:
     return (color[0] * (1 - amount), color[1] * (1 - amount), color[2] * (1 - amount))
 
 
-def add_items(plotter: Any, items: Iterable[SceneItem]) -> dict[str, Any]:
-    """Add every item to ``plotter`` (named by its key, so re-adding replaces it); returns the actors by key.
+def add_items(plotter: Any, items: Iterable[SceneItem], unique_names: bool = False) -> dict[str, Any]:
+    """Add every item to ``plotter`` (named by its key, so re-adding replaces it; with ``unique_names`` by its
+    key and a serial number, for a caller that tracks its actors itself and may show another key on one);
+    returns the actors by key.
 
     Lighting is mostly ambient plus diffuse with no specular highlight, so colours stay true; blocks and
     failed moves get a darker edge outline."""
     actors: dict[str, Any] = {}
     for item in items:
-        if _is_text(item):
-            actors[item.key] = _add_text(plotter, item)
+        name = f"{item.key}#{next(_SERIALS)}" if unique_names else item.key
+        if is_text(item):
+            actors[item.key] = _add_text(plotter, item, name)
             continue
         edged = item.edged
         actors[item.key] = plotter.add_mesh(
             item.mesh,
-            name=item.key,
+            name=name,
             color=item.color,
             opacity=item.opacity,
             style=item.style,
             line_width=item.line_width,
             show_edges=edged,
-            edge_color=darker(item.color, 0.55) if edged else None,
+            edge_color=darker(item.color, EDGE_DARKENING) if edged else None,
             smooth_shading=False,
             culling="back" if item.culled else None,
             pickable=bool(item.tooltip),
@@ -131,12 +138,12 @@ def text_label(key: str, position: Vec3, text: str, color: RGBf) -> SceneItem:
     return SceneItem(key, "label", pv.PolyData(np.asarray([position], dtype=float)), color, tooltip=text)
 
 
-def _is_text(item: SceneItem) -> bool:
+def is_text(item: SceneItem) -> bool:
     """A label made by :func:`text_label`: a single point carrying its text in ``tooltip``."""
     return item.kind == "label" and item.mesh.n_points == 1 and bool(item.tooltip)
 
 
-def _add_text(plotter: Any, item: SceneItem) -> Any:
+def _add_text(plotter: Any, item: SceneItem, name: str) -> Any:
     return plotter.add_point_labels(
         item.mesh.points,
         [item.tooltip],
@@ -146,7 +153,7 @@ def _add_text(plotter: Any, item: SceneItem) -> Any:
         shape=None,
         show_points=False,
         always_visible=True,
-        name=item.key,
+        name=name,
         render=False,
     )
 
@@ -240,7 +247,7 @@ def _look(item: SceneItem) -> tuple[Any, ...]:
         digest.update(name.encode())
         digest.update(np.ascontiguousarray(array).tobytes())
     style = (item.color, item.opacity, item.style, item.tooltip, item.line_width, item.edged, item.culled)
-    return (item.kind, *style, _is_text(item), digest.hexdigest())
+    return (item.kind, *style, is_text(item), digest.hexdigest())
 
 
 def close_plotters() -> None:

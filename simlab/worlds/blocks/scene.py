@@ -9,7 +9,7 @@ the three directors' walls (D1 left, D2 far, D3 right) with each director's eye 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 import numpy as np
@@ -66,6 +66,13 @@ def block_bounds(cells: Sequence[Cell], layer: int, size: float = BLOCK_SIZE) ->
 
 
 def _box(cells: Sequence[Cell], layer: int, size: float = BLOCK_SIZE) -> pv.PolyData:
+    """A box over ``cells`` on ``layer``; one mesh per place and size, shared by every turn's items (never
+    changed in place): making a pyvista box costs about a millisecond, and a turn's scene has dozens."""
+    return _cached_box(tuple(cells), layer, size)
+
+
+@lru_cache(maxsize=4096)  # a 3x3 board has a few hundred places and sizes: the bound is never reached
+def _cached_box(cells: tuple[Cell, ...], layer: int, size: float) -> pv.PolyData:
     return pv.Box(bounds=block_bounds(cells, layer, size))
 
 

@@ -1,0 +1,148 @@
+"""A step redraws only what changed (issue 28): the 3D view gives a gone item's actor to a new item of the same
+look, the agent panels lay their grid out again only when a panel's size changed, the plots share one scene.
+Each keeps showing exactly what a fresh drawing shows, stepping forward and back."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import pyvista as pv
+from PySide6.QtWidgets import QWidget
+
+from simlab.core.recording import load_run
+from simlab.gui.agent_panels import AgentPanels
+from simlab.gui.playback import PlaybackModel
+from simlab.gui.scene_canvas import SceneCanvas
+from simlab.render.scene import EDGE_DARKENING, CameraPose, SceneItem, darker, is_text
+from simlab.runner.demo import DEMO_RUN
+from tests.gui.conftest import shown_window, wait_shown
+from tests.gui.test_rooms_app import _display_point
+
+CAMERA = CameraPose("test", (4.0, -6.0, 5.0), (1.0, 1.0, 0.5), (0.0, 0.0, 1.0))
+RED, BLUE = (0.9, 0.1, 0.1), (0.1, 0.2, 0.9)
+
+
+def _block(key: str, x: float, colour: tuple[float, float, float] = RED) -> SceneItem:
+    return SceneItem(key, "block", pv.Box(bounds=(x, x + 0.9, 0, 0.9, 0, 0.9)), colour, tooltip=key)
+
+
+@pytest.fixture
+def canvas(qtbot):
+    host = QWidget()
+    qtbot.addWidget(host)
+    host.resize(320, 240)
+    made = SceneCanvas(host)
+    made.widget.setGeometry(0, 0, 320, 240)
+    host.show()
+    wait_shown(qtbot, made.widget)
+    made.set_camera(CAMERA)
+    yield made
+    made.close()
+
+
+def _frame(canvas: SceneCanvas) -> np.ndarray:
+    canvas.plotter.render()
+    return np.asarray(canvas.plotter.screenshot(return_img=True))
+
+
+def _actors(canvas: SceneCanvas) -> list[object]:
+    return list(canvas.plotter.renderer.actors.values())
+
+
+def test_a_gone_items_actor_shows_the_new_item_of_its_look(canvas):
+    canvas.show([_block("a", 0.0)])
+    (first,) = _actors(canvas)
+    canvas.show([_block("b", 2.0)])  # "a" went, "b" of the same look came: one actor, its mesh swapped
+    (reused,) = _actors(canvas)
+    assert reused.GetAddressAsString("vtkObject") == first.GetAddressAsString("vtkObject")
+    assert reused.GetMapper().GetInput().GetBounds() == pytest.approx((2.0, 2.9, 0, 0.9, 0, 0.9))
+    assert canvas.key_at(*_display_point(canvas, (2.45, 0.45, 0.9))) == "b"  # picking knows the actor's new key
+
+
+def test_reused_actors_draw_what_a_fresh_canvas_draws(canvas, qtbot):
+    forward = [[_block("a", 0.0), _block("c", 1.0, BLUE)], [_block("b", 2.0, BLUE), _block("c", 1.0)]]
+    for items in (*forward, forward[0], forward[1]):  # forward, back, forward again
+        canvas.show(items)
+        shown = _frame(canvas)
+        canvas.clear()
+        canvas.show(items)
+        assert np.array_equal(_frame(canvas), shown)
+        assert len(_actors(canvas)) == len(items)
+
+
+def test_a_handed_on_actor_takes_the_new_items_colour(canvas):
+    canvas.show([_block("a", 0.0)])
+    canvas.show([_block("b", 2.0, BLUE)])
+    (actor,) = _actors(canvas)
+    assert actor.GetProperty().GetColor() == pytest.approx(BLUE, abs=1 / 255)  # colours pass through 8 bits
+    assert actor.GetProperty().GetEdgeColor() == pytest.approx(darker(BLUE, EDGE_DARKENING), abs=1 / 255)
+
+
+def test_an_item_of_another_look_gets_an_actor_of_its_own(canvas):
+    canvas.show([_block("a", 0.0)])
+    (first,) = _actors(canvas)
+    ghost = SceneItem("g", "target", pv.Box(bounds=(2, 2.9, 0, 0.9, 0, 0.9)), RED, opacity=0.3)
+    canvas.show([ghost])
+    (actor,) = _actors(canvas)
+    assert actor.GetAddressAsString("vtkObject") != first.GetAddressAsString("vtkObject")
+    assert actor.GetProperty().GetOpacity() == pytest.approx(0.3)
+
+
+def test_the_3d_view_after_steps_back_and_forth_is_the_turn_drawn_afresh(qtbot, tmp_path):
+    win = shown_window(qtbot, tmp_path, DEMO_RUN)
+    win.open_episode_id(win.browser.visible_episode_ids()[0])
+    canvas = win.world.canvas
+    for turn in (6, 7, 8, 5, 9, 6):  # blocks come and go: their actors are handed on
+        win.playback.seek(turn)
+        wanted = {item.key: tuple(item.mesh.bounds) for item in canvas.items if not is_text(item)}
+        drawn = {key: canvas._shown[key].actor.GetBounds() for key in wanted}  # with any drag offset
+        assert drawn == wanted
+        assert len(_actors(canvas)) == len(canvas.items)
+        shown = _frame(canvas)
+        canvas.clear()
+        win.world.redraw()
+        assert np.array_equal(_frame(canvas), shown)
+    win.close()
+
+
+def _grid_state(widget: AgentPanels) -> list[tuple[object, ...]]:
+    """Where each panel sits, how tall it must be and how wide its pictures are drawn."""
+    out = []
+    for role in widget.roles():
+        panel = widget.panel(role)
+        index = widget._grid.indexOf(panel)
+        views = panel._visible_views()
+        out.append(
+            (role, widget._grid.getItemPosition(index)[:2], panel.minimumHeight(), [v.shown_width() for v in views])
+        )
+    return out
+
+
+@pytest.mark.parametrize("size", [(480, 900), (900, 420)])
+def test_agent_panels_laid_out_on_steps_as_laid_out_afresh(qtbot, size):
+    episode = load_run(DEMO_RUN).episodes()[0]
+    playback = PlaybackModel()
+    widget = AgentPanels(playback)
+    qtbot.addWidget(widget)
+    widget.resize(*size)
+    widget.show()
+    wait_shown(qtbot, widget)
+    playback.set_episode(episode)
+    for turn in (1, 2, 3, 9, 8, 4, 12):
+        playback.seek(turn)
+        qtbot.wait(1)
+        stepped = _grid_state(widget)
+        widget._reflow()  # what every step did before: the whole grid laid out again
+        qtbot.wait(1)
+        assert _grid_state(widget) == stepped
+
+
+def test_the_plots_share_one_scene_and_their_cursors_follow(qtbot, tmp_path):
+    win = shown_window(qtbot, tmp_path, DEMO_RUN)
+    win.open_episode_id(win.browser.visible_episode_ids()[0])
+    plots = win.plots.plots
+    assert len(plots) == 2 and plots[0].scene() is plots[1].scene()
+    for turn in (3, 1, 7):
+        win.playback.seek(turn)
+        assert [round(line.value()) for line in win.plots.cursors] == [turn, turn]
+    win.close()
