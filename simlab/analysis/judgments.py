@@ -120,8 +120,8 @@ def _combine(judge: Judge, key: ItemKey, runs: Sequence[JudgmentRecord]) -> Item
         if judge.combine == "agree" and len(set(said)) > 1:
             return None
         labels[q.code] = Counter(said).most_common(1)[0][0]
-        numbers = [q.scale.labels[s] for s in said if q.scale.labels.get(s) is not None]
-        values[q.code] = sum(numbers) / len(numbers) if numbers else None  # type: ignore[arg-type]
+        numbers = [n for s in said if (n := q.scale.labels.get(s)) is not None]
+        values[q.code] = sum(numbers) / len(numbers) if numbers else None
     present = [v for v in values.values() if v is not None]
     overall = sum(present) / len(present) if present else None
     return ItemScore(*key, len(runs), values, labels, overall)

@@ -32,7 +32,7 @@ import operator
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -56,6 +56,8 @@ STANDARD_FIELDS = frozenset(IndexLine.model_fields)
 """Fields every summary may have (stopped, timeout...): known even when no episode of a run has them."""
 _NAMED_CONSTANTS = {"true": True, "false": False, "null": None}
 _QUOTED = re.compile(r"`([^`\n]*)`")
+
+_Summary = TypeVar("_Summary", bound=Mapping[str, Any])
 
 
 class WhereError(ValueError):
@@ -419,16 +421,14 @@ class _Vector:
                 return np.full(self.table.n, (value_kind(_const(null[0])) is None) == null[1])
             return _bools(column.present() != null[1])
         left, right = self.column(node.left), self.column(node.right)
-        if left is None and right is None:
-            right_value = node.right if isinstance(node.right, tuple) else _const(node.right)
-            return np.full(self.table.n, compare_values(_const(node.left), node.op, right_value))
-        if left is None:  # a constant on the left: flip it to the right
+        if left is not None and right is not None:
+            return self.between(left, node.op, right)
+        if left is not None:
+            return self.against(left, node.op, _right_constant(node))
+        if right is not None:  # a constant on the left: flip it to the right
             flipped = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}.get(node.op, node.op)
-            return self.against(right, flipped, _const(node.left))  # type: ignore[arg-type]
-        if right is None:
-            constant = node.right if isinstance(node.right, tuple) else _const(node.right)
-            return self.against(left, node.op, constant)
-        return self.between(left, node.op, right)
+            return self.against(right, flipped, _const(node.left))
+        return np.full(self.table.n, compare_values(_const(node.left), node.op, _right_constant(node)))
 
     def against(self, column: Column, op: str, constant: Any) -> np.ndarray:
         """A column against a constant (or the tuple of ``in``)."""
@@ -477,7 +477,12 @@ def _const(node: Any) -> Any:
     return node.value if isinstance(node, Const) else None
 
 
-def filter_summaries(summaries: Sequence[Mapping[str, Any]], text: str) -> list[Mapping[str, Any]]:
+def _right_constant(node: Compare) -> Any:
+    """The constant a comparison's right side holds: the tuple after ``in``, else the value."""
+    return node.right if isinstance(node.right, tuple) else _const(node.right)
+
+
+def filter_summaries(summaries: Sequence[_Summary], text: str) -> list[_Summary]:
     """The summaries ``text`` keeps, evaluated with numpy over their columns; WhereError when it cannot be
     used (the names resolved against every field the summaries have)."""
     table = RunTable.from_summaries(summaries)

@@ -479,7 +479,8 @@ class WorldFamily:
         report = load_target(self.validity)
         if not callable(report):
             raise TypeError(f"{self.validity} is a {type(report).__name__}, expected a function")
-        return report  # type: ignore[no-any-return]
+        function: Callable[..., Any] = report
+        return function
 
     def load_views(self) -> FamilyViews:
         """The family's :class:`FamilyViews` (its rendering code is imported now, once)."""

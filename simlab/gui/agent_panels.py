@@ -478,7 +478,7 @@ class AgentPanel(QFrame):
         self._calls: list[ModelCall] = []
         self._batch = ShowBatch(self)  # the current show_turn's
         self.status.setWordWrap(True)
-        layout = QVBoxLayout(self)
+        layout = self._layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 6, 10, 6)
         layout.setSpacing(2)  # panels sit side by side in a dock: every line of chrome is a line of picture less
         sections = (self.observation_text, self.reasoning, self.conversation)
@@ -524,7 +524,7 @@ class AgentPanel(QFrame):
         # layouts cache heights for widths and refresh them only on the next event loop pass: the grid asks now
         self._image_layout.invalidate()
         self.images.updateGeometry()
-        self.layout().invalidate()
+        self._layout.invalidate()
 
     def layout_key(self, width: int) -> tuple[object, ...]:
         """What the grid lays this panel out by: its pictures' sizes and its height at ``width`` (pictures as
@@ -537,7 +537,8 @@ class AgentPanel(QFrame):
         """Narrow the pictures so the panel is at most ``height`` tall at ``width``, but never below
         ``MIN_PICTURE_WIDTH`` (past that they cannot be read: the dock scrolls instead)."""
         self.set_pictures_width(None)
-        inner = width - sum(self.layout().getContentsMargins()[::2])
+        margins = self._layout.contentsMargins()
+        inner = width - margins.left() - margins.right()
         budget = height - (self.heightForWidth(width) - self._pictures_height(inner))
         low, high = min(MIN_PICTURE_WIDTH, inner), inner
         best = low
@@ -684,15 +685,15 @@ class AgentPanels(QWidget):
         self._placeholder = QLabel("No episode loaded", self._content)
         self._placeholder.setStyleSheet(f"color: {MUTED_COLOUR}")
         self._grid.addWidget(self._placeholder, 0, 0)
-        self.scroll = QScrollArea(self)
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.scroll.setWidget(self._content)
+        self.scroll_area = QScrollArea(self)
+        self.scroll_area.setWidgetResizable(True)
+        self.scroll_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll_area.setWidget(self._content)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addWidget(self.mode_bar)
-        layout.addWidget(self.scroll)
+        layout.addWidget(self.scroll_area)
         playback.episodeChanged.connect(self._on_episode)
         playback.turnChanged.connect(self._on_turn)
         self._on_episode(playback.episode)
@@ -840,9 +841,9 @@ class AgentPanels(QWidget):
 
     def _grid_area(self) -> tuple[int, int]:
         """The width and height the grid lays panels out in."""
-        viewport = self.scroll.maximumViewportSize()
+        viewport = self.scroll_area.maximumViewportSize()
         margins = 2 * GRID_SPACING
-        scroll_bar = self.scroll.verticalScrollBar().sizeHint().width()  # kept free, so a scroll bar never re-flows
+        scroll_bar = self.scroll_area.verticalScrollBar().sizeHint().width()  # kept free: a bar never re-flows
         return viewport.width() - margins - scroll_bar, viewport.height() - margins
 
     def _layout_key(self) -> tuple[object, ...]:

@@ -3,14 +3,11 @@ opens the bundled demo). Several run folders open side by side, to compare."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from PySide6.QtWidgets import QApplication
-
-from simlab.gui.icons import WINDOW_ICON, app_icon
 from simlab.gui.main_window import MainWindow
+from simlab.gui.qt_app import application
 
 
 def open_window(
@@ -46,10 +43,7 @@ def open_window(
 def run_app(paths: Sequence[str | Path], episode: str | None = None, turn: int | None = None) -> int:
     """Run the Qt event loop on ``paths`` (run folders, or an episode file; none: an empty window), at
     ``episode`` of the first run and ``turn``; returns the exit status."""
-    app = QApplication.instance() or QApplication(sys.argv[:1])
-    app.setApplicationName("SimLab")
-    app.setOrganizationName("SimLab")
-    app.setWindowIcon(app_icon(WINDOW_ICON))  # every window of the app: role windows and the editor too
+    app = application()
     window = open_window(paths, episode=episode, turn=turn)
     status = app.exec()
     del window

@@ -16,7 +16,7 @@ window's business.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -365,6 +365,10 @@ class EpisodeBrowser(QWidget):
         self.model.set_notes(name, notes)
         return ""
 
+    def _tag_remover(self, key: EpisodeKey, tag: str) -> Callable[[], bool]:
+        """A menu action's slot that takes ``tag`` off the episode (bound here, not in a loop's lambda)."""
+        return lambda: self.change_tags(key, remove=tag)
+
     def change_tags(self, key: EpisodeKey, add: str = "", remove: str = "", bookmark: bool | None = None) -> bool:
         """Tag an episode, take a tag off it or set its bookmark, in its run's ``notes.json`` (as ``note`` does
         on the command line); the Tags column shows it at once. False, said in the banner, when it cannot be
@@ -410,7 +414,7 @@ class EpisodeBrowser(QWidget):
         add = menu.addAction("Add Tag...", lambda: self.ask_tag(key))
         remove = menu.addMenu("Remove Tag")
         for tag in mark.tags if mark is not None else []:
-            remove.addAction(tag, lambda t=tag: self.change_tags(key, remove=t))
+            remove.addAction(tag, self._tag_remover(key, tag))
         remove.setEnabled(bool(mark and mark.tags))
         marked = bool(mark and mark.bookmark)
         star = menu.addAction(

@@ -278,7 +278,8 @@ class RunIndexModel(QAbstractTableModel):
             return _text_column("task", [""] * self.table.n)
         codes = np.asarray(tasks.data)
         present = [set(np.unique(codes[s:e]).tolist()) - {-1} for s, e in self._segments()]
-        labels, lookup = [], {}
+        labels: list[str] = []
+        lookup: dict[tuple[int, int], int] = {}
         for k, run in enumerate(self.runs):
             for code in sorted(present[k]):
                 task_id = tasks.categories[code]
@@ -455,7 +456,8 @@ class RunIndexModel(QAbstractTableModel):
         if spec.numeric:
             if shown.kind not in ("number", "bool"):
                 return np.full(self.table.n, -np.inf)
-            return np.nan_to_num(np.asarray(shown.data, dtype=float), nan=-np.inf)
+            values: np.ndarray = np.nan_to_num(np.asarray(shown.data, dtype=float), nan=-np.inf)
+            return values
         if shown.kind == "text":
             order = sorted(range(len(shown.categories)), key=lambda k: natural_key(shown.categories[k]))
             rank = np.empty(len(order) + 1)

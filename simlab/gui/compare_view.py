@@ -337,7 +337,7 @@ def _fill_rows(table: QTableWidget, rows: Sequence[tuple[list[str], bool, bool]]
             table.setItem(r, c, item)
 
 
-def _by_id(summary: Mapping[str, Any]) -> tuple[tuple[int, int | str], ...]:
+def _by_id(summary: Mapping[str, Any]) -> tuple[tuple[int, int, str], ...]:
     """Episodes in id order, digits by value, as ``report`` orders a run's (the first of a task is paired)."""
     return natural_key(str(summary.get("episode_id", "")))
 

@@ -226,8 +226,8 @@ class ChatBrowser(QTextBrowser):
         self.pictures: dict[str, QImage] = {}
         self.setOpenLinks(False)
 
-    def loadResource(self, kind: int, name: QUrl) -> Any:
-        picture = self.pictures.get(name.toString())
+    def loadResource(self, kind: int, name: QUrl | str) -> Any:
+        picture = self.pictures.get(name.toString() if isinstance(name, QUrl) else name)
         if kind == QTextDocument.ResourceType.ImageResource.value and picture is not None:
             return picture
         return super().loadResource(kind, name)

@@ -15,15 +15,14 @@ and closing with unsaved changes asks first.
 
 from __future__ import annotations
 
-import sys
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, QStandardPaths, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence, QMouseEvent, QUndoCommand, QUndoStack
 from PySide6.QtWidgets import (
-    QApplication,
     QDockWidget,
     QFileDialog,
     QHBoxLayout,
@@ -38,6 +37,7 @@ from PySide6.QtWidgets import (
 from simlab.core.editing import Edit, EditorDocument, Proposal, write_json
 from simlab.core.errors import SimlabError
 from simlab.gui.editor_panels import EntityList, PalettePanel, PicturesPanel, PropertiesPanel, ProposalDialog
+from simlab.gui.qt_app import application
 from simlab.gui.scene_canvas import CLICK_SLOP_PX, SceneCanvas
 from simlab.gui.validity_view import ValidityJob, ValidityLauncher
 from simlab.worlds import get_family, open_document
@@ -86,7 +86,7 @@ class EditorWindow(QMainWindow):
         self.undo_stack.cleanChanged.connect(self._update_title)
         self.canvas = SceneCanvas(self)
         self.entity_list = EntityList()
-        self.palette = PalettePanel()
+        self.add_panel = PalettePanel()
         self.properties = PropertiesPanel()
         self.pictures = PicturesPanel()
         self.summary = QLabel("")
@@ -94,8 +94,10 @@ class EditorWindow(QMainWindow):
         self._drag: _Drag | None = None
         self._dragging = False
         self._gestures = 0
-        self._autosave = QTimer(self, singleShot=True, interval=AUTOSAVE_MS, timeout=self.autosave)
-        self._rest = QTimer(self, singleShot=True, interval=DRAFT_REST_MS, timeout=lambda: self._draft(False))
+        self._autosave = QTimer(self, singleShot=True, interval=AUTOSAVE_MS)
+        self._autosave.timeout.connect(self.autosave)
+        self._rest = QTimer(self, singleShot=True, interval=DRAFT_REST_MS)
+        self._rest.timeout.connect(lambda: self._draft(False))
         has_validity = get_family(document.family).validity is not None
         self.validity = ValidityLauncher(self, self.say) if has_validity else None
         self._build()
@@ -125,15 +127,15 @@ class EditorWindow(QMainWindow):
         self._mouse = _MouseFilter(self)
         self.docks = {
             "Scene": self._dock("Scene", self.entity_list, Qt.DockWidgetArea.LeftDockWidgetArea),
-            "Add": self._dock("Add", self.palette, Qt.DockWidgetArea.LeftDockWidgetArea),
+            "Add": self._dock("Add", self.add_panel, Qt.DockWidgetArea.LeftDockWidgetArea),
             "Properties": self._dock("Properties", self.properties, Qt.DockWidgetArea.RightDockWidgetArea),
             "Agents' views": self._dock("Agents' views", self.pictures, Qt.DockWidgetArea.RightDockWidgetArea),
         }
         self.entity_list.chosen.connect(self.select)
-        self.palette.add_requested.connect(self.add)
+        self.add_panel.add_requested.connect(self.add)
         self.properties.applied.connect(self.apply_values)
         self._make_actions()
-        self.palette.fill(self.document.palette())
+        self.add_panel.fill(self.document.palette())
         self._camera_buttons()
 
     def _dock(self, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
@@ -159,16 +161,18 @@ class EditorWindow(QMainWindow):
         undo.setShortcut(QKeySequence.StandardKey.Undo)
         redo = self.undo_stack.createRedoAction(self, "&Redo")
         redo.setShortcut(QKeySequence.StandardKey.Redo)
-        self.delete_action = QAction("&Delete", self, shortcut=QKeySequence.StandardKey.Delete)
+        self.delete_action = QAction("&Delete", self)
+        self.delete_action.setShortcut(QKeySequence.StandardKey.Delete)
         self.delete_action.triggered.connect(lambda: self.on_selected(self.document.remove))
-        self.duplicate_action = QAction("D&uplicate", self, shortcut=QKeySequence("Ctrl+D"))
+        self.duplicate_action = QAction("D&uplicate", self)
+        self.duplicate_action.setShortcut(QKeySequence("Ctrl+D"))
         self.duplicate_action.triggered.connect(lambda: self.on_selected(self.document.duplicate))
         for action in (undo, redo, self.delete_action, self.duplicate_action):
             edit_menu.addAction(action)
             bar.addAction(action)
         world = self.menuBar().addMenu("&World")
         for doc_action in self.document.actions():
-            action = world.addAction(doc_action.name, lambda name=doc_action.name: self.run_action(name))
+            action = world.addAction(doc_action.name, self._action_runner(doc_action.name))
             action.setToolTip(doc_action.help)
             bar.addAction(action)
         play = world.addAction("&Play This...", self.ask_play)
@@ -299,8 +303,8 @@ class EditorWindow(QMainWindow):
             self.say(f"Could not save: {exc}", error=True)
             return None
         self.undo_stack.setClean()
-        for stale in {old_autosave, self.autosave_path()} - {None}:
-            stale.unlink(missing_ok=True)  # type: ignore[union-attr]
+        for stale in {path for path in (old_autosave, self.autosave_path()) if path is not None}:
+            stale.unlink(missing_ok=True)
         self.say(f"Saved {written}")
         return written
 
@@ -354,6 +358,10 @@ class EditorWindow(QMainWindow):
         super().closeEvent(event)
 
     # ---- actions -----------------------------------------------------------------------------------
+    def _action_runner(self, name: str) -> Callable[[], object]:
+        """The World menu's slot for the document action ``name``."""
+        return lambda: self.run_action(name)
+
     def run_action(self, name: str) -> ProposalDialog | None:
         """Run a document action: a proposal opens for review (returned, so tests can drive it); a sentence
         goes to the status bar."""
@@ -438,7 +446,7 @@ class _MouseFilter(QObject):
             return False
         win = self.window
         x, y = win.canvas.display_point(event.position().toPoint())
-        tool = win.palette.tool
+        tool = win.add_panel.tool
         key = win.canvas.key_at(x, y)
         entity = win.document.entity_of(key) if key else None
         if tool is None and entity is None:
@@ -486,9 +494,7 @@ class _MouseFilter(QObject):
 
 def run_editor(target: str | Path) -> int:
     """Open the editor on ``target`` (a file, or a family name for a new document) and run the event loop."""
-    app = QApplication.instance() or QApplication(sys.argv[:1])
-    app.setApplicationName("SimLab")
-    app.setOrganizationName("SimLab")
+    app = application()
     document = open_document(target)
     window = EditorWindow(document)
     window.show()

@@ -38,6 +38,7 @@ from simlab.core.editing import Entity, PaletteEntry, Proposal
 from simlab.core.family import FormField
 from simlab.gui.agent_panels import ImageView, pil_to_pixmap
 from simlab.gui.forms import ActionForm
+from simlab.gui.layouts import take_widgets
 from simlab.gui.scene_canvas import SceneCanvas
 from simlab.render.scene import CameraPose, SceneItem
 
@@ -249,11 +250,9 @@ class PicturesPanel(QScrollArea):
 
     def _clear(self) -> None:
         self.close_views()
-        while self._grid.count():
-            widget = self._grid.takeAt(0).widget()
-            if widget is not None:
-                widget.hide()
-                widget.deleteLater()
+        for widget in take_widgets(self._grid):
+            widget.hide()
+            widget.deleteLater()
         self.views, self.live, self._poses = {}, {}, {}
 
 

@@ -13,14 +13,14 @@ from simlab.worlds import get_family
 
 class PlayDialog(AgentsDialog):
     """An agent per role (the family's defaults first); OK starts the episode on the document's task in a main
-    window (``window`` afterwards). It needs only the document, not the editor window (its ``parent``)."""
+    window (``main_window`` afterwards). It needs only the document, not the editor window (its ``parent``)."""
 
     def __init__(self, document: EditorDocument, parent: QWidget) -> None:
         family = get_family(document.family)
         note = 'Who plays each role ("human" plays it yourself):'
         super().__init__(f"Play this {family.name} world", family, default_specs(family.name), note, parent)
         self.document = document
-        self.window: MainWindow | None = None
+        self.main_window: MainWindow | None = None
 
     def accept(self) -> None:
         """Build the session on the document's task and show it in a new main window."""
@@ -31,8 +31,8 @@ class PlayDialog(AgentsDialog):
         except (SimlabError, ValueError) as exc:
             QMessageBox.warning(self, self.windowTitle(), str(exc))
             return
-        self.window = MainWindow()
-        self.window.remembers_layout = False  # a window opened from the editor: not the layout to start with
-        self.window.show()
-        self.window.start_live(session)
+        self.main_window = MainWindow()
+        self.main_window.remembers_layout = False  # a window opened from the editor: not the layout to start with
+        self.main_window.show()
+        self.main_window.start_live(session)
         super().accept()

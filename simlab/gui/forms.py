@@ -47,10 +47,11 @@ def _base(annotation: Any) -> tuple[Any, bool]:
 
 def _bounds(field: Any) -> tuple[float, float]:
     """The ``ge``/``le`` (or ``gt``/``lt``) bounds pydantic keeps in a field's metadata."""
-    low, high = -SPIN_LIMIT, SPIN_LIMIT
+    low, high = float(-SPIN_LIMIT), float(SPIN_LIMIT)
     for item in field.metadata:
-        low = getattr(item, "ge", None) if getattr(item, "ge", None) is not None else low
-        high = getattr(item, "le", None) if getattr(item, "le", None) is not None else high
+        ge, le = getattr(item, "ge", None), getattr(item, "le", None)
+        low = float(ge) if ge is not None else low
+        high = float(le) if le is not None else high
     return low, high
 
 
@@ -87,10 +88,15 @@ class SettingsForm(QGroupBox):
             combo.setCurrentText(str(default))
             return combo
         if kind in (int, float):
-            spin: QSpinBox | QDoubleSpinBox = QSpinBox() if kind is int else QDoubleSpinBox()
             low, high = _bounds(field)
-            spin.setRange(kind(low), kind(high))  # type: ignore[arg-type]
-            spin.setValue(kind(default))  # type: ignore[arg-type]
+            if kind is int:
+                whole = QSpinBox()
+                whole.setRange(int(low), int(high))
+                whole.setValue(int(default))
+                return whole
+            spin = QDoubleSpinBox()
+            spin.setRange(low, high)
+            spin.setValue(float(default))
             return spin
         line = QLineEdit("" if default is None else default if kind is str else json.dumps(default))
         line.setPlaceholderText("(none)" if default is None else "")
@@ -180,7 +186,7 @@ class ActionForm(QGroupBox):
             number.setRange(spec.low, spec.high)
             return [number]
         if spec.kind in ("int", "cell"):
-            spins = []
+            spins: list[QWidget] = []
             for _ in range(2 if spec.kind == "cell" else 1):
                 spin = QSpinBox()
                 spin.setRange(spec.low, spec.high)
@@ -196,18 +202,12 @@ class ActionForm(QGroupBox):
         return [QLineEdit()]
 
     def _raw(self, spec: FormField) -> Any:
-        parts = self.editors[spec.name]
-        if spec.kind == "choice":
-            return parts[0].currentText()  # type: ignore[attr-defined]
-        if spec.kind in ("int", "number"):
-            return parts[0].value()  # type: ignore[attr-defined]
+        read = [_read_part(part) for part in self.editors[spec.name]]
         if spec.kind == "cell":
-            return [p.value() for p in parts]  # type: ignore[attr-defined]
+            return read
         if spec.kind == "flag":
-            return spec.value if parts[0].isChecked() else None  # type: ignore[attr-defined]
-        if spec.kind == "code":
-            return parts[0].toPlainText().strip() or None  # type: ignore[attr-defined]
-        return parts[0].text().strip() or None  # type: ignore[attr-defined]
+            return spec.value if read[0] else None
+        return read[0]
 
     def values(self) -> dict[str, Any]:
         """Field name -> value for every shown field (an unticked optional field is left out)."""
@@ -227,19 +227,12 @@ class ActionForm(QGroupBox):
             if value is None:
                 continue
             parts = self.editors[spec.name]
-            if spec.kind == "choice":
-                parts[0].setCurrentText(str(value))  # type: ignore[attr-defined]
-            elif spec.kind in ("int", "number"):
-                parts[0].setValue(int(value) if spec.kind == "int" else float(value))  # type: ignore[attr-defined]
-            elif spec.kind == "cell":
-                for part, v in zip(parts, value, strict=False):
-                    part.setValue(int(v))  # type: ignore[attr-defined]
-            elif spec.kind == "flag":
-                parts[0].setChecked(value == spec.value)  # type: ignore[attr-defined]
-            elif spec.kind == "code":
-                parts[0].setPlainText(str(value))  # type: ignore[attr-defined]
+            if spec.kind == "cell":
+                pairs = list(zip(parts, value, strict=False))
             else:
-                parts[0].setText(str(value))  # type: ignore[attr-defined]
+                pairs = [(parts[0], value == spec.value if spec.kind == "flag" else value)]
+            for part, shown in pairs:
+                _write_part(part, shown)
         self._enable()
 
     def _enable(self) -> None:
@@ -251,3 +244,37 @@ class ActionForm(QGroupBox):
                 toggle.setEnabled(shown)
             for part in self.editors[spec.name]:
                 part.setEnabled(shown and (toggle is None or toggle.isChecked()))
+
+
+def _read_part(part: QWidget) -> Any:
+    """What one editor of a form field holds: the chosen text, the number, the tick, or the stripped text
+    (None when empty)."""
+    if isinstance(part, QComboBox):
+        return part.currentText()
+    if isinstance(part, QSpinBox | QDoubleSpinBox):
+        return part.value()
+    if isinstance(part, QCheckBox):
+        return part.isChecked()
+    if isinstance(part, QPlainTextEdit):
+        return part.toPlainText().strip() or None
+    if isinstance(part, QLineEdit):
+        return part.text().strip() or None
+    raise TypeError(f"no reader for a {type(part).__name__} in a form")
+
+
+def _write_part(part: QWidget, value: Any) -> None:
+    """Show ``value`` in one editor of a form field (the inverse of :func:`_read_part`)."""
+    if isinstance(part, QComboBox):
+        part.setCurrentText(str(value))
+    elif isinstance(part, QSpinBox):
+        part.setValue(int(value))
+    elif isinstance(part, QDoubleSpinBox):
+        part.setValue(float(value))
+    elif isinstance(part, QCheckBox):
+        part.setChecked(bool(value))
+    elif isinstance(part, QPlainTextEdit):
+        part.setPlainText(str(value))
+    elif isinstance(part, QLineEdit):
+        part.setText(str(value))
+    else:
+        raise TypeError(f"no writer for a {type(part).__name__} in a form")

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
     QLabel,
+    QLayout,
     QPlainTextEdit,
     QPushButton,
     QVBoxLayout,
@@ -36,6 +37,7 @@ from simlab.core.family import ReplyForm, WorldFamily
 from simlab.core.world import Observation, Reply
 from simlab.gui.agent_panels import ImageView, pil_to_pixmap
 from simlab.gui.forms import ActionForm
+from simlab.gui.layouts import take_widgets, widgets_in
 
 IMAGE_SIZE = 340  # a picture in the role window is scaled to fit a square this big, in pixels
 
@@ -146,6 +148,15 @@ class RoleWindow(QWidget):
         self.header.setText(f"You played {self.role}. The episode is over: {outcome}.")
         self._reset_controls()
 
+    def _preset_filler(self, action: Mapping[str, Any]) -> Callable[[], None]:
+        """A candidate button's slot: fill the move form with ``action``."""
+
+        def fill() -> None:
+            if self.move_form is not None:
+                self.move_form.set_values(action)
+
+        return fill
+
     def wait_for_others(self) -> None:
         """After Send: nothing to do until this role is asked again."""
         self.header.setText(f"You are {self.role} - waiting for the others...")
@@ -183,7 +194,7 @@ class RoleWindow(QWidget):
             column = QVBoxLayout(box)
             for label, action in form.presets:
                 button = QPushButton(label)
-                button.clicked.connect(lambda _c=False, a=action: self.move_form and self.move_form.set_values(a))
+                button.clicked.connect(self._preset_filler(action))
                 column.addWidget(button)
                 self.candidate_buttons.append(button)
             self.controls.addWidget(box)
@@ -240,7 +251,7 @@ class RoleWindow(QWidget):
 
     def pictures(self) -> list[tuple[str, QPixmap]]:
         """The pictures the window shows now, in order: (name, the picture at the size the model gets it)."""
-        views = (self.images.itemAt(k).widget() for k in range(self.images.count()))
+        views = widgets_in(self.images)
         return [(w.toolTip(), w.pixmap()) for w in views if isinstance(w, ImageView) and not w.pixmap().isNull()]
 
     def pixmaps_shown(self) -> int:
@@ -255,12 +266,7 @@ class RoleWindow(QWidget):
         return "\n".join(parts)
 
 
-def _clear(layout: QHBoxLayout | QVBoxLayout) -> None:
-    while layout.count():
-        item = layout.takeAt(0)
-        widget = item.widget()
-        if widget is not None:
-            widget.setParent(None)  # gone from findChildren now, deleted later
-            widget.deleteLater()
-        elif item.layout() is not None:
-            _clear(item.layout())  # type: ignore[arg-type]
+def _clear(layout: QLayout) -> None:
+    for widget in take_widgets(layout):
+        widget.setParent(None)  # gone from findChildren now, deleted later
+        widget.deleteLater()

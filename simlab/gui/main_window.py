@@ -11,7 +11,8 @@ here: the problem is shown in a message box and the status bar, and whatever did
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -115,6 +116,7 @@ class MainWindow(QMainWindow):
         self._size_when_shown = False  # the default layout is sized again once the window is shown
         self.last_error = ""
         self.players: frozenset[str] | None = None  # roles people are playing live (see set_players)
+        self.live: LiveController | None = None  # the live session shown, while one plays
         self.world = WorldView(self.playback)
         self.setCentralWidget(self.world)
         self.browser = EpisodeBrowser()
@@ -171,7 +173,9 @@ class MainWindow(QMainWindow):
             docks[front].raise_()
             # laid out now: a second tab group made before the first was laid out got two tab bars in Qt 6.11,
             # the stray one drawn over the timeline
-            self.layout().activate()
+            layout = self.layout()
+            if layout is not None:
+                layout.activate()
         return docks
 
     def size_docks(self) -> None:
@@ -328,7 +332,7 @@ class MainWindow(QMainWindow):
             file_menu.addAction(a[name])
         panel_menu = file_menu.addMenu("Export Panel as PNG")
         for title, dock in self.docks.items():
-            panel_menu.addAction(title, lambda d=dock: self._ask_export_png(d.widget()))
+            panel_menu.addAction(title, partial(self._ask_export_dock_png, dock))
         panel_menu.addAction("3D World", lambda: self._ask_export_png(self.world))
         file_menu.addSeparator()
         file_menu.addAction(a["quit"])
@@ -364,8 +368,11 @@ class MainWindow(QMainWindow):
             keys = a[name].shortcut().toString()
             a[name].setToolTip(a[name].text().replace("&", "") + (f" ({keys})" if keys else ""))
         self.playback.playingChanged.connect(self._on_playing)
-        for name in TOOLBAR:
-            bar.addSeparator() if name is None else bar.addAction(a[name])
+        for entry in TOOLBAR:
+            if entry is None:
+                bar.addSeparator()
+            else:
+                bar.addAction(a[entry])
 
     def _show_search(self) -> None:
         self.docks["Search"].show()
@@ -587,13 +594,12 @@ class MainWindow(QMainWindow):
 
     def _end_live(self) -> None:
         """Another run or episode is opened: a live session shown here stops, and its state goes with it."""
-        live = getattr(self, "live", None)
-        if live is not None:
-            live.close()
+        if self.live is not None:
+            self.live.close()
             self.live = None
         self.set_players(None)
 
-    def set_players(self, roles: Iterable[str] | None) -> None:
+    def set_players(self, roles: Collection[str] | None) -> None:
         """While people play ``roles``, the window shows only what those roles were given: their agent panels,
         no world view, no plots (progress against the target), no private reasoning, no raw model calls, and
         results only as the engine tells the roles (no mistake judged against the target in the dialogue or
@@ -611,7 +617,7 @@ class MainWindow(QMainWindow):
         self.timeline.set_as_told(playing)
         for name in ("next_error", "previous_error"):  # a jump to a turn says it held a mistake
             self.actions_by_name[name].setEnabled(not playing)
-        self.players = frozenset(roles) if playing else None
+        self.players = frozenset(roles) if roles is not None else None
 
     def show_error(self, text: str) -> bool:
         """Tell the user without blocking the app (a window-modal box); returns False for callers."""
@@ -635,7 +641,7 @@ class MainWindow(QMainWindow):
     def _refresh_recent(self) -> None:
         self.recent_menu.clear()
         for item in self.recent():
-            self.recent_menu.addAction(item, lambda p=item: self.open_path(p))
+            self.recent_menu.addAction(item, partial(self.open_path, item))
         self.recent_menu.setEnabled(bool(self.recent()))
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
@@ -702,6 +708,9 @@ class MainWindow(QMainWindow):
         except (SimlabError, OSError) as exc:
             return self.show_error(f"Nothing was exported:\n{exc}")
         return True
+
+    def _ask_export_dock_png(self, dock: QDockWidget) -> None:
+        self._ask_export_png(dock.widget())
 
     def _ask_export_png(self, widget: QWidget | None = None) -> None:
         path, _ = QFileDialog.getSaveFileName(self, "Export PNG", "simlab.png", "PNG images (*.png)")
@@ -804,6 +813,9 @@ class MainWindow(QMainWindow):
         this one (the original stays here). ``specs_text`` is ``ROLE=SPEC, ROLE=SPEC...``."""
         from simlab.gui.live import fork_session
 
+        original, turn = self.playback.episode, self.playback.turn
+        if original is None:
+            return None  # nothing open to fork (the action is disabled then)
         try:
             agents = {}
             for item in (part.strip() for part in specs_text.split(",")):
@@ -812,11 +824,10 @@ class MainWindow(QMainWindow):
                     raise ValueError(f"{item!r}: expected ROLE=SPEC (for example builder=oracle)")
                 if item:
                     agents[role.strip()] = spec.strip()
-            session = fork_session(self.playback.episode, self.playback.turn, agents)
+            session = fork_session(original, turn, agents)
         except (SimlabError, ValueError) as exc:
             self.show_error(f"Could not fork:\n{exc}")
             return None
-        original, turn = self.playback.episode, self.playback.turn
         twin = self._twin()
         twin.setWindowTitle(f"SimLab - fork of {original.episode_id} at turn {turn}")
         twin.start_live(session)
@@ -892,8 +903,8 @@ class MainWindow(QMainWindow):
         """Show a live session in the window (panels follow it as it grows) and start it."""
         from simlab.gui.live import start_live
 
-        self.live = start_live(self, session)
-        return self.live
+        live = self.live = start_live(self, session)
+        return live
 
     # ---- help, status ----------------------------------------------------------------------------------
     def shortcuts_text(self) -> str:

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import vtk
 from PySide6.QtCore import QEvent, QObject, QPoint, Qt, QTimer, Signal
-from PySide6.QtGui import QCursor
+from PySide6.QtGui import QCursor, QKeyEvent
 from PySide6.QtWidgets import QToolTip, QWidget
 from pyvista import Color
 from pyvistaqt import QtInteractor
@@ -42,7 +42,7 @@ class SceneCanvas(QObject):
     def __init__(self, parent: QWidget) -> None:
         super().__init__(parent)
         self.plotter = QtInteractor(parent, auto_update=False)
-        self.plotter.set_background("white")
+        self.plotter.renderer.set_background("white")
         self.items: list[SceneItem] = []
         self._shown: dict[str, _Shown] = {}  # key -> what is on screen for it
         self.draft_scale = 1
@@ -51,7 +51,8 @@ class SceneCanvas(QObject):
         self._tooltips: dict[str, str] = {}  # actor address -> tooltip
         self._keys: dict[str, str] = {}  # actor address -> item key, for clicks
         self._press: tuple[int, int] | None = None
-        self._hover = QTimer(self, singleShot=True, interval=HOVER_DELAY_MS, timeout=self._show_tooltip)
+        self._hover = QTimer(self, singleShot=True, interval=HOVER_DELAY_MS)
+        self._hover.timeout.connect(self._show_tooltip)
         self.plotter.iren.add_observer("MouseMoveEvent", lambda *_args: self._hover.start())
         self.plotter.iren.add_observer("LeftButtonPressEvent", self._on_press)
         self.plotter.iren.add_observer("LeftButtonReleaseEvent", self._on_release)
@@ -327,7 +328,7 @@ def _offset(points: np.ndarray, cells: tuple[np.ndarray, ...], mesh: Any) -> tup
 
 def _address(actor: Any) -> str:
     # Pickers hand back a fresh Python wrapper of the same VTK actor, so match on the C++ object.
-    return actor.GetAddressAsString("vtkObject")
+    return str(actor.GetAddressAsString("vtkObject"))
 
 
 class _SwallowVtkKeys(QObject):
@@ -337,12 +338,12 @@ class _SwallowVtkKeys(QObject):
     Qt matches them before the widget gets the key."""
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() in (QEvent.Type.KeyPress, QEvent.Type.KeyRelease):
-            key = event  # a QKeyEvent
+        if isinstance(event, QKeyEvent) and event.type() in (QEvent.Type.KeyPress, QEvent.Type.KeyRelease):
+            key = event
             chord = (
                 Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier | Qt.KeyboardModifier.MetaModifier
             )
-            plain = not (key.modifiers() & chord)  # type: ignore[attr-defined]
-            if plain and key.text() and key.text().isprintable():  # type: ignore[attr-defined]
+            plain = not (key.modifiers() & chord)
+            if plain and key.text() and key.text().isprintable():
                 return True
         return False

@@ -111,9 +111,10 @@ class ValidityDialog(QDialog):
         report = self.report
         columns = [*TABLE_HEAD, *report.baselines]
         table = QTableWidget(len(report.groups), len(columns))
-        table.setHorizontalHeaderLabels(columns)
         for k, column in enumerate(columns):
-            table.horizontalHeaderItem(k).setToolTip(report.legend.get(column, ""))
+            head = QTableWidgetItem(column)
+            head.setToolTip(report.legend.get(column, ""))
+            table.setHorizontalHeaderItem(k, head)
         table.verticalHeader().hide()
         table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         numbers = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)  # decimals line up down a column
@@ -208,9 +209,9 @@ class ValidityDialog(QDialog):
     def rows(self) -> list[list[str]]:
         """The table's text, header first, as the dialog shows it."""
         table = self.table
-        head = [table.horizontalHeaderItem(c).text() for c in range(table.columnCount())]
-        body = [[table.item(r, c).text() for c in range(table.columnCount())] for r in range(table.rowCount())]
-        return [head, *body]
+        cells = [[table.horizontalHeaderItem(c) for c in range(table.columnCount())]]
+        cells += [[table.item(r, c) for c in range(table.columnCount())] for r in range(table.rowCount())]
+        return [[item.text() if item is not None else "" for item in row] for row in cells]
 
 
 class ValidityJob(QObject):

@@ -8,7 +8,7 @@ main window meets them as it is (a structural match, no base class).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection
 from pathlib import Path
 from typing import Protocol
 
@@ -43,7 +43,7 @@ class WindowHost(Protocol):
 class LiveHost(WindowHost, Protocol):
     """What a live session's controller uses: the players' view, and a toolbar of its own."""
 
-    def set_players(self, roles: Iterable[str] | None) -> None:
+    def set_players(self, roles: Collection[str] | None) -> None:
         """Show only what people playing ``roles`` were given (None: everything)."""
         ...
 

@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 from simlab.core.episode import Episode
 from simlab.core.family import RGB, FamilyViews, Inspection, Layer
 from simlab.gui.agent_panels import pil_to_pixmap
+from simlab.gui.layouts import take_widgets, widgets_in
 from simlab.gui.playback import PlaybackModel
 from simlab.gui.scene_canvas import SceneCanvas
 from simlab.render.episode_pictures import side_by_side, views_of
@@ -128,10 +129,10 @@ class WorldView(QWidget):
 
     # ---- following the playback ----------------------------------------------------------------------
     def _on_episode(self, episode: Episode | None) -> None:
-        self.views = views_of(episode) if episode is not None else None
-        has_scene = self.views is not None and self.views.scene is not None
+        views = self.views = views_of(episode) if episode is not None else None
+        has_scene = views is not None and views.scene is not None
         controls = has_scene and not self.hidden_for_players  # no camera or overlay to choose while hidden
-        self.cameras = dict(self.views.cameras(episode)) if controls and episode is not None else {}
+        self.cameras = dict(views.cameras(episode)) if controls and views is not None and episode is not None else {}
         self.overlay_label.setText(f"{self.views.overlay_label}:" if self.views is not None else "Target:")
         self._overlay_modes()
         styles = controls and self.views is not None and bool(self.views.overlay_styles)
@@ -172,16 +173,14 @@ class WorldView(QWidget):
         self.target_mode.setToolTip(self.views.overlay_help if self.views is not None else "")
 
     def _rebuild_camera_buttons(self) -> None:
-        shown = [self._camera_row.itemAt(k).widget() for k in range(self._camera_row.count())]
+        shown = widgets_in(self._camera_row)
         if [button.text() for button in shown if isinstance(button, QToolButton)] == list(self.cameras):
             # The same presets (another episode of the family): new buttons would be laid out twice, first
             # without them, so the 3D view would be resized and rendered three times instead of once.
             return
-        while self._camera_row.count():
-            widget = self._camera_row.takeAt(0).widget()
-            if widget is not None:
-                widget.hide()  # out of sight now: deleteLater waits for the event loop
-                widget.deleteLater()
+        for widget in take_widgets(self._camera_row):
+            widget.hide()  # out of sight now: deleteLater waits for the event loop
+            widget.deleteLater()
         for name in self.cameras:
             button = QToolButton()  # compact: the bar must fit a window tiled beside a fork
             button.setText(name)
@@ -284,15 +283,17 @@ class WorldView(QWidget):
             self._layers_off.add(name)
         self.redraw()
 
+    def _layer_rows(self) -> list[QTreeWidgetItem]:
+        rows = (self.layer_list.topLevelItem(k) for k in range(self.layer_list.topLevelItemCount()))
+        return [row for row in rows if row is not None]
+
     def layer_names(self) -> list[str]:
         """The family's layers, in list order."""
-        rows = (self.layer_list.topLevelItem(k) for k in range(self.layer_list.topLevelItemCount()))
-        return [row.text(0) for row in rows]
+        return [row.text(0) for row in self._layer_rows()]
 
     def set_layer_visible(self, name: str, visible: bool) -> None:
         """Tick or untick a layer, as a click on its box does (KeyError for a layer the family lacks)."""
-        for k in range(self.layer_list.topLevelItemCount()):
-            row = self.layer_list.topLevelItem(k)
+        for row in self._layer_rows():
             if row.text(0) == name:
                 row.setCheckState(0, Qt.CheckState.Checked if visible else Qt.CheckState.Unchecked)
                 return

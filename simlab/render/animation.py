@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 from PIL import Image, ImageDraw
 
 from simlab.core.episode import Episode
@@ -79,7 +80,8 @@ def _check_mp4_plugin(path: Path) -> None:
 def _write_mp4(path: Path, frames: list[np.ndarray], fps: float) -> None:
     import imageio.v2 as iio2
 
-    iio2.mimwrite(path, frames, fps=fps, macro_block_size=8)  # type: ignore[arg-type]
+    images: list[npt.ArrayLike] = list(frames)  # imageio asks for a list of array-likes (lists are invariant)
+    iio2.mimwrite(path, images, fps=fps, macro_block_size=8)
 
 
 def _write_gif(path: Path, frames: list[np.ndarray], fps: float) -> None:

@@ -91,8 +91,8 @@ def event_line(event: Event, as_told: bool = False) -> EventLine | None:
         label = f"PROTOCOL ERROR [{data.get('code', '')}]"
         return EventLine("protocol_error", who, str(data.get("message", "")), "error", label)
     if event.kind == "check" and not as_told:  # a finding about the recording, never part of the game
-        detail = data.get("detail") if isinstance(data.get("detail"), Mapping) else {}
-        note = str(detail.get("kind") or "")
+        detail = data.get("detail")
+        note = str(detail.get("kind") or "") if isinstance(detail, Mapping) else ""
         return EventLine(
             "check", "check", str(data.get("message", "")), "check", f"CHECK [{data.get('code', '')}]", note
         )

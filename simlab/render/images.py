@@ -76,4 +76,6 @@ BACKGROUND: tuple[int, int, int] = (252, 252, 250)
 def fit(image: Image.Image, width: int, height: int) -> Image.Image:
     """``image`` scaled down (never up) to fit ``width`` x ``height``, keeping its aspect."""
     scale = min(width / image.width, height / image.height, 1.0)
-    return image.resize((max(1, round(image.width * scale)), max(1, round(image.height * scale))), Image.LANCZOS)
+    return image.resize(
+        (max(1, round(image.width * scale)), max(1, round(image.height * scale))), Image.Resampling.LANCZOS
+    )

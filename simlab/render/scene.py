@@ -205,7 +205,7 @@ def offscreen_plotter(size: tuple[int, int]) -> Iterator[pv.Plotter]:
 
 
 def _render_on(plotter: pv.Plotter, items: Iterable[SceneItem], camera: CameraPose, background: str) -> Image.Image:
-    plotter.set_background(background)
+    plotter.renderer.set_background(background)
     _keep_and_add(plotter, list(items))
     set_camera(plotter, camera)
     plotter.render()

@@ -106,15 +106,15 @@ def api_test(
     specs = role_specs(fam, [AgentSpec.parse(a) for a in agents])
     players = make_agents(fam, specs, world_settings)
     events = world.reset(0)
-    for role, agent in players.items():
-        agent.reset(0, role, world.task)
+    for name, agent in players.items():
+        agent.reset(0, name, world.task)
     _check_events(events, fam.name, "reset")
     last_turn = 0
     for _ in range(100_000):
         if world.finished:
             break
         role = world.agent_selection
-        assert role in fam.roles, f"{fam.name}: agent_selection {role!r} is not one of {fam.roles}"
+        assert role is not None and role in fam.roles, f"{fam.name}: agent_selection {role!r} is not one of {fam.roles}"
         first, again = world.observe(role), world.observe(role)
         _same_observation(first, again, fam.name)
         assert first.role == role and first.text.strip(), f"{fam.name}: observation for {role} is empty or mislabelled"
@@ -241,7 +241,7 @@ def render_test(fam: WorldFamily, episode: Episode, max_frames: int = 4) -> None
     """Everything the family draws renders and is not blank: the pictures of every recorded observation
     (re-rendered from the recording, named as recorded), the turn sheet of the first and last turn, the HTML
     transcript (pictures inline, every message named) and a GIF of the first turns."""
-    from PIL import Image
+    from PIL import GifImagePlugin, Image
 
     from simlab.render.animation import write_animation
     from simlab.render.transcript import episode_html
@@ -267,7 +267,9 @@ def render_test(fam: WorldFamily, episode: Episode, max_frames: int = 4) -> None
     last = min(episode.last_turn, max_frames - 1)
     with tempfile.TemporaryDirectory() as tmp:
         path = write_animation(episode, 0, last, Path(tmp) / "episode.gif", size=(320, 240))
-        with Image.open(path) as gif:
+        with Image.open(path) as opened:
+            assert isinstance(opened, GifImagePlugin.GifImageFile), f"{fam.name}: {path.name} is not a GIF"
+            gif = opened
             assert gif.n_frames == last + 1, f"{fam.name}: the GIF has {gif.n_frames} frames for turns 0..{last}"
             for frame in range(gif.n_frames):
                 gif.seek(frame)
@@ -290,8 +292,9 @@ def scene_test(fam: WorldFamily, episode: Episode) -> None:
         keys = [item.key for item in items]
         assert len(keys) == len(set(keys)), f"{fam.name}: turn {turn} draws a key twice"
         drawn.update(item.kind for item in items)
-        for item in items if views.inspect is not None else ():
-            found = views.inspect(episode, turn, item.key) if item.tooltip else None
+        inspect = views.inspect
+        for item in items:
+            found = inspect(episode, turn, item.key) if inspect is not None and item.tooltip else None
             inspected += found is not None
             assert found is None or found.title, f"{fam.name}: inspecting {item.key!r} at turn {turn} gave no title"
     names = [layer.name for layer in views.layers]

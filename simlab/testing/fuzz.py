@@ -22,7 +22,7 @@ import random
 import shutil
 import socket
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -115,7 +115,7 @@ def _set(value: Any, path: tuple[Any, ...], new: Any, drop: bool = False) -> Any
     parent = out
     for step in path[:-1]:
         parent = parent[step]
-    if drop and isinstance(parent, Mapping):
+    if drop and isinstance(parent, MutableMapping):
         del parent[path[-1]]
     elif drop and isinstance(parent, list):
         parent.pop(path[-1])

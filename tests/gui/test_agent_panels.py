@@ -185,7 +185,7 @@ def test_a_reask_shows_as_a_second_call(qtbot, model_episode):
 
 
 def _inside_viewport(widget: AgentPanels, role: str) -> bool:
-    panel, viewport = widget.panel(role), widget.scroll.viewport()
+    panel, viewport = widget.panel(role), widget.scroll_area.viewport()
     top_left = panel.mapTo(viewport, panel.rect().topLeft())
     bottom_right = panel.mapTo(viewport, panel.rect().bottomRight())
     return viewport.rect().contains(top_left) and viewport.rect().contains(bottom_right)
@@ -228,7 +228,7 @@ def test_pictures_stay_readable_in_a_small_dock_which_scrolls_instead(panels, qt
     qtbot.waitUntil(lambda: widget.columns == 1)
     qtbot.waitUntil(lambda: min(_picture_widths(widget)) >= MIN_PICTURE_WIDTH)
     if size[1] >= 450:  # room for a whole panel: each fits the dock, its pictures as large as that allows
-        viewport = widget.scroll.viewport()
+        viewport = widget.scroll_area.viewport()
         qtbot.waitUntil(lambda: all(widget.panel(role).height() <= viewport.height() for role in widget.roles()))
 
 
@@ -251,7 +251,7 @@ def test_the_export_holds_every_panel(panels, qtbot):
     last = widget.panel(widget.roles()[-1])
     assert not _inside_viewport(widget, last.role)
     picture = widget.grab_whole()
-    assert picture.height() >= last.geometry().bottom() > widget.scroll.viewport().height()
+    assert picture.height() >= last.geometry().bottom() > widget.scroll_area.viewport().height()
     assert picture.width() >= last.geometry().right()
 
 

@@ -29,7 +29,7 @@ def editor(qtbot):
 
 
 def test_a_click_with_a_tool_places_a_block_there_and_undo_redo_walk_it(editor, qtbot):
-    editor.palette.choose("small red")
+    editor.add_panel.choose("small red")
     x, y = cell_centre((1, 2))
     click_world(qtbot, editor, (x, y, 0.0))
     assert [e.label for e in editor.document.entities()] == ["small red at (1,2) layer 0"]
@@ -45,7 +45,7 @@ def test_a_click_with_a_tool_places_a_block_there_and_undo_redo_walk_it(editor, 
 
 
 def test_a_refused_placement_says_why_and_changes_nothing(editor, qtbot):
-    editor.palette.choose("large blue (domino)")
+    editor.add_panel.choose("large blue (domino)")
     click_world(qtbot, editor, (*cell_centre((0, 0)), 0.0))  # a domino needs two cells: a click is not enough
     assert editor.document.entities() == [] and editor.undo_stack.count() == 0
     assert "drag across two adjacent cells" in editor.statusBar().currentMessage()
@@ -106,12 +106,12 @@ def test_play_this_starts_a_live_episode_on_the_authored_structure(editor, qtbot
         editor.add(name)
     dialog = PlayDialog(editor.document, editor)
     dialog.accept()
-    assert dialog.window is not None
-    qtbot.addWidget(dialog.window)
-    session = dialog.window.live.session
+    assert dialog.main_window is not None
+    qtbot.addWidget(dialog.main_window)
+    session = dialog.main_window.live.session
     qtbot.waitUntil(lambda: session.state in ("finished", "failed"), timeout=30000)
     assert session.state == "finished" and session.episode.task["board"]["stacks"]["0,0"]
-    dialog.window.close()
+    dialog.main_window.close()
 
 
 def test_the_cli_names_a_bad_target_before_any_window(capsys):

@@ -49,9 +49,9 @@ def stage(window: EditorWindow, qtbot) -> None:
     set_fields(window, "camera:answerer", {"x": 0.5, "y": 2.5, "yaw": 0.0})
     window.canvas.set_camera(window.document.cameras()["top"])
     window.canvas.plotter.render()
-    window.palette.choose("plant container")
+    window.add_panel.choose("plant container")
     click_world(qtbot, window, (2.0, 2.5, 0.0))
-    window.palette.choose(None)
+    window.add_panel.choose(None)
     assert window.add("sofa")
     set_fields(window, "sofa_1", {"yaw": 90.0, "x": 4.0, "y": 1.5})
 

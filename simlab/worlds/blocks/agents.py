@@ -99,7 +99,7 @@ def effect(board: Board, move: Move) -> tuple[Action, Any] | None:
 
 def legal_moves(board: Board) -> list[Move]:
     """Every legal place and remove move, one spelling each (a large block from its first sorted cell)."""
-    moves = []
+    moves: list[Move] = []
     for cell in CELLS:
         layer = board.height(cell)
         for code in BLOCK_CODES:
@@ -237,10 +237,9 @@ class ScriptedBuilder(ScriptedAgent):
         legal = [(who, move) for who, move in parsed if board.check(move).ok]
         candidates = {effect(board, move) for move in _verified_moves(data, board)}
         matching = [(who, move) for who, move in legal if effect(board, move) in candidates]
-        chosen = (matching or legal or [None])[0]
-        if chosen is None:
+        if not (matching or legal):
             return clarify(CLARIFY_QUESTION)
-        who, move = chosen
+        who, move = (matching or legal)[0]
         note = " (it matches an oracle candidate)" if matching else ""
         return play(move, f"Following {who or 'a director'}: {move.describe()}{note}.")
 

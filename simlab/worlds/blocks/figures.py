@@ -51,6 +51,11 @@ def builder_turns(episode: Episode) -> list[BuilderTurn]:
     return out
 
 
+def _labelled(label: str) -> Callable[[BuilderTurn], bool]:
+    """A test for builder turns with taxonomy ``label``."""
+    return lambda turn: turn.taxonomy == label
+
+
 def _share(turns: Sequence[BuilderTurn], test: Callable[[BuilderTurn], bool]) -> float:
     return sum(map(test, turns)) / len(turns) if turns else 0.0
 
@@ -76,10 +81,7 @@ def failure_taxonomy(episodes: Sequence[Episode]) -> FigureData:
     for label, group in by_lineup(episodes):
         available = [t for e in group for t in builder_turns(e) if t.taxonomy != "no-oracle"]
         ids = tuple(e.episode_id for e in group)
-        points = tuple(
-            FigurePoint(name, _share(available, lambda b, n=name: b.taxonomy == n), episodes=ids)
-            for name in TAXONOMY[1:]
-        )
+        points = tuple(FigurePoint(name, _share(available, _labelled(name)), episodes=ids) for name in TAXONOMY[1:])
         series.append(FigureSeries(label, points))
     return FigureData("bar", "failure category", "share of oracle-available turns", tuple(series), (0.0, 1.0))
 

@@ -93,8 +93,12 @@ def _text_width(text: str, size: int) -> int:
 def _dashed_edges(draw: ImageDraw.ImageDraw, box: Box, fill: RGB, width: int, dash: int, corner: int) -> None:
     """Dashes along the four straight edges of ``box``, keeping ``corner`` pixels clear at each end."""
     x0, y0, x1, y1 = box
-    edges = ((x0 + corner, x1 - corner, y0, True), (x0 + corner, x1 - corner, y1, True))
-    edges += ((y0 + corner, y1 - corner, x0, False), (y0 + corner, y1 - corner, x1, False))
+    edges = (
+        (x0 + corner, x1 - corner, y0, True),
+        (x0 + corner, x1 - corner, y1, True),
+        (y0 + corner, y1 - corner, x0, False),
+        (y0 + corner, y1 - corner, x1, False),
+    )
     for start, end, fixed, horizontal in edges:
         for a in range(start + dash // 2, end - dash // 2, 2 * dash):
             b = min(a + dash, end)
@@ -201,7 +205,7 @@ def _read_wall(view: Mapping[str, Any], target_json: Mapping[str, Any] | None = 
     """The one place that knows ``WallView.to_json()``; tolerant of missing optional fields.
 
     With the target board, a size-1 face whose block is large is marked as seen end-on."""
-    positions = tuple(_cell_pair(p) for p in view.get("positions") or () if _cell_pair(p) is not None)
+    positions = tuple(pair for p in view.get("positions") or () if (pair := _cell_pair(p)) is not None)
     layers = tuple(tuple(_read_wall_cell(c) for c in row) for row in view.get("layers", ()))
     if target_json is not None:
         stacks = _read_stacks(target_json)
@@ -501,8 +505,12 @@ def _draw_board_tops(
     in_pair = {cell for pair in joined for cell in pair}
     for a, b in joined:
         box_a, box_b = _cell_box(lay, a), _cell_box(lay, b)
-        box = (min(box_a[0], box_b[0]) + pad, min(box_a[1], box_b[1]) + pad)
-        box += (max(box_a[2], box_b[2]) - pad, max(box_a[3], box_b[3]) - pad)
+        box = (
+            min(box_a[0], box_b[0]) + pad,
+            min(box_a[1], box_b[1]) + pad,
+            max(box_a[2], box_b[2]) - pad,
+            max(box_a[3], box_b[3]) - pad,
+        )
         _draw_block(draw, box, color_name(stacks[a][-1]) or "green", lay.cell, letter=False)
     for cell, codes in stacks.items():
         if codes and cell not in in_pair and color_name(codes[-1]):

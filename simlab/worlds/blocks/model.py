@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, TypeGuard
 
 GRID = 3
 MAX_HEIGHT = 3
@@ -39,7 +39,7 @@ def is_large(code: str) -> bool:
     return code[1:2] == "l"
 
 
-def is_block_code(code: object) -> bool:
+def is_block_code(code: object) -> TypeGuard[str]:
     """True when ``code`` is one of the ten block codes."""
     return isinstance(code, str) and code in BLOCK_CODES
 

@@ -195,13 +195,13 @@ def _moved_piece(episode: Episode, turn: int, action: Mapping[str, Any], result:
             return Piece(str(data["code"]), cells, int(data["layer"]))
         except (KeyError, TypeError, ValueError):
             pass
-    cells, layer = _move_cells(action), action.get("layer")
-    if cells is None or not isinstance(layer, int):
+    moved, layer = _move_cells(action), action.get("layer")
+    if moved is None or not isinstance(layer, int):
         return None
     before = episode.state_at(turn - 1) if action.get("action") == "remove" else episode.state_at(turn)
     board = board_from(before)
-    found = board.at(cells[0], layer) if board is not None and 0 <= layer < 3 else None
-    return found or Piece(str(action.get("block") or "gs"), cells, layer)
+    found = board.at(moved[0], layer) if board is not None and 0 <= layer < 3 else None
+    return found or Piece(str(action.get("block") or "gs"), moved, layer)
 
 
 def _highlight_item(piece: Piece, removed: bool, message: str) -> SceneItem:
@@ -405,8 +405,8 @@ def director_walls(episode: Episode) -> dict[str, dict[str, Any]]:
     target = board_from({"board": episode.task.get("board")})
     if len(walls) == len(WALL_RGB) or target is None:
         return {d: walls[d] for d in WALL_RGB if d in walls}
-    from simlab.worlds.blocks.views import director_view
+    from simlab.worlds.blocks.views import DIRECTORS as WALLS
+    from simlab.worlds.blocks.views import Interior, director_view
 
-    interior = episode.settings.get("interior", "paper")
-    interior = interior if interior in ("paper", "reference") else "paper"
-    return {d: walls.get(d) or director_view(target, d, interior).to_json() for d in WALL_RGB}  # type: ignore[arg-type]
+    interior: Interior = "reference" if episode.settings.get("interior") == "reference" else "paper"
+    return {d: walls.get(d) or director_view(target, d, interior).to_json() for d in WALLS}

@@ -104,8 +104,9 @@ class WallView:
         runs: list[tuple[int, int, ViewCell | None]] = []
         k = 0
         while k < len(row):
-            pair = k + 1 < len(row) and row[k] is not None and row[k].size == 2 and row[k] == row[k + 1]
-            runs.append((k, k + 1 if pair else k, row[k]))
+            cell = row[k]
+            pair = k + 1 < len(row) and cell is not None and cell.size == 2 and cell == row[k + 1]
+            runs.append((k, k + 1 if pair else k, cell))
             k += 2 if pair else 1
         return runs
 

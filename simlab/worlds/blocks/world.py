@@ -27,7 +27,7 @@ from simlab.worlds.blocks import metrics, oracle, simulation, views
 from simlab.worlds.blocks.model import Action, Board, Cell, Move, MoveError, MoveResult
 from simlab.worlds.blocks.personas import PAPER_RUN, reference_archetype, structure_index
 
-DIRECTORS: tuple[str, ...] = ("D1", "D2", "D3")
+DIRECTORS: tuple[str, ...] = views.DIRECTORS
 BUILDER = "builder"
 PALETTE: dict[str, tuple[int, int, int]] = {
     "D1": (128, 77, 204),  # purple
@@ -121,7 +121,7 @@ class BlocksSettings(Settings):
         (alone: configs and recordings made before builder) sets it. Afterwards it is null: one setting holds
         the choice, so a full settings dict (a form, a fork) that changes builder is never contradicted by it."""
         if self.oracle_candidates is not None:
-            wanted = "oracle" if self.oracle_candidates else "no_oracle"
+            wanted: BuilderCondition = "oracle" if self.oracle_candidates else "no_oracle"
             if "builder" not in self.model_fields_set:
                 self.builder = wanted
             elif (self.builder == "oracle") != self.oracle_candidates:
@@ -165,7 +165,9 @@ class BlocksWorld(World):
         self.target = Board.from_json(task["board"])
         self.board = Board()
         self.reachable = views.reachable_board(self.target, self.settings["interior"])
-        self._views = {d: views.director_view(self.target, d, self.settings["interior"]) for d in DIRECTORS}
+        self._views: dict[str, views.WallView] = {
+            d: views.director_view(self.target, d, self.settings["interior"]) for d in views.DIRECTORS
+        }
         self.history: list[dict[str, Any]] = []
         self.turn_log: list[dict[str, Any]] = []
         self._queue: list[str] = []

@@ -52,8 +52,8 @@ def read_targets(path: Path, data: Any | None = None) -> list[Target]:
 def _target(path: Path, where: str, target_id: str, sample: Any) -> Target:
     if not isinstance(sample, Mapping):
         raise FormatError(path, where, "expected a sample object")
-    columns = [sample.get(name) for name in ("shapes", "colors", "x", "y")]
-    if not all(isinstance(c, list) for c in columns) or len({len(c) for c in columns}) != 1:  # type: ignore[arg-type]
+    columns = [c for name in ("shapes", "colors", "x", "y") if isinstance(c := sample.get(name), list)]
+    if len(columns) != 4 or len({len(c) for c in columns}) != 1:
         raise FormatError(path, where, "expected lists shapes, colors, x and y of the same length")
     try:
         placements = [

@@ -232,8 +232,11 @@ class Board:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Board:
         """A board from :meth:`to_json`; ValueError naming the first bad field (bridges must be whole)."""
-        size = [whole(data.get(name, default), name) for name, default in (("rows", ROWS), ("cols", COLS))]
-        board = cls(*size, whole(data.get("levels", LEVELS), "levels"))
+        board = cls(
+            whole(data.get("rows", ROWS), "rows"),
+            whole(data.get("cols", COLS), "cols"),
+            whole(data.get("levels", LEVELS), "levels"),
+        )
         for k, entry in enumerate(data.get("cells") or []):
             x, y, pieces = entry
             x, y = whole(x, f"cells[{k}] x"), whole(y, f"cells[{k}] y")

@@ -91,10 +91,10 @@ def difference_grid(target: Board, current: Board) -> str:
         where = f"\trow: {x}, col: {y}:"
         if expected == now:
             lines.append(f"{where} Identical")
-        elif now is None:
-            lines += [where, f"\t\t- Missing: {piece_text(expected)}"]  # type: ignore[arg-type]
-        elif expected is None:
-            lines += [where, f"\t\t- Extra: {piece_text(now)}"]
-        else:
+        elif expected is not None and now is not None:
             lines += [where, f"\t\t- Expected: {piece_text(expected)}", f"\t\t- Current Status: {piece_text(now)}"]
+        elif expected is not None:
+            lines += [where, f"\t\t- Missing: {piece_text(expected)}"]
+        elif now is not None:
+            lines += [where, f"\t\t- Extra: {piece_text(now)}"]
     return "\n".join(lines)

@@ -98,8 +98,8 @@ class SilentExpert(ScriptedAgent):
         return Reply(message="I cannot help you.")
 
 
-def _factory(cls: type, roles: tuple[str, ...]) -> Callable[..., Agent]:
-    name = cls.__name__
+def _factory(cls: Callable[[str], Agent], roles: tuple[str, ...]) -> Callable[..., Agent]:
+    name = getattr(cls, "__name__", "agent")  # a class: its name and docstring describe the agent
 
     def make(role: str, arg: str | None = None, settings: Mapping[str, Any] | None = None) -> Agent:
         if role not in roles:

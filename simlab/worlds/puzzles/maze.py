@@ -34,7 +34,7 @@ from typing import Any
 from PIL import Image, ImageDraw
 
 from simlab.render.images import text_font
-from simlab.worlds.puzzles.puzzle import DO, GROUNDING, REASONING, Puzzle, Step
+from simlab.worlds.puzzles.puzzle import DO, GROUNDING, REASONING, Puzzle, Step, StepKind
 
 SIZE = 9
 MIDDLE = (SIZE // 2, SIZE // 2)
@@ -210,7 +210,7 @@ class MazePuzzle(Puzzle):
             return Step("nothing", "The mouse bumps into a wall and stays where it is.")
         before, self.mouse = self.distance(), there
         where = f"row {there[0] + 1}, column {there[1] + 1}"
-        kind = "progress" if self.distance() < before else "nothing"
+        kind: StepKind = "progress" if self.distance() < before else "nothing"
         return Step(kind, f"The mouse moves {action.split()[1]} to {where}.")
 
     def _press(self) -> Step:

@@ -17,7 +17,7 @@ import random
 import re
 import string
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypeGuard
 
 from PIL import Image, ImageDraw
 
@@ -205,7 +205,7 @@ def _mark(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int]) -> None:
     draw.rectangle((box[0] - 6, box[1] - 6, box[2] + 6, box[3] + 6), outline=HIGHLIGHT, width=5)
 
 
-def _letters_ok(letters: Any) -> bool:
+def _letters_ok(letters: object) -> TypeGuard[list[list[str]]]:
     if not isinstance(letters, list) or len(letters) != LENGTH:
         return False
     return all(

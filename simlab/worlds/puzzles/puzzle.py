@@ -166,6 +166,6 @@ def puzzle_class(name: str) -> type[Puzzle]:
     if name not in PUZZLES:
         raise ValueError(f"unknown puzzle {name!r}; known: {', '.join(PUZZLES)}")
     module, _, attribute = PUZZLES[name].partition(":")
-    found = getattr(importlib.import_module(module), attribute)
+    found: type[Puzzle] = getattr(importlib.import_module(module), attribute)
     assert issubclass(found, Puzzle) and found.name == name, f"{PUZZLES[name]} is not the {name} puzzle"
     return found

@@ -206,7 +206,7 @@ class PuzzlesWorld(World):
 
     def _plan(self) -> list[str]:
         """Every correct action from now, as the module will play them (simulated on a copy)."""
-        twin, plan = copy.deepcopy(self.puzzle), []
+        twin, plan = copy.deepcopy(self.puzzle), list[str]()
         while not twin.solved and len(plan) < MAX_PLAN:
             action = twin.oracle()
             plan.append(action)

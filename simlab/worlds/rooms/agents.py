@@ -85,10 +85,15 @@ def _by_description(records: Iterable[Record], text: str) -> Record | None:
     return next((r for r in records if r.get("description") == text), None)
 
 
+def _letters(data: Mapping[str, Any]) -> list[str]:
+    """The options' letters an observation offers, in order."""
+    return [str(letter) for letter in data["letters"]]
+
+
 def _letter(data: Mapping[str, Any], option: Any) -> str:
     """The letter of the option whose text is ``option`` (the first letter when none is)."""
     options = [str(o) for o in data["options"]]
-    letters = list(data["letters"])
+    letters = _letters(data)
     return letters[options.index(str(option))] if str(option) in options else letters[0]
 
 
@@ -112,14 +117,14 @@ def _counted(text: str, records: Iterable[Record]) -> str | None:
 
 
 def _numeric_options(data: Mapping[str, Any]) -> list[tuple[int, str]]:
-    return sorted((int(o), letter) for o, letter in zip(data["options"], data["letters"], strict=True))
+    return sorted((int(o), letter) for o, letter in zip(data["options"], _letters(data), strict=True))
 
 
 # ---- the single-view solver -------------------------------------------------------------------------------
 def _single_anchor(data: Mapping[str, Any], r: random.Random) -> str:
     seen = {e.get("description") for e in data["view"]}
-    pairs = list(zip(data["letters"], data["options"], strict=True))
-    return r.choice([letter for letter, o in pairs if o in seen] or list(data["letters"]))
+    pairs = list(zip(_letters(data), data["options"], strict=True))
+    return r.choice([letter for letter, o in pairs if o in seen] or _letters(data))
 
 
 def _single_counting(data: Mapping[str, Any], r: random.Random) -> str:
@@ -133,7 +138,7 @@ def _single_counting(data: Mapping[str, Any], r: random.Random) -> str:
 def _single_distance(data: Mapping[str, Any], r: random.Random) -> str:
     parsed = _distance_question(data["question"])
     target = _by_description(data["view"], parsed[1]) if parsed else None
-    letters = list(data["letters"])
+    letters = _letters(data)
     if parsed is None or target is None:
         return r.choice(letters)
     seen = {letter: _by_description(data["view"], o) for letter, o in zip(letters, data["options"], strict=True)}
@@ -147,7 +152,7 @@ def _single_distance(data: Mapping[str, Any], r: random.Random) -> str:
 
 def _single_direction(data: Mapping[str, Any], r: random.Random) -> str:
     """A guess: the target is one it does not see, and generated benchmarks balance the right directions."""
-    return r.choice(list(data["letters"]))
+    return r.choice(_letters(data))
 
 
 def _single_mapping(data: Mapping[str, Any], r: random.Random) -> str:
@@ -215,43 +220,43 @@ def _union(own: Sequence[Record], other: Sequence[Record]) -> list[Record]:
     return [*own, *(o for o in other if not any(_same(o, m) for m in own))]
 
 
-def _oracle_anchor(data: Mapping[str, Any], helper: list[Record]) -> str:
-    for letter, option in zip(data["letters"], data["options"], strict=True):
+def _oracle_anchor(data: Mapping[str, Any], helper: Sequence[Record]) -> str:
+    for letter, option in zip(_letters(data), data["options"], strict=True):
         if _by_description(data["view"], option) and _by_description(helper, option):
             return str(letter)
-    return str(data["letters"][0])
+    return _letters(data)[0]
 
 
-def _oracle_counting(data: Mapping[str, Any], helper: list[Record]) -> str:
+def _oracle_counting(data: Mapping[str, Any], helper: Sequence[Record]) -> str:
     union = _union(data["view"], helper)
     category = _counted(data["question"], union)
     total = sum(1 for o in union if o["category"] == category)
     return min(_numeric_options(data), key=lambda pair: abs(pair[0] - total))[1]
 
 
-def _oracle_distance(data: Mapping[str, Any], helper: list[Record]) -> str:
+def _oracle_distance(data: Mapping[str, Any], helper: Sequence[Record]) -> str:
     parsed = _distance_question(data["question"])
     union = _union(data["view"], helper)
     target = _by_description(union, parsed[1]) if parsed else None
     if parsed is None or target is None:
-        return str(data["letters"][0])
+        return _letters(data)[0]
     scored = {}
-    for letter, option in zip(data["letters"], data["options"], strict=True):
+    for letter, option in zip(_letters(data), data["options"], strict=True):
         rec = _by_description(union, option)
         scored[letter] = corner_distance(_box(target), _box(rec)) if rec else math.nan
     known = sorted(k for k, v in scored.items() if not math.isnan(v))
-    return (min if parsed[0] == "closest" else max)(known or [data["letters"][0]], key=lambda k: scored.get(k, 0.0))
+    return (min if parsed[0] == "closest" else max)(known or _letters(data)[:1], key=lambda k: scored.get(k, 0.0))
 
 
-def _oracle_direction(data: Mapping[str, Any], helper: list[Record]) -> str:
+def _oracle_direction(data: Mapping[str, Any], helper: Sequence[Record]) -> str:
     description = _direction_target(data["question"])
     target = _by_description(helper, description) if description else None
     if target is None:
-        return str(data["letters"][0])
+        return _letters(data)[0]
     return _letter(data, direction_of(bearing(Camera.from_json(data["camera"]), _center(target))))
 
 
-def _oracle_mapping(data: Mapping[str, Any], helper: list[Record]) -> str:
+def _oracle_mapping(data: Mapping[str, Any], helper: Sequence[Record]) -> str:
     """ "yes" when every object either agent sees has its own map mark (same category) where it truly is."""
     camera = Camera.from_json(data["camera"])
     marks = [(m["category"], (float(m["x"]), float(m["y"]))) for m in data.get("map_objects") or []]
@@ -266,7 +271,7 @@ def _oracle_mapping(data: Mapping[str, Any], helper: list[Record]) -> str:
     return "yes"
 
 
-ORACLE: dict[str, Callable[[Mapping[str, Any], list[Record]], str]] = {
+ORACLE: dict[str, Callable[[Mapping[str, Any], Sequence[Record]], str]] = {
     "anchor": _oracle_anchor,
     "counting": _oracle_counting,
     "distance": _oracle_distance,
@@ -275,7 +280,7 @@ ORACLE: dict[str, Callable[[Mapping[str, Any], list[Record]], str]] = {
 }
 
 
-def oracle_answer(data: Mapping[str, Any], helper: list[Record]) -> str:
+def oracle_answer(data: Mapping[str, Any], helper: Sequence[Record]) -> str:
     """The answer from the Answerer's data and the Helper's reported objects (exact up to rounding)."""
     return ORACLE[str(data["task"])](data, helper)
 
@@ -331,7 +336,7 @@ class RandomAnswerer(ScriptedAgent):
     def act(self, observation: Observation) -> Reply:
         if observation.data.get("phase") != "answer":
             return Reply(message="I will guess.", action={"action": "end"})
-        answer = self.turn_rng(observation, "random").choice(list(observation.data["letters"]))
+        answer = self.turn_rng(observation, "random").choice(_letters(observation.data))
         return answer_reply(answer, "A random guess.")
 
 

@@ -10,6 +10,7 @@ only then is VTK imported (:mod:`simlab.worlds.rooms.render`).
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -86,7 +87,7 @@ def _acceptable(seen: Sequence[Sequence[str]], pool: set[str], cfg: Mapping[str,
     a, b = set(seen[0]), set(seen[1])
     if len(a & b) < cfg["min_shared"] or min(len(a - b), len(b - a)) < cfg["min_exclusive"]:
         return False
-    return len((a | b) & pool) >= cfg["coverage"] * len(pool)
+    return len((a | b) & pool) >= float(cfg["coverage"]) * len(pool)
 
 
 def _pixel_filtered(geom: SceneGeometry, camera: Camera, ids: Sequence[str], size: tuple[int, int]) -> list[str]:
@@ -97,7 +98,7 @@ def _pixel_filtered(geom: SceneGeometry, camera: Camera, ids: Sequence[str], siz
     return [i for i in ids if counts[i] >= threshold]
 
 
-def _draw_cameras(scene: Scene, r: Any, cfg: Mapping[str, Any]) -> list[Camera] | None:
+def _draw_cameras(scene: Scene, r: random.Random, cfg: Mapping[str, Any]) -> list[Camera] | None:
     """Two cameras from one attempt's stream, or None when no free floor spot is found."""
     width, height = cfg["image_size"]
     eye, pitch, fov = float(cfg["eye_height"]), math.radians(float(cfg["pitch_deg"])), float(cfg["fov"])
@@ -121,7 +122,9 @@ def _room_ahead(scene: Scene, spot: tuple[float, float], yaw: float) -> float:
     return min(reach)
 
 
-def _free_spot(scene: Scene, r: Any, cfg: Mapping[str, Any], other: tuple[float, float] | None, tries: int = 40):
+def _free_spot(
+    scene: Scene, r: random.Random, cfg: Mapping[str, Any], other: tuple[float, float] | None, tries: int = 40
+) -> tuple[float, float] | None:
     """A floor point away from walls, floor objects and ``other``; None after ``tries`` misses."""
     margin, clear = float(cfg["wall_clearance"]), float(cfg["object_clearance"])
     if scene.width <= 2 * margin or scene.depth <= 2 * margin:

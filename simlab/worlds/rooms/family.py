@@ -4,9 +4,9 @@ room, roles the Answerer and the Helper. Everything here is declared through
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -19,6 +19,8 @@ from simlab.worlds.rooms.model_filter import NECESSITY_DIR, FilterModel
 from simlab.worlds.rooms.observations import ANSWERER, HELPER, PALETTE
 from simlab.worlds.rooms.tasks import TASKS
 from simlab.worlds.rooms.world import RoomsSettings, RoomsWorld
+
+_T = TypeVar("_T")
 
 
 class GenerateOptions(BaseModel):
@@ -107,6 +109,14 @@ def _load(path: Path) -> list[dict[str, Any]]:
     return load_questions(path)
 
 
+def _parsed(task: Mapping[str, Any], name: str, parse: Callable[[Any], _T]) -> _T:
+    """``task[name]`` read by ``parse`` (which refuses a missing or damaged field), its error named by field."""
+    try:
+        return parse(task.get(name))
+    except (KeyError, TypeError, ValueError, IndexError) as exc:
+        raise ValueError(f"field {name!r}: {exc}") from None
+
+
 def _validate(task: Mapping[str, Any]) -> None:
     """The scene, the views and the question each well formed, and agreeing with each other: the views see
     objects of this room, the question is about it and names its objects, every category is one we can build."""
@@ -115,13 +125,9 @@ def _validate(task: Mapping[str, Any]) -> None:
     from simlab.worlds.rooms.tasks import Question
     from simlab.worlds.rooms.visibility import ViewPair
 
-    parsed = {}
-    for name, parse in (("scene", Scene.from_json), ("views", ViewPair.from_json), ("question", Question.from_json)):
-        try:
-            parsed[name] = parse(task.get(name))
-        except (KeyError, TypeError, ValueError, IndexError) as exc:
-            raise ValueError(f"field {name!r}: {exc}") from None
-    scene, views, question = parsed["scene"], parsed["views"], parsed["question"]
+    scene = _parsed(task, "scene", Scene.from_json)
+    views = _parsed(task, "views", ViewPair.from_json)
+    question = _parsed(task, "question", Question.from_json)
     ids = {o.id for o in scene.objects}
     unknown = sorted({o.category for o in scene.objects} - set(CATEGORIES))
     if unknown:

@@ -400,9 +400,18 @@ def _desk_group(room: _Room, desk: RoomObject) -> None:
         _on_surface(room, "monitor", room.r.choice(SIZE_CLASSES))
 
 
+def _seat_offset(table: Vec3, lx: float, side: float, dk: int) -> Callable[[Vec3], tuple[float, float]]:
+    """Where a chair of size ``s`` sits at a seat of a ``table``-sized table: past its end (``dk`` 1 or 3), else
+    along the side ``side`` at ``lx``."""
+    tw, td, _ = table
+    if dk in (1, 3):
+        return lambda s: (lx * (tw / 2 + 0.08 + s[1] / 2), 0.0)
+    return lambda s: (lx, side * (td / 2 + 0.08 + s[1] / 2))
+
+
 def _table_group(room: _Room, table: RoomObject) -> None:
     """Chairs round a dining table, usually a matching set."""
-    tw, td, _ = table.size
+    tw = table.size[0]
     seats: list[tuple[float, float, int]] = []
     per_side = max(1, min(3, int(tw / 0.6)))
     for i in range(per_side):
@@ -413,10 +422,7 @@ def _table_group(room: _Room, table: RoomObject) -> None:
     n = room.r.randint(2, len(seats))
     color = None
     for lx, side, dk in room.r.sample(seats, n):
-        if dk in (1, 3):  # at an end
-            offset = lambda s, sx=lx: (sx * (tw / 2 + 0.08 + s[1] / 2), 0.0)  # noqa: E731
-        else:
-            offset = lambda s, x=lx, sy=side: (x, sy * (td / 2 + 0.08 + s[1] / 2))  # noqa: E731
+        offset = _seat_offset(table.size, lx, side, dk)
         chair = _attach(room, table, "chair", offset, dk, size_class="medium", color=color, margin=0.05)
         if chair and color is None:
             color = chair.color if room.r.random() < 0.75 else None

@@ -209,8 +209,7 @@ def resolve(scene: Scene, text: str, visible: Collection[str] = (), camera: Came
     """Resolve ``text`` against ``scene`` for a speaker who sees ``visible`` from ``camera``."""
     resolver = _Resolver(scene, frozenset(visible), camera)
     prose, records = _split_reports(_normalise(text or ""))
-    mentions = [resolver.record(r) for r in records]
-    mentions = [m for m in mentions if m is not None]
+    mentions = [m for r in records if (m := resolver.record(r)) is not None]
     mentions += resolver.prose(prose)
     return _summarise(mentions)
 
@@ -317,7 +316,9 @@ def _premodifiers(lexicon: _Lexicon, tokens: Sequence[str], head: int, floor: in
     """Walk left from the head over colours, sizes, numbers and determiners (not past ``floor``). Left of a
     group word (``a large set of cabinets``) a size or a lone ``a``/``one`` describes the group, not the
     objects: the phrase is then every such object."""
-    colours, sizes, grouped = set(), set(), False
+    colours: set[str] = set()
+    sizes: set[str] = set()
+    grouped = False
     k = head - 1
     while k >= floor:
         word = tokens[k]
@@ -464,7 +465,8 @@ class _Resolver:
             return None
         colour = self.lexicon.colours.get(str(record.get("color", "")).lower())
         size = SIZES.get(str(record.get("size_class", "")).lower())
-        phrase = _Phrase(0, 0, head[0], False, frozenset({colour} - {None}), frozenset({size} - {None}))
+        colours = frozenset([colour] if colour is not None else [])
+        phrase = _Phrase(0, 0, head[0], False, colours, frozenset([size] if size is not None else []))
         found = self._seen(self._matching(phrase), 1)
         centre = _point(record.get("center"))
         if centre is not None and found:

@@ -148,8 +148,8 @@ class Camera:
         }
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Camera:
-        """Inverse of :meth:`to_json`; ValueError naming the field that is wrong."""
+    def from_json(cls, data: object) -> Camera:
+        """Inverse of :meth:`to_json`; ValueError naming the field that is wrong (or that it is no object)."""
         if not isinstance(data, Mapping):
             raise ValueError(f"expected a camera object, got {type(data).__name__}")
         try:

@@ -81,7 +81,7 @@ def parse_paraphrase(reply: str, text: str, options: Sequence[str]) -> tuple[str
     fenced = _FENCE.match(body)
     try:
         data = json.loads(fenced.group(1) if fenced else body)
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         raise ParaphraseError(f"the reply is not JSON ({exc.msg})") from None
     if not isinstance(data, dict) or not _is_text(data.get("question")) or not isinstance(data.get("options"), list):
         raise ParaphraseError('expected {"question": "...", "options": [...]}')

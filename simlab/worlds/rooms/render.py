@@ -52,6 +52,7 @@ def colour_parts(mesh: trimesh.Trimesh, fallback: RGB) -> list[tuple[trimesh.Tri
     parts = []
     for k in order:
         part = mesh.submesh([np.flatnonzero(inverse.ravel() == k)], append=True)
+        assert isinstance(part, trimesh.Trimesh)  # one face list appended: one mesh, not a list
         parts.append((part, (int(unique[k][0]), int(unique[k][1]), int(unique[k][2]))))
     return parts
 
@@ -155,7 +156,7 @@ def id_polydata(mesh: trimesh.Trimesh, owners: np.ndarray) -> pv.PolyData:
 
 def _id_pixels(plotter: pv.Plotter, poly: pv.PolyData, camera: Camera) -> np.ndarray:
     plotter.clear_actors()
-    plotter.set_background("black")
+    plotter.renderer.set_background("black")
     plotter.add_mesh(
         poly,
         scalars="ids",

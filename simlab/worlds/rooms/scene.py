@@ -13,7 +13,7 @@ import json
 import textwrap
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import pyvista as pv
@@ -40,13 +40,15 @@ PANEL_SIZE = (640, 480)
 
 _MEMO: OrderedDict[tuple[str, ...], Any] = OrderedDict()
 MEMO_SIZE = 32
+_T = TypeVar("_T")
 
 
-def _memo(key: tuple[str, ...], make: Callable[[], Any]) -> Any:
+def _memo(key: tuple[str, ...], make: Callable[[], _T]) -> _T:
     """A small most-recently-used cache for per-episode work (parsing, BVH, renders); keys name the episode."""
     if key in _MEMO:
         _MEMO.move_to_end(key)
-        return _MEMO[key]
+        kept: _T = _MEMO[key]  # the key names what make() returns
+        return kept
     value = _MEMO[key] = make()
     if len(_MEMO) > MEMO_SIZE:
         _MEMO.popitem(last=False)
@@ -132,7 +134,12 @@ def _rays(scene: Scene, views: ViewPair) -> tuple[SceneItem, ...]:
 
 
 def outline_item(
-    obj: RoomObject, key: str, rgb: tuple[float, float, float], opacity: float = 1.0, solid: bool = False, tooltip=""
+    obj: RoomObject,
+    key: str,
+    rgb: tuple[float, float, float],
+    opacity: float = 1.0,
+    solid: bool = False,
+    tooltip: str = "",
 ) -> SceneItem:
     """``obj``'s bounding box, a little larger: a wire outline (kind ``highlight``) or a ``solid`` tint."""
     lo, hi = (np.asarray(v, dtype=float) for v in obj.bbox)

@@ -67,6 +67,7 @@ def scene_mesh(scene: Scene, meshes: Sequence[trimesh.Trimesh] | None = None) ->
         parts.append(mesh)
         owners.append(np.full(len(mesh.faces), SHELL, dtype=np.int64))
     merged = trimesh.util.concatenate(parts)
+    assert isinstance(merged, trimesh.Trimesh)  # concatenate's declared result is any Geometry
     return merged, np.concatenate(owners)
 
 
@@ -127,7 +128,9 @@ def naive_first_hits(triangles: np.ndarray) -> FirstHits:
     return first_hits
 
 
-def _moller_trumbore(origin: np.ndarray, direction: np.ndarray, v0: np.ndarray, e1: np.ndarray, e2: np.ndarray):
+def _moller_trumbore(
+    origin: np.ndarray, direction: np.ndarray, v0: np.ndarray, e1: np.ndarray, e2: np.ndarray
+) -> np.ndarray:
     """Distance along the ray to each triangle (inf where missed), vectorised over triangles."""
     p = np.cross(direction, e2)
     det = np.einsum("ij,ij->i", e1, p)
@@ -164,7 +167,7 @@ class CornerRay:
 def camera_frame(camera: Camera, points: np.ndarray) -> np.ndarray:
     """``points`` (n, 3) in the camera's frame: x right, y up, z backwards (as :meth:`Camera.to_camera_frame`)."""
     basis = np.array([camera.right, camera.up, camera.forward], dtype=float)
-    local = (np.asarray(points, dtype=float) - np.asarray(camera.position, dtype=float)) @ basis.T
+    local: np.ndarray = (np.asarray(points, dtype=float) - np.asarray(camera.position, dtype=float)) @ basis.T
     local[:, 2] *= -1.0
     return local
 
@@ -177,7 +180,8 @@ def frustum_mask(camera: Camera, points: np.ndarray) -> np.ndarray:
     tan_h = tan_v * camera.width / camera.height
     with np.errstate(divide="ignore", invalid="ignore"):
         inside = (np.abs(local[:, 0]) <= tan_h * depth) & (np.abs(local[:, 1]) <= tan_v * depth)
-    return (depth > 1e-9) & inside
+    inside_frustum: np.ndarray = (depth > 1e-9) & inside
+    return inside_frustum
 
 
 def in_frustum(camera: Camera, point: Vec3) -> bool:
@@ -200,7 +204,9 @@ class _Rays:
         return cls(corners, owner, frustum_mask(camera, corners))
 
 
-def _judge(origins: np.ndarray, targets: np.ndarray, owner: np.ndarray, first_hits: FirstHits, face_owner):
+def _judge(
+    origins: np.ndarray, targets: np.ndarray, owner: np.ndarray, first_hits: FirstHits, face_owner: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Cast one ray per (origin, target); returns (reached-or-hit-itself flags, owner of each first hit)."""
     offsets = targets - origins
     reach = np.linalg.norm(offsets, axis=1)
@@ -209,7 +215,9 @@ def _judge(origins: np.ndarray, targets: np.ndarray, owner: np.ndarray, first_hi
     return (distance >= reach - CORNER_EPSILON) | (hit_owner == owner), hit_owner
 
 
-def _visible_ids(scene: Scene, cameras: Sequence[Camera], first_hits: FirstHits, face_owner, min_corners: int):
+def _visible_ids(
+    scene: Scene, cameras: Sequence[Camera], first_hits: FirstHits, face_owner: np.ndarray, min_corners: int
+) -> list[list[str]]:
     """Visible object ids for each camera; the in-frustum corner rays of all cameras go in one query."""
     indices = range(len(scene.objects))
     batches = [_Rays.of(scene, camera, indices) for camera in cameras]
@@ -219,7 +227,8 @@ def _visible_ids(scene: Scene, cameras: Sequence[Camera], first_hits: FirstHits,
     targets = np.concatenate([b.corners[b.inside] for b in batches])
     owner = np.concatenate([b.owner[b.inside] for b in batches])
     good, _ = _judge(starts.reshape(-1, 3), targets.reshape(-1, 3), owner, first_hits, face_owner)
-    result, start = [], 0
+    result: list[list[str]] = []
+    start = 0
     for b in batches:
         count = int(b.inside.sum())
         votes = np.bincount(b.owner[b.inside][good[start : start + count]], minlength=len(scene.objects))

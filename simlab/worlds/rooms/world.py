@@ -160,8 +160,9 @@ class RoomsWorld(World):
         out = [Event("action", self.turn, ANSWERER, {"action": {"answer": answer}, "text": reply.message or ""})]
         result = {"ok": answer is not None, "answer": answer, "expected": self.question.answer, "correct": correct}
         if answer is None:
-            result.update(error="invalid_answer", message=f"could not read an answer from {reply.message!r:.80}")
-            out.append(ev.protocol_error(self.turn, ANSWERER, "invalid_answer", result["message"]))
+            message = f"could not read an answer from {reply.message!r:.80}"
+            result.update(error="invalid_answer", message=message)
+            out.append(ev.protocol_error(self.turn, ANSWERER, "invalid_answer", message))
         else:
             verdict = "correct" if correct else "wrong"
             result["message"] = f"answered {answer}: {verdict} (right: {self.question.answer})"
