@@ -67,9 +67,7 @@ def sample_views_counted(
         if not _acceptable(seen, pool, cfg):
             continue
         if cfg["pixel_filter"]:
-            seen = [
-                _pixel_filtered(geom, cam, ids, tuple(cfg["id_size"])) for cam, ids in zip(cameras, seen, strict=True)
-            ]
+            seen = _pixel_filtered(geom, cameras, seen, tuple(cfg["id_size"]))
             if not _acceptable(seen, pool, cfg):
                 continue
         return ViewPair(cameras[0], cameras[1], seen[0], seen[1]), attempt + 1
@@ -89,12 +87,15 @@ def _acceptable(seen: Sequence[Sequence[str]], pool: set[str], cfg: Mapping[str,
     return len((a | b) & pool) >= cfg["coverage"] * len(pool)
 
 
-def _pixel_filtered(geom: SceneGeometry, camera: Camera, ids: Sequence[str], size: tuple[int, int]) -> list[str]:
-    from simlab.worlds.rooms.render import min_pixels, pixel_counts  # VTK only with the pixel filter on
+def _pixel_filtered(
+    geom: SceneGeometry, cameras: Sequence[Camera], seen: Sequence[Sequence[str]], size: tuple[int, int]
+) -> list[list[str]]:
+    """Each camera's ``seen`` ids that cover at least :func:`min_pixels` of an id render of ``size``."""
+    from simlab.worlds.rooms.render import min_pixels, pixel_counts_many  # VTK only with the pixel filter on
 
-    counts = pixel_counts(geom.scene, camera, size, geom)
     threshold = min_pixels(size)
-    return [i for i in ids if counts[i] >= threshold]
+    counts = pixel_counts_many(geom.scene, cameras, size, geom)
+    return [[i for i in ids if n[i] >= threshold] for ids, n in zip(seen, counts, strict=True)]
 
 
 def _draw_cameras(scene: Scene, r: Any, cfg: Mapping[str, Any]) -> list[Camera] | None:
