@@ -54,9 +54,19 @@ def colour_parts(mesh: trimesh.Trimesh, fallback: RGB) -> list[tuple[trimesh.Tri
     order = sorted(range(len(unique)), key=lambda k: (-counts[k], tuple(unique[k])))
     parts = []
     for k in order:
-        part = mesh.submesh([np.flatnonzero(inverse.ravel() == k)], append=True)
+        part = _face_subset(mesh, np.flatnonzero(inverse.ravel() == k))
         parts.append((part, (int(unique[k][0]), int(unique[k][1]), int(unique[k][2]))))
     return parts
+
+
+def _face_subset(mesh: trimesh.Trimesh, faces: np.ndarray) -> trimesh.Trimesh:
+    """The triangles ``faces`` of ``mesh`` with only the vertices they use, in their order: the vertices and
+    faces of ``mesh.submesh([faces], append=True)``, made without the visuals, normals and metadata it copies
+    (a tenth of a room's picture went there; only the geometry is drawn)."""
+    current = np.asarray(mesh.faces)[faces]
+    used, remapped = np.unique(current.reshape(-1), return_inverse=True)
+    vertices = np.asarray(mesh.vertices)[used]
+    return trimesh.Trimesh(vertices=vertices, faces=remapped.reshape(-1, 3), process=False)
 
 
 def _face_rgb(mesh: trimesh.Trimesh) -> np.ndarray | None:
