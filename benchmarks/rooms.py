@@ -16,10 +16,10 @@ from benchmarks import timed
 from simlab.worlds.rooms.cameras import sample_views
 from simlab.worlds.rooms.generator import generate_scene
 from simlab.worlds.rooms.model import Scene
-from simlab.worlds.rooms.visibility import SceneGeometry, naive_visible_objects, visible_for_cameras
+from simlab.worlds.rooms.visibility import SceneGeometry, ViewPair, naive_visible_objects, visible_for_cameras
 
 
-def _busy_scene() -> tuple[Scene, object]:
+def _busy_scene() -> tuple[Scene, ViewPair]:
     """A room with about 30 objects and a camera pair on it."""
     for index in range(500):
         scene = generate_scene(0, index)

@@ -84,7 +84,7 @@ def _acceptable(seen: Sequence[Sequence[str]], pool: set[str], cfg: Mapping[str,
     a, b = set(seen[0]), set(seen[1])
     if len(a & b) < cfg["min_shared"] or min(len(a - b), len(b - a)) < cfg["min_exclusive"]:
         return False
-    return len((a | b) & pool) >= cfg["coverage"] * len(pool)
+    return len((a | b) & pool) >= float(cfg["coverage"]) * len(pool)
 
 
 def _pixel_filtered(
@@ -122,7 +122,9 @@ def _room_ahead(scene: Scene, spot: tuple[float, float], yaw: float) -> float:
     return min(reach)
 
 
-def _free_spot(scene: Scene, r: Any, cfg: Mapping[str, Any], other: tuple[float, float] | None, tries: int = 40):
+def _free_spot(
+    scene: Scene, r: Any, cfg: Mapping[str, Any], other: tuple[float, float] | None, tries: int = 40
+) -> tuple[float, float] | None:
     """A floor point away from walls, floor objects and ``other``; None after ``tries`` misses."""
     margin, clear = float(cfg["wall_clearance"]), float(cfg["object_clearance"])
     if scene.width <= 2 * margin or scene.depth <= 2 * margin:
