@@ -20,10 +20,9 @@ from dataclasses import dataclass
 from functools import partial
 
 from simlab.core.processes import ordered_map
-from simlab.core.seeding import rng
-from simlab.worlds.rooms.cameras import DEFAULT_VIEW_SETTINGS, _acceptable, _draw_cameras, _pixel_filtered
+from simlab.worlds.rooms.cameras import DEFAULT_VIEW_SETTINGS, acceptable, corner_accepted, pixel_filtered
 from simlab.worlds.rooms.generator import generate_scene
-from simlab.worlds.rooms.visibility import SceneGeometry, coverage_pool, visible_for_cameras
+from simlab.worlds.rooms.visibility import SceneGeometry, coverage_pool
 
 REFERENCE = (512, 384)
 """The id render size the benchmark was built with until the sizes were measured (issue 28)."""
@@ -47,22 +46,16 @@ def room_verdicts(seed: int, index: int, sizes: Sequence[tuple[int, int]] = SIZE
     differing = {size: 0 for size in sizes}
     seconds: dict[tuple[int, int], list[float]] = {size: [] for size in sizes}
     cameras_seen = 0
-    for attempt in range(int(cfg["max_attempts"])):
-        cameras = _draw_cameras(scene, rng(seed, scene.id, "views", attempt), cfg)
-        if cameras is None:
-            continue
-        seen = visible_for_cameras(geom, cameras, int(cfg["min_corners"]))
-        if not _acceptable(seen, pool, cfg):
-            continue
+    for _, cameras, seen in corner_accepted(geom, seed, cfg, pool):
         kept = {}
         for size in sizes:
             start = time.perf_counter()
-            kept[size] = _pixel_filtered(geom, cameras, seen, size)
+            kept[size] = pixel_filtered(geom, cameras, seen, size)
             seconds[size].append((time.perf_counter() - start) / len(cameras))
         cameras_seen += len(cameras)
         for size in sizes:
             differing[size] += sum(a != b for a, b in zip(kept[size], kept[REFERENCE], strict=True))
-        if _acceptable(kept[REFERENCE], pool, cfg):
+        if acceptable(kept[REFERENCE], pool, cfg):
             break  # sample_views stops here: later attempts are never drawn
     return RoomVerdicts(cameras_seen, differing, seconds)
 
