@@ -76,7 +76,7 @@ def bench_build(rooms: int = 96, per_task: int = 20) -> None:
     from simlab.worlds.rooms.benchmark import room_pool
     from simlab.worlds.rooms.tasks import TASKS
 
-    start = time.perf_counter()  # workers first: forked before this process renders, as `generate` runs them
+    start = time.perf_counter()  # workers first, as `generate` runs them
     pool = room_pool(5, range(rooms), TASKS)
     many = time.perf_counter() - start
     start = time.perf_counter()
