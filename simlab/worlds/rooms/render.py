@@ -136,10 +136,11 @@ def render_views(scene: Scene, cameras: Sequence[Camera], size: tuple[int, int] 
     """:func:`render_view` from each of ``cameras``, pixel for pixel, with the room's items made and added to
     the plotter once: only the camera moves between pictures (a benchmark build renders both agents' views
     of every room, and making and adding the actors cost more than the render itself)."""
+    items = room_scene_items(scene)  # before taking the shared plotter: others may render meanwhile
     with offscreen_plotter(size) as plotter:
         plotter.clear_actors()
         plotter.set_background("white")
-        add_items(plotter, room_scene_items(scene))
+        add_items(plotter, items)
         return [_snapshot(plotter, camera) for camera in cameras]
 
 
