@@ -16,7 +16,12 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
+from typing import TypeVar
+
+Job = TypeVar("Job")
+Result = TypeVar("Result")
 
 PR_SET_PDEATHSIG = 1
 """prctl(2): the signal a process gets when the thread that made it ends (Linux)."""
@@ -29,6 +34,18 @@ def process_pool(workers: int) -> ProcessPoolExecutor:
     return ProcessPoolExecutor(
         workers, mp_context=_start_method(), initializer=_exit_with_parent, initargs=(os.getpid(),)
     )
+
+
+def ordered_map(fn: Callable[[Job], Result], jobs: Iterable[Job], workers: int) -> Iterator[Result]:
+    """``fn`` of every job, yielded in the jobs' order whatever order they finish in: in this process when
+    ``workers`` <= 1, else in a :func:`process_pool` of that many (``fn`` must be a module-level function).
+    Results come back one by one, so a caller writing them as they come holds only those finished early."""
+    if workers <= 1:
+        yield from map(fn, jobs)
+        return
+    with process_pool(workers) as pool:
+        # chunks of one: jobs here are whole rooms (tenths of a second each), so even spreading beats batching
+        yield from pool.map(fn, jobs)
 
 
 def _start_method() -> multiprocessing.context.BaseContext:

@@ -11,12 +11,12 @@ import os
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import repeat
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from simlab.core.family import Progress
-from simlab.core.processes import process_pool
+from simlab.core.processes import ordered_map
 from simlab.core.recording import write_json_atomic
 from simlab.core.seeding import rng, stable_seed
 from simlab.core.writing import write_atomic
@@ -49,6 +49,7 @@ MAX_GROWTH = 8  # ... and at most this many times that, when tasks lack candidat
 MAX_WORKERS = 8  # processes sampling views
 FILTER_ROUNDS = 4  # rounds of the model filter: replacements are asked about too, up to this many times
 COUNTING_VIEWS = 2  # more pairs of viewpoints sampled in a room with many of a kind, for counting (see _more_views)
+ROLES = ("answerer", "helper")  # the views' file names, in ViewPair's camera order
 PARALLEL_FROM = 24  # rooms: fewer are sampled in this process (starting workers costs about a second each)
 
 
@@ -120,26 +121,29 @@ def _offer(
 def room_pool(
     seed: int, rooms: range, tasks: Sequence[str], progress: Progress | None = None, workers: int | None = None
 ) -> list[RoomOffers]:
-    """:func:`room_offers` of every room in ``rooms``, in order; in worker processes when there are many
-    (view sampling renders id images: most of the time of a build)."""
-    workers = min(os.cpu_count() or 1, MAX_WORKERS) if workers is None else workers
-    if workers <= 1 or len(rooms) < PARALLEL_FROM:
-        out = []
-        for index in rooms:
-            out.append(room_offers(seed, index, tasks))
-            _tick(progress, len(out), len(rooms))
-        return out
-    with process_pool(workers) as pool:
-        out = []
-        for item in pool.map(room_offers, repeat(seed), rooms, repeat(tuple(tasks)), chunksize=4):
-            out.append(item)
-            _tick(progress, len(out), len(rooms))
-        return out
+    """:func:`room_offers` of every room in ``rooms``, in order; in ``workers`` processes (by default one per
+    core, up to :data:`MAX_WORKERS`, when there are :data:`PARALLEL_FROM` rooms or more: view sampling
+    renders id images, much of the time of a build). Each room's seeds derive from ``seed`` and its index
+    alone, so the pool is the same whatever the number of workers."""
+    job = partial(room_offers, seed, tasks=tuple(tasks))
+    out = []
+    for item in ordered_map(job, rooms, _workers(workers, len(rooms))):
+        out.append(item)
+        _tick(progress, len(out), len(rooms), "rooms")
+    return out
 
 
-def _tick(progress: Progress | None, done: int, total: int) -> None:
+def _workers(workers: int | None, jobs: int) -> int:
+    """``workers``, or by default one per core (at most :data:`MAX_WORKERS`) when the jobs are many enough to
+    pay for starting them."""
+    if workers is not None:
+        return workers
+    return min(os.cpu_count() or 1, MAX_WORKERS) if jobs >= PARALLEL_FROM else 1
+
+
+def _tick(progress: Progress | None, done: int, total: int, what: str) -> None:
     if progress is not None:
-        progress(done, total, f"rooms {done} of {total}")
+        progress(done, total, f"{what} {done} of {total}")
 
 
 @dataclass(frozen=True)
@@ -183,6 +187,7 @@ def select_questions(
     progress: Progress | None = None,
     filter_model: FilterModel | None = None,
     filter_dir: Path | None = None,
+    workers: int | None = None,
 ) -> Selection:
     """Up to ``per_task`` question instances of each task from rooms ``0 .. n_rooms-1`` (by default as many
     rooms as questions, grown until every task is full or 8 times that many were tried), chosen by
@@ -190,11 +195,11 @@ def select_questions(
     Cosmic's model filter (:mod:`simlab.worlds.rooms.model_filter`, its runs in ``filter_dir``): those the
     model answers from the Answerer's view alone in every try are replaced, round after round. With
     ``paraphrase`` (a model's settings, as for the OpenAI-compatible agent) each kept question is reworded,
-    the template kept beside it."""
+    the template kept beside it. ``workers``: processes making the rooms (see :func:`room_pool`)."""
     wanted = n_rooms if n_rooms is not None else max(per_task * len(tasks), 2 * per_task) + EXTRA_ROOMS
-    pool = room_pool(seed, range(wanted), tasks, progress)
+    pool = room_pool(seed, range(wanted), tasks, progress, workers)
     while n_rooms is None and len(pool) < MAX_GROWTH * wanted and not _enough(pool, tasks, per_task):
-        pool += room_pool(seed, range(len(pool), 2 * len(pool)), tasks, progress)
+        pool += room_pool(seed, range(len(pool), 2 * len(pool)), tasks, progress, workers)
     offers = {t: [o for room in pool for o in room.offers.get(t, [])] for t in tasks}
     picked, ledgers = select(offers, per_task, rng(seed, "rooms", "balance"))
     rounds: list[dict[str, int]] = []
@@ -307,18 +312,21 @@ def build_benchmark(
     paraphrase: Mapping[str, Any] | None = None,
     tasks: Sequence[str] = TASKS,
     filter_model: FilterModel | None = None,
+    workers: int | None = None,
 ) -> dict[str, Any]:
     """Write the benchmark from rooms ``0 .. n_scenes-1``: ``questions/ID.json`` (instances), ``views/`` and
     ``maps/`` PNGs, ``benchmark.json`` (with the selection's statistics under ``stats``); with
-    ``filter_model``, the model filter's runs under ``necessity/``."""
+    ``filter_model``, the model filter's runs under ``necessity/``. Rooms and pictures are made in
+    ``workers`` processes (by default one per core for large builds); every file is the same, byte for byte,
+    whatever their number."""
     out_dir.mkdir(parents=True, exist_ok=True)
     selection = select_questions(
-        per_task, seed, tasks, n_scenes, paraphrase, progress, filter_model, out_dir / NECESSITY_DIR
+        per_task, seed, tasks, n_scenes, paraphrase, progress, filter_model, out_dir / NECESSITY_DIR, workers
     )
     for item in selection.items:
         write_json_atomic(out_dir / "questions" / f"{item['id']}.json", item, 1, within=out_dir)
-        if images:
-            _write_images(out_dir, item)
+    if images:
+        _write_pictures(out_dir, selection.items, progress, workers)
     counts = Counter(item["task"] for item in selection.items)
     ids = [item["id"] for item in selection.items]
     return write_index(out_dir, seed, ids, {t: counts[t] for t in tasks}, selection.stats(tasks))
@@ -397,18 +405,50 @@ def _question_file(path: Path) -> dict[str, Any]:
     return load_questions(path)[0]
 
 
-def _write_images(out_dir: Path, item: dict[str, Any]) -> None:
-    """Both agents' views of the question's room and, for cognitive mapping, the map the Answerer is shown."""
-    from simlab.worlds.rooms.render import render_view, topdown_map
+@dataclass(frozen=True)
+class RoomPictures:
+    """What is drawn of one room: both agents' views (from the first question asked in the room, as
+    ``views/ROOM_ROLE.png``) and the map of each of its mapping questions (``maps/ID.png``)."""
 
-    scene, views = Scene.from_json(item["scene"]), ViewPair.from_json(item["views"])
-    for role, camera in (("answerer", views.answerer), ("helper", views.helper)):
-        name = f"views/{scene.id}_{role}.png"
-        if not (out_dir / name).exists():  # a room serves several tasks: render it once
-            write_atomic(out_dir, name, to_png_bytes(render_view(scene, camera)))
-    if item["task"] == "mapping":
-        ids = sorted({*views.answerer_visible, *views.helper_visible})
-        swap = item["question"].get("map_swap")
-        write_atomic(
-            out_dir, f"maps/{item['id']}.png", to_png_bytes(topdown_map(scene, ids, views.answerer, swap=swap))
-        )
+    scene: dict[str, Any]
+    views: dict[str, Any]
+    maps: tuple[tuple[str, dict[str, Any], Any], ...]
+    """Per mapping question: its id, its views and its map swap."""
+
+
+def picture_jobs(items: Sequence[Mapping[str, Any]]) -> list[RoomPictures]:
+    """The rooms of ``items`` in the order they are first asked about, each with what is drawn of it."""
+    rooms: dict[str, RoomPictures] = {}
+    for item in items:
+        room = str(item["scene"]["id"])
+        job = rooms.setdefault(room, RoomPictures(item["scene"], item["views"], ()))
+        if item["task"] == "mapping":
+            entry = (str(item["id"]), item["views"], item["question"].get("map_swap"))
+            rooms[room] = RoomPictures(job.scene, job.views, (*job.maps, entry))
+    return list(rooms.values())
+
+
+def room_pictures(job: RoomPictures) -> list[tuple[str, bytes]]:
+    """The PNG files of one room, named by their place in the benchmark folder: both agents' views and, for
+    cognitive mapping, the map the Answerer is shown."""
+    from simlab.worlds.rooms.render import render_views, topdown_map  # VTK only when pictures are made
+
+    scene, views = Scene.from_json(job.scene), ViewPair.from_json(job.views)
+    pictures = render_views(scene, [views.answerer, views.helper])
+    out = [(f"views/{scene.id}_{role}.png", to_png_bytes(p)) for role, p in zip(ROLES, pictures, strict=True)]
+    for question, seen, swap in job.maps:
+        pair = ViewPair.from_json(seen)
+        ids = sorted({*pair.answerer_visible, *pair.helper_visible})
+        out.append((f"maps/{question}.png", to_png_bytes(topdown_map(scene, ids, pair.answerer, swap=swap))))
+    return out
+
+
+def _write_pictures(
+    out_dir: Path, items: Sequence[Mapping[str, Any]], progress: Progress | None, workers: int | None
+) -> None:
+    """Every room's pictures, drawn in worker processes and written here in room order."""
+    jobs = picture_jobs(items)
+    for done, files in enumerate(ordered_map(room_pictures, jobs, _workers(workers, len(jobs))), 1):
+        for name, data in files:
+            write_atomic(out_dir, name, data)
+        _tick(progress, done, len(jobs), "pictures of room")

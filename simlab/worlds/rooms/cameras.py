@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from simlab.core.seeding import rng
@@ -60,42 +60,52 @@ def sample_views_counted(
     cfg = {**DEFAULT_VIEW_SETTINGS, **(settings or {})}
     geom = SceneGeometry(scene)
     pool = set(coverage_pool(scene))
-    for attempt in range(int(cfg["max_attempts"])):
-        cameras = _draw_cameras(scene, rng(seed, scene.id, "views", attempt), cfg)
-        if cameras is None:
-            continue
-        seen = visible_for_cameras(geom, cameras, int(cfg["min_corners"]))
-        if not _acceptable(seen, pool, cfg):
-            continue
+    for attempt, cameras, seen in corner_accepted(geom, seed, cfg, pool):
         if cfg["pixel_filter"]:
-            seen = [
-                _pixel_filtered(geom, cam, ids, tuple(cfg["id_size"])) for cam, ids in zip(cameras, seen, strict=True)
-            ]
-            if not _acceptable(seen, pool, cfg):
+            seen = pixel_filtered(geom, cameras, seen, tuple(cfg["id_size"]))
+            if not acceptable(seen, pool, cfg):
                 continue
         return ViewPair(cameras[0], cameras[1], seen[0], seen[1]), attempt + 1
     return None, int(cfg["max_attempts"])
 
 
+def corner_accepted(
+    geom: SceneGeometry, seed: int, cfg: Mapping[str, Any], pool: set[str]
+) -> Iterator[tuple[int, list[Camera], list[list[str]]]]:
+    """:func:`sample_views`' attempts (``cfg``: every setting) whose corner-visible sets meet the constraints
+    over the coverage ``pool``: each attempt's number, its two cameras and their sets, before the pixel filter."""
+    for attempt in range(int(cfg["max_attempts"])):
+        cameras = _draw_cameras(geom.scene, rng(seed, geom.scene.id, "views", attempt), cfg)
+        if cameras is None:
+            continue
+        seen = visible_for_cameras(geom, cameras, int(cfg["min_corners"]))
+        if acceptable(seen, pool, cfg):
+            yield attempt, cameras, seen
+
+
 def view_constraints(pair: ViewPair, scene: Scene, settings: Mapping[str, Any] | None = None) -> bool:
     """True when ``pair``'s visibility sets meet :func:`sample_views`' overlap and coverage constraints."""
     cfg = {**DEFAULT_VIEW_SETTINGS, **(settings or {})}
-    return _acceptable([pair.answerer_visible, pair.helper_visible], set(coverage_pool(scene)), cfg)
+    return acceptable([pair.answerer_visible, pair.helper_visible], set(coverage_pool(scene)), cfg)
 
 
-def _acceptable(seen: Sequence[Sequence[str]], pool: set[str], cfg: Mapping[str, Any]) -> bool:
+def acceptable(seen: Sequence[Sequence[str]], pool: set[str], cfg: Mapping[str, Any]) -> bool:
+    """True when the two visibility sets ``seen`` meet the overlap constraints and cover enough of ``pool``."""
     a, b = set(seen[0]), set(seen[1])
     if len(a & b) < cfg["min_shared"] or min(len(a - b), len(b - a)) < cfg["min_exclusive"]:
         return False
     return len((a | b) & pool) >= float(cfg["coverage"]) * len(pool)
 
 
-def _pixel_filtered(geom: SceneGeometry, camera: Camera, ids: Sequence[str], size: tuple[int, int]) -> list[str]:
-    from simlab.worlds.rooms.render import min_pixels, pixel_counts  # VTK only with the pixel filter on
+def pixel_filtered(
+    geom: SceneGeometry, cameras: Sequence[Camera], seen: Sequence[Sequence[str]], size: tuple[int, int]
+) -> list[list[str]]:
+    """Each camera's ``seen`` ids that cover at least :func:`min_pixels` of an id render of ``size``."""
+    from simlab.worlds.rooms.render import min_pixels, pixel_counts_many  # VTK only with the pixel filter on
 
-    counts = pixel_counts(geom.scene, camera, size, geom)
     threshold = min_pixels(size)
-    return [i for i in ids if counts[i] >= threshold]
+    counts = pixel_counts_many(geom.scene, cameras, size, geom)
+    return [[i for i in ids if n[i] >= threshold] for ids, n in zip(seen, counts, strict=True)]
 
 
 def _draw_cameras(scene: Scene, r: random.Random, cfg: Mapping[str, Any]) -> list[Camera] | None:

@@ -20,7 +20,7 @@ import trimesh
 from PIL import Image, ImageDraw
 
 from simlab.render.images import text_font
-from simlab.render.scene import CameraPose, SceneItem, offscreen_plotter, render_items, set_camera
+from simlab.render.scene import CameraPose, SceneItem, add_items, offscreen_plotter, render_items, set_camera
 from simlab.worlds.rooms import visibility
 from simlab.worlds.rooms.materials import MAP_COLOURS, MATERIALS
 from simlab.worlds.rooms.model import Camera, RoomObject, Scene
@@ -51,10 +51,19 @@ def colour_parts(mesh: trimesh.Trimesh, fallback: RGB) -> list[tuple[trimesh.Tri
     order = sorted(range(len(unique)), key=lambda k: (-counts[k], tuple(unique[k])))
     parts = []
     for k in order:
-        part = mesh.submesh([np.flatnonzero(inverse.ravel() == k)], append=True)
-        assert isinstance(part, trimesh.Trimesh)  # one face list appended: one mesh, not a list
+        part = _face_subset(mesh, np.flatnonzero(inverse.ravel() == k))
         parts.append((part, (int(unique[k][0]), int(unique[k][1]), int(unique[k][2]))))
     return parts
+
+
+def _face_subset(mesh: trimesh.Trimesh, faces: np.ndarray) -> trimesh.Trimesh:
+    """The triangles ``faces`` of ``mesh`` with only the vertices they use, in their order: the vertices and
+    faces of ``mesh.submesh([faces], append=True)``, made without the visuals, normals and metadata it copies
+    (a tenth of a room's picture went there; only the geometry is drawn)."""
+    current = np.asarray(mesh.faces)[faces]
+    used, remapped = np.unique(current.reshape(-1), return_inverse=True)
+    vertices = np.asarray(mesh.vertices)[used]
+    return trimesh.Trimesh(vertices=vertices, faces=remapped.reshape(-1, 3), process=False)
 
 
 def _face_rgb(mesh: trimesh.Trimesh) -> np.ndarray | None:
@@ -120,6 +129,24 @@ def render_view_items(items: Sequence[SceneItem], camera: Camera, size: tuple[in
     return render_items(items, camera_pose(camera), size, background="white")
 
 
+def render_views(scene: Scene, cameras: Sequence[Camera], size: tuple[int, int] = (1024, 768)) -> list[Image.Image]:
+    """:func:`render_view` from each of ``cameras``, pixel for pixel, with the room's items made and added to
+    the plotter once: only the camera moves between pictures (a benchmark build renders both agents' views
+    of every room, and making and adding the actors cost more than the render itself)."""
+    items = room_scene_items(scene)  # before taking the shared plotter: others may render meanwhile
+    with offscreen_plotter(size) as plotter:
+        plotter.clear_actors()
+        plotter.renderer.set_background("white")
+        add_items(plotter, items)
+        return [_snapshot(plotter, camera) for camera in cameras]
+
+
+def _snapshot(plotter: pv.Plotter, camera: Camera) -> Image.Image:
+    set_camera(plotter, camera_pose(camera))
+    plotter.render()
+    return Image.fromarray(np.asarray(plotter.screenshot(return_img=True))[:, :, :3].astype(np.uint8), "RGB")
+
+
 def encode_index(index: int) -> RGB:
     """The flat colour of object ``index`` in an id render (0 is reserved for background and shell)."""
     code = index + 1
@@ -140,9 +167,26 @@ def render_ids(
     Every object is drawn unlit in :func:`encode_index` colour, the shell in black (it hides what is behind
     it), without anti-aliasing, so every pixel decodes exactly. ``geom``: the scene's merged triangles when
     the caller has them (view sampling renders both cameras of many attempts from one)."""
-    mesh, owners = (geom.mesh, geom.face_owner) if geom is not None else visibility.scene_mesh(scene)
+    return render_ids_many(*_id_mesh(scene, geom), [camera], size)[0]
+
+
+def render_ids_many(
+    mesh: trimesh.Trimesh, owners: np.ndarray, cameras: Sequence[Camera], size: tuple[int, int]
+) -> list[np.ndarray]:
+    """:func:`render_ids` of the room merged into ``mesh`` (``owners``: each face's object index) from each of
+    ``cameras``, the id mesh added once (view sampling counts both cameras of an attempt)."""
     with offscreen_plotter(size) as plotter:
-        return decode_ids(_id_pixels(plotter, id_polydata(mesh, owners), camera))
+        _add_id_mesh(plotter, id_polydata(mesh, owners))
+        plotter.disable_anti_aliasing()
+        try:
+            return [decode_ids(_id_pixels(plotter, camera)) for camera in cameras]
+        finally:
+            plotter.enable_anti_aliasing("msaa")
+
+
+def _id_mesh(scene: Scene, geom: visibility.SceneGeometry | None) -> tuple[trimesh.Trimesh, np.ndarray]:
+    """The room's merged triangles and each face's owner: ``geom``'s when the caller built it."""
+    return (geom.mesh, geom.face_owner) if geom is not None else visibility.scene_mesh(scene)
 
 
 def id_polydata(mesh: trimesh.Trimesh, owners: np.ndarray) -> pv.PolyData:
@@ -154,7 +198,7 @@ def id_polydata(mesh: trimesh.Trimesh, owners: np.ndarray) -> pv.PolyData:
     return poly
 
 
-def _id_pixels(plotter: pv.Plotter, poly: pv.PolyData, camera: Camera) -> np.ndarray:
+def _add_id_mesh(plotter: pv.Plotter, poly: pv.PolyData) -> None:
     plotter.clear_actors()
     plotter.renderer.set_background("black")
     plotter.add_mesh(
@@ -167,13 +211,12 @@ def _id_pixels(plotter: pv.Plotter, poly: pv.PolyData, camera: Camera) -> np.nda
         reset_camera=False,
         render=False,
     )
+
+
+def _id_pixels(plotter: pv.Plotter, camera: Camera) -> np.ndarray:
     set_camera(plotter, camera_pose(camera))
-    plotter.disable_anti_aliasing()
-    try:
-        plotter.render()
-        return np.asarray(plotter.screenshot(return_img=True))
-    finally:
-        plotter.enable_anti_aliasing("msaa")
+    plotter.render()
+    return np.asarray(plotter.screenshot(return_img=True))
 
 
 def project(camera: Camera, points: np.ndarray, size: tuple[int, int]) -> np.ndarray:
@@ -323,9 +366,18 @@ def pixel_counts(
     scene: Scene, camera: Camera, size: tuple[int, int] = (640, 480), geom: visibility.SceneGeometry | None = None
 ) -> dict[str, int]:
     """How many pixels of an id render of ``size`` each object covers (0 when hidden), by id."""
-    ids = render_ids(scene, camera, size, geom)
-    counts = np.bincount(ids[ids >= 0].ravel(), minlength=len(scene.objects))
-    return {obj.id: int(counts[k]) for k, obj in enumerate(scene.objects)}
+    return pixel_counts_many(scene, [camera], size, geom)[0]
+
+
+def pixel_counts_many(
+    scene: Scene, cameras: Sequence[Camera], size: tuple[int, int], geom: visibility.SceneGeometry | None = None
+) -> list[dict[str, int]]:
+    """:func:`pixel_counts` from each of ``cameras``, the id mesh added once."""
+    out = []
+    for ids in render_ids_many(*_id_mesh(scene, geom), cameras, size):
+        counts = np.bincount(ids[ids >= 0].ravel(), minlength=len(scene.objects))
+        out.append({obj.id: int(counts[k]) for k, obj in enumerate(scene.objects)})
+    return out
 
 
 def agreement(

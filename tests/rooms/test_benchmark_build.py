@@ -1,0 +1,61 @@
+"""A rooms benchmark build spread over worker processes writes what one process writes, byte for byte."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from simlab.worlds.rooms.benchmark import build_benchmark, picture_jobs, scene_views, select_questions
+from simlab.worlds.rooms.model import Scene
+from simlab.worlds.rooms.render import pixel_counts, pixel_counts_many, render_view, render_views
+from simlab.worlds.rooms.visibility import ViewPair
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_a_build_writes_the_same_files_with_one_worker_or_two(tmp_path: Path) -> None:
+    one = _files_of_build(tmp_path / "one", workers=1)
+    two = _files_of_build(tmp_path / "two", workers=2)
+    assert sorted(one) == sorted(two)
+    assert any(name.startswith("views/") for name in one) and any(name.startswith("maps/") for name in one)
+    assert [name for name in one if one[name] != two[name]] == []
+
+
+def _files_of_build(out: Path, workers: int) -> dict[str, bytes]:
+    build_benchmark(out, 8, 1, 3, workers=workers)
+    return _files(out)
+
+
+def test_pictures_are_drawn_once_per_room_from_its_first_question_with_every_map() -> None:
+    items = select_questions(2, 3, n_rooms=12, workers=1).items
+    jobs = picture_jobs(items)
+    rooms = [item["scene"]["id"] for item in items]
+    assert [job.scene["id"] for job in jobs] == list(dict.fromkeys(rooms))
+    for job in jobs:
+        first = next(item for item in items if item["scene"]["id"] == job.scene["id"])
+        assert job.views == first["views"]
+        mapping = [item["id"] for item in items if item["scene"]["id"] == job.scene["id"] and item["task"] == "mapping"]
+        assert [question for question, _, _ in job.maps] == mapping
+
+
+def test_counting_both_cameras_from_one_id_mesh_gives_each_cameras_own_counts() -> None:
+    scene, views = _room_with_views()
+    cameras = [views.answerer, views.helper]
+    together = pixel_counts_many(scene, cameras, (256, 192))
+    assert together == [pixel_counts(scene, camera, (256, 192)) for camera in cameras]
+    assert together[0] != together[1] and all(any(counts.values()) for counts in together)
+
+
+def test_both_views_from_one_set_of_actors_are_each_views_own_pixels() -> None:
+    scene, views = _room_with_views()
+    together = render_views(scene, [views.answerer, views.helper], (320, 240))
+    alone = [render_view(scene, camera, (320, 240)) for camera in (views.answerer, views.helper)]
+    assert [image.tobytes() for image in together] == [image.tobytes() for image in alone]
+    assert together[0].tobytes() != together[1].tobytes()
+
+
+def _room_with_views() -> tuple[Scene, ViewPair]:
+    made = scene_views(3, 0)
+    assert made is not None
+    return made
