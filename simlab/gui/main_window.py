@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QRect, QSettings, Qt, QTimer
-from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QKeySequence, QShowEvent
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
@@ -261,7 +261,7 @@ class MainWindow(QMainWindow):
             self._size_when_shown = False
             QTimer.singleShot(0, self.size_docks)
 
-    def closeEvent(self, event: object) -> None:
+    def closeEvent(self, event: QCloseEvent) -> None:
         if self.remembers_layout:  # the user's own layout: never the narrow tiling forks made of it
             geometry, state = self._own_layout or (self.saveGeometry(), self.saveState(LAYOUT_VERSION))
             self.settings.setValue("window/geometry", geometry)
@@ -270,7 +270,7 @@ class MainWindow(QMainWindow):
         self.search.shutdown()
         self._end_live()
         self.world.close_view()
-        super().closeEvent(event)  # type: ignore[arg-type]
+        super().closeEvent(event)
 
     # ---- actions, menus, toolbar -----------------------------------------------------------------------
     def _action(self, text: str, slot: Callable[[], object], shortcut: str | None = None, tip: str = "") -> QAction:

@@ -250,6 +250,14 @@ def _look(item: SceneItem) -> tuple[Any, ...]:
     return (item.kind, *style, is_text(item), digest.hexdigest())
 
 
+def clear_kept_actors() -> None:
+    """Take every actor off the cached off-screen plotters: the next render adds all its items afresh (what a
+    renderer without :func:`_keep_and_add` would do; a benchmark's baseline)."""
+    with _RENDER_LOCK:
+        for plotter in _PLOTTERS.values():
+            plotter.clear_actors()
+
+
 def close_plotters() -> None:
     """Close the cached off-screen plotters (tests and long-running exporters may call this at the end)."""
     while _PLOTTERS:

@@ -5,7 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pyvista as pv
 
-from simlab.render.scene import CameraPose, SceneItem, add_items, offscreen_plotter, render_items
+from simlab.render.scene import (
+    CameraPose,
+    SceneItem,
+    add_items,
+    clear_kept_actors,
+    offscreen_plotter,
+    render_items,
+)
 
 
 def _item(kind: str, **more) -> SceneItem:
@@ -34,8 +41,7 @@ def test_the_plotter_draws_what_the_item_asks_for():
 
 def _fresh(items: list[SceneItem], camera: CameraPose, size: tuple[int, int]) -> np.ndarray:
     """``items`` rendered on an empty plotter: every actor made afresh."""
-    with offscreen_plotter(size) as plotter:
-        plotter.clear_actors()
+    clear_kept_actors()
     return np.asarray(render_items(items, camera, size))
 
 
