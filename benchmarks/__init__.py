@@ -1,5 +1,7 @@
 """``make bench``: speed measurements, each against a baseline run in the same process."""
 
+import cProfile
+import pstats
 import statistics
 import time
 from collections.abc import Callable
@@ -24,6 +26,18 @@ def row(name: str, seconds: float, baseline_name: str, baseline: float, unit: st
         f"{name:<38} {seconds * scale:10.3f} {unit}   baseline {baseline_name:<28} "
         f"{baseline * scale:10.3f} {unit}   ratio {seconds / baseline:6.2f}x"
     )
+
+
+def profile(name: str, gesture: Callable[[], object], repeats: int, top: int, sort: str = "tottime") -> None:
+    """Run ``gesture`` ``repeats`` times under cProfile and print its ``top`` functions by ``sort`` (the
+    ``profile_*`` scripts' report)."""
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for _ in range(repeats):
+        gesture()
+    profiler.disable()
+    print(f"---- {name} ({repeats} runs)")
+    pstats.Stats(profiler).sort_stats(sort).print_stats(top)
 
 
 def rss_mb() -> float:

@@ -10,28 +10,15 @@ picture), so a change can be aimed at what costs.
 from __future__ import annotations
 
 import argparse
-import cProfile
 import itertools
-import pstats
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
 from typing import cast
 
 from PySide6.QtWidgets import QApplication
 
+from benchmarks import profile
 from benchmarks.gui import FORK_TURN, fork_and_paint, gesture_runs, gesture_window, open_and_paint
-
-
-def profile(name: str, gesture: Callable[[], object], repeats: int, top: int, sort: str) -> None:
-    """Run ``gesture`` ``repeats`` times under cProfile and print its ``top`` functions by ``sort``."""
-    profiler = cProfile.Profile()
-    profiler.enable()
-    for _ in range(repeats):
-        gesture()
-    profiler.disable()
-    print(f"---- {name} ({repeats} runs)")
-    pstats.Stats(profiler).sort_stats(sort).print_stats(top)
 
 
 def main() -> None:

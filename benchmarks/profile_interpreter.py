@@ -8,26 +8,12 @@ each gesture, so a change to the interpreter can be aimed at what costs.
 from __future__ import annotations
 
 import argparse
-import cProfile
-import pstats
-from collections.abc import Callable
 
+from benchmarks import profile
 from benchmarks.boards import LOOP, five_puts
 from simlab.worlds.boards.api import execute
 from simlab.worlds.boards.interpreter import run_program
 from simlab.worlds.boards.model import Board, Rules
-
-
-def profile(name: str, gesture: Callable[[], object], repeats: int, top: int) -> None:
-    """Run ``gesture`` ``repeats`` times under cProfile and print its ``top`` functions by own time."""
-    gesture()  # warm-up: caches filled as in the app's second and later turns
-    profiler = cProfile.Profile()
-    profiler.enable()
-    for _ in range(repeats):
-        gesture()
-    profiler.disable()
-    print(f"---- {name} ({repeats} runs)")
-    pstats.Stats(profiler).sort_stats(pstats.SortKey.TIME).print_stats(top)
 
 
 def main() -> None:
@@ -35,8 +21,17 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=15, help="functions shown per gesture")
     top = parser.parse_args().top
     source = five_puts()
-    profile("code turn: 5 puts", lambda: execute(Board(), source, Rules()), 500, top)
-    profile("400-step loop", lambda: run_program(LOOP, {}, {}), 50, top)
+
+    def turn() -> object:
+        return execute(Board(), source, Rules())
+
+    def loop() -> object:
+        return run_program(LOOP, {}, {})
+
+    for gesture in (turn, loop):
+        gesture()  # warm-up: the compiled programs cached, as for the app's second and later turns
+    profile("code turn: 5 puts", turn, 500, top)
+    profile("400-step loop", loop, 50, top)
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ os.environ.pop("PYVISTA_OFF_SCREEN", None)
 from PySide6.QtCore import QSettings  # after the environment is set for Qt and VTK
 
 from simlab.gui.main_window import MainWindow
+from tests.said_run import add_said_episode, demo_copy
 
 
 @pytest.fixture(autouse=True)
@@ -48,3 +49,11 @@ def window(qtbot, tmp_path):
     win = shown_window(qtbot, tmp_path)
     yield win
     win.close()
+
+
+@pytest.fixture
+def said_run(tmp_path):
+    """A copy of the demo run with the episode of :mod:`tests.said_run` added (the notes and search tests')."""
+    run = demo_copy(tmp_path)
+    add_said_episode(run)
+    return run

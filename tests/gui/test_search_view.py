@@ -9,19 +9,12 @@ from PySide6.QtCore import Qt
 from simlab.analysis.search import SEARCH_FILE
 from simlab.gui.search_view import ERROR, SearchPanel
 from tests.gui.conftest import shown_window
-from tests.said_run import SAID, add_said_episode, demo_copy
+from tests.said_run import SAID, add_said_episode
 
 
 @pytest.fixture
-def run_dir(tmp_path):
-    run = demo_copy(tmp_path)
-    add_said_episode(run)
-    return run
-
-
-@pytest.fixture
-def window(qtbot, tmp_path, run_dir):
-    win = shown_window(qtbot, tmp_path, run_dir)
+def window(qtbot, tmp_path, said_run):
+    win = shown_window(qtbot, tmp_path, said_run)
     win.actions_by_name["search_run"].trigger()  # the dock comes to the front, and indexes the run
     yield win
     win.close()
@@ -38,9 +31,9 @@ def click_result(qtbot, panel: SearchPanel, row: int) -> None:
     qtbot.mouseClick(panel.results.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
 
 
-def test_showing_the_dock_indexes_the_run_off_the_gui_thread(window, qtbot, run_dir):
+def test_showing_the_dock_indexes_the_run_off_the_gui_thread(window, qtbot, said_run):
     panel = window.search
-    qtbot.waitUntil(lambda: not panel.busy and (run_dir / SEARCH_FILE).exists(), timeout=20000)
+    qtbot.waitUntil(lambda: not panel.busy and (said_run / SEARCH_FILE).exists(), timeout=20000)
     assert panel.status.text() == "run: 7 episodes indexed now, 0 already were"
 
 
@@ -78,20 +71,20 @@ def test_a_query_past_the_bound_is_refused_in_red_and_one_not_of_fts5_syntax_sai
     assert "searched as a phrase" in panel.status.text() and ERROR not in panel.status.styleSheet()
 
 
-def test_episodes_that_land_in_a_run_being_played_are_found(window, qtbot, run_dir):
+def test_episodes_that_land_in_a_run_being_played_are_found(window, qtbot, said_run):
     panel = searched(qtbot, window.search, "narwhalish")
     assert panel.hits == []
     before = len(window.run.summaries)
-    add_said_episode(run_dir, "later-r0", word="narwhalish")  # as a run being played appends an episode
+    add_said_episode(said_run, "later-r0", word="narwhalish")  # as a run being played appends an episode
     qtbot.waitUntil(lambda: len(window.run.summaries) == before + 1, timeout=10000)  # the window follows it
     panel = searched(qtbot, panel, "narwhalish")
     assert [(h.hit.episode_id, h.hit.turn) for h in panel.hits] == [("later-r0", 3)]
 
 
-def test_a_run_opened_with_the_dock_behind_another_tab_is_not_indexed(qtbot, tmp_path, run_dir):
-    win = shown_window(qtbot, tmp_path, run_dir)  # no fixture window here: the Search dock stays behind Episodes
+def test_a_run_opened_with_the_dock_behind_another_tab_is_not_indexed(qtbot, tmp_path, said_run):
+    win = shown_window(qtbot, tmp_path, said_run)  # no fixture window here: the Search dock stays behind Episodes
     qtbot.wait(300)  # time for a job to have started, were one started
-    assert not win.search.busy and not (run_dir / SEARCH_FILE).exists()  # no episode file read for it
+    assert not win.search.busy and not (said_run / SEARCH_FILE).exists()  # no episode file read for it
     win.docks["Search"].raise_()  # brought forward: now it indexes
-    qtbot.waitUntil(lambda: (run_dir / SEARCH_FILE).exists() and not win.search.busy, timeout=20000)
+    qtbot.waitUntil(lambda: (said_run / SEARCH_FILE).exists() and not win.search.busy, timeout=20000)
     win.close()
