@@ -22,10 +22,9 @@ import vtk
 from PySide6.QtCore import QEvent, QObject, QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QCursor, QKeyEvent
 from PySide6.QtWidgets import QToolTip, QWidget
-from pyvista import Color
 from pyvistaqt import QtInteractor
 
-from simlab.render.scene import EDGE_DARKENING, CameraPose, SceneItem, add_items, darker, is_text, set_camera
+from simlab.render.scene import CameraPose, SceneItem, actor_look, add_items, is_text, paint_actor, set_camera
 
 HOVER_DELAY_MS = 250
 MOVE_TOLERANCE = 1e-6  # metres: a mesh whose every point moved by one offset, to this, is the same mesh moved
@@ -108,12 +107,8 @@ class SceneCanvas(QObject):
         if not actors or is_text(item):
             return False
         actor = actors.pop()
-        actor.GetMapper().SetInputData(item.mesh)
+        paint_actor(actor, item)
         actor.SetPosition(0.0, 0.0, 0.0)  # it may have been moved by a drag: the new mesh is where it is
-        look = actor.GetProperty()  # colours through pyvista's, as add_mesh sets them (8 bits a channel)
-        look.SetColor(Color(item.color).float_rgb)
-        if item.edged:
-            look.SetEdgeColor(Color(darker(item.color, EDGE_DARKENING)).float_rgb)
         self._shown[item.key] = _Shown(item, actor)
         return True
 
@@ -262,9 +257,9 @@ def _look(item: SceneItem) -> tuple[Any, ...]:
 
 
 def _actor_look(item: SceneItem) -> tuple[Any, ...]:
-    """An actor's properties as ``add_items`` sets them but its colour: an actor of one look shows any item of
-    that look once its mesh and colour are swapped in (the tooltip only decides whether it is pickable)."""
-    return (item.kind, item.opacity, item.style, bool(item.tooltip), item.line_width, item.edged, item.culled)
+    """An actor's properties as ``add_items`` sets them but its mesh and colours, and whether it is pickable
+    (whether the item has a tooltip): an actor of one look shows any item of that look once they are swapped in."""
+    return (*actor_look(item), bool(item.tooltip))
 
 
 class _Shown:
