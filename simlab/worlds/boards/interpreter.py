@@ -1088,6 +1088,40 @@ def _prepaid(steps: Sequence[_Step], ticked: Statement, steps_allowed: int) -> S
     return block
 
 
+def _prepaid_loop(
+    name: str,
+    items: Code,
+    loop_items: Callable[[Any, int], Any],
+    line: int,
+    steps: Sequence[_Step],
+    body: Statement,
+    steps_allowed: int,
+) -> Statement:
+    """``for name in items:`` over a body of straight statements (see _straight): every pass takes the same
+    steps and none can end the loop early, so the whole loop's steps are counted before its first pass. Where
+    the step limit falls inside the loop, the passes run one ``body`` (its block) at a time instead, so the
+    program stops at the very statement it stops at otherwise."""
+    count, pairs = len(steps), tuple(steps)
+
+    def for_loop(names: Names, run: _Run) -> None:
+        sequence = loop_items(items(names, run), line)
+        if run.steps + len(sequence) * count <= steps_allowed:
+            run.steps += len(sequence) * count
+            for item in sequence:
+                names[name] = item
+                for target, code in pairs:  # x = ... stored here, saving a call per assignment
+                    if target is None:
+                        code(names, run)
+                    else:
+                        names[target] = code(names, run)
+            return
+        for item in sequence:
+            names[name] = item
+            body(names, run)
+
+    return for_loop
+
+
 def _storing(name: str, value: Code) -> Statement:
     def assign_name(names: Names, run: _Run) -> None:
         names[name] = value(names, run)
@@ -1118,6 +1152,88 @@ Operand = tuple[bool, bool, Any, Code]
 _Step = tuple[str | None, Code]  # is a constant, is a name, the constant or the name, its closure
 
 
+# ---- fused arithmetic ----------------------------------------------------------------------------------
+# A tight loop spends its time on closure calls, so the commonest arithmetic shapes are each one closure that
+# reads its names and constants inline. A fused closure only ever computes whole numbers within the int limit;
+# anything else (another kind of value, a number out of range, a name not yet given a value) is handed to the
+# generic closure of the same expression, which computes it again from the start (reading a name or a constant
+# has no effect) and gives the same value or the same error, so fusing changes nothing but the time taken.
+_Leaf = tuple[bool, Any]  # is it a name; the name or the constant
+
+
+def _leaf(node: ast.expr) -> _Leaf | None:
+    """A name or a constant, read inline by the fused closures; None for anything else."""
+    if isinstance(node, ast.Name):
+        return True, node.id
+    if isinstance(node, ast.Constant):
+        return False, node.value
+    return None
+
+
+def _fuse_leaves(op: type[ast.operator], left: ast.expr, right: ast.expr, top: int, generic: Code) -> Code | None:
+    """``a OP b``, each a name or a constant (``total - i``, ``x * 2``)."""
+    leaves = _leaf(left), _leaf(right)
+    if leaves[0] is None or leaves[1] is None:
+        return None
+    (a_name, a), (b_name, b) = leaves
+    add, subtract = op is ast.Add, op is ast.Sub
+
+    def leaf_op_leaf(names: Names, run: _Run) -> Any:
+        try:
+            x = names[a] if a_name else a
+            y = names[b] if b_name else b
+        except KeyError:  # a name this scope has no value for (yet): the generic closure looks further
+            return generic(names, run)
+        if type(x) is int and type(y) is int:
+            result = x + y if add else x - y if subtract else x * y
+            if -top <= result <= top:
+                return result
+        return generic(names, run)
+
+    return leaf_op_leaf
+
+
+def _fuse_nested(op: type[ast.operator], left: ast.expr, right: ast.expr, top: int, generic: Code) -> Code | None:
+    """``a OP (b OP c)`` or ``(b OP c) OP a``, each of a, b, c a name or a constant (``total + i * 2``)."""
+    inner_right = isinstance(right, ast.BinOp)
+    inner, outer = (right, left) if inner_right else (left, right)
+    if not isinstance(inner, ast.BinOp):
+        return None
+    leaves = _leaf(outer), _leaf(inner.left), _leaf(inner.right)
+    if leaves[0] is None or leaves[1] is None or leaves[2] is None:
+        return None
+    (a_name, a), (b_name, b), (c_name, c) = leaves
+    add, subtract = op is ast.Add, op is ast.Sub
+    inner_add, inner_subtract = isinstance(inner.op, ast.Add), isinstance(inner.op, ast.Sub)
+
+    def nested(names: Names, run: _Run) -> Any:
+        try:
+            x = names[a] if a_name else a
+            y = names[b] if b_name else b
+            z = names[c] if c_name else c
+        except KeyError:  # as in leaf_op_leaf
+            return generic(names, run)
+        if type(x) is int and type(y) is int and type(z) is int:
+            inner = y + z if inner_add else y - z if inner_subtract else y * z
+            if -top <= inner <= top:
+                if inner_right:
+                    result = x + inner if add else x - inner if subtract else x * inner
+                else:
+                    result = inner + x if add else inner - x if subtract else inner * x
+                if -top <= result <= top:
+                    return result
+        return generic(names, run)
+
+    return nested
+
+
+_FUSED: tuple[Callable[[type[ast.operator], ast.expr, ast.expr, int, Code], Code | None], ...] = (
+    _fuse_leaves,
+    _fuse_nested,
+)
+"""The fused shapes of ``left OP right``, tried in order: each gives its closure, or None if it does not fit."""
+
+
 class _Compiler:
     """Turns a checked tree into closures (see the section's comment). Closures do whole-number arithmetic
     and comparisons and read plain names inline, the cases loops spend their time on; the rest they hand
@@ -1135,7 +1251,10 @@ class _Compiler:
 
     # -- statements ----------------------------------------------------------------------------------------
     def block(self, body: Sequence[ast.stmt]) -> Statement:
-        steps = [self.step(node) for node in body]
+        return self.block_of(body, [self.step(node) for node in body])
+
+    def block_of(self, body: Sequence[ast.stmt], steps: Sequence[_Step]) -> Statement:
+        """The block of ``body`` from its statements' compiled ``steps``."""
         statements = [code if name is None else _storing(name, code) for name, code in steps]
         ticked = _ticked(statements, [node.lineno for node in body], self.limits)
         if all(_straight(node) for node in body):
@@ -1198,9 +1317,12 @@ class _Compiler:
         return store_items
 
     def for_loop(self, node: ast.For) -> Statement:
-        items, store, body = self.expr(node.iter), self.store(node.target), self.block(node.body)
+        steps = [self.step(inner) for inner in node.body]
+        items, store, body = self.expr(node.iter), self.store(node.target), self.block_of(node.body, steps)
         loop_items, line = self.guard.loop_items, node.lineno
         name = node.target.id if isinstance(node.target, ast.Name) else None
+        if name is not None and all(_straight(inner) for inner in node.body):
+            return _prepaid_loop(name, items, loop_items, line, steps, body, self.limits.max_statements_run)
 
         def for_loop(names: Names, run: _Run) -> _Flow | None:
             for item in loop_items(items(names, run), line):
@@ -1300,6 +1422,17 @@ class _Compiler:
         return self.arith(type(node.op), node.left, node.right, node.lineno)
 
     def arith(self, op: type[ast.operator], left_node: ast.expr, right_node: ast.expr, line: int) -> Code:
+        """``left OP right``: one of the fused shapes (see _FUSED) where they fit, else the generic closure."""
+        generic = self.generic_arith(op, left_node, right_node, line)
+        for shape in _FUSED:
+            fused = shape(op, left_node, right_node, self.limits.max_int, generic)
+            if fused is not None:
+                return fused
+        return generic
+
+    def generic_arith(self, op: type[ast.operator], left_node: ast.expr, right_node: ast.expr, line: int) -> Code:
+        """Any ``left OP right``: operands that are names or constants read inline, whole numbers computed here,
+        the rest handed to the guard."""
         left_constant, left_name, left, left_code = self.operand(left_node)
         right_constant, right_name, right, right_code = self.operand(right_node)
         slow, top, add, subtract = self.guard.arith, self.limits.max_int, op is ast.Add, op is ast.Sub
