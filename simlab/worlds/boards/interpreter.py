@@ -779,9 +779,13 @@ class _Program:
 
 
 @functools.lru_cache(maxsize=_CACHED_PROGRAMS)
-def _compiled(source: str, functions: tuple[str, ...], variables: tuple[str, ...], limits: Limits) -> _Program:
+def _compiled(
+    source: str, functions: tuple[str, ...], variables: tuple[str, ...], limits: Limits, fused: bool = True
+) -> _Program:
+    """The checked, compiled program; ``fused=False`` compiles every node to its generic closure (the reference
+    the fused closures are tested and measured against)."""
     tree = check_program(source, functions, limits, variables=variables)
-    return _Compiler(tree, functions, limits).module(tree)
+    return _Compiler(tree, functions, limits, fused).module(tree)
 
 
 # ---- what the closures call --------------------------------------------------------------------------------
@@ -1088,32 +1092,24 @@ def _prepaid(steps: Sequence[_Step], ticked: Statement, steps_allowed: int) -> S
     return block
 
 
-def _prepaid_loop(
-    name: str,
-    items: Code,
-    loop_items: Callable[[Any, int], Any],
-    line: int,
-    steps: Sequence[_Step],
-    body: Statement,
-    steps_allowed: int,
+def _register_loop(
+    name: str, over: tuple[Code, Callable[[Any, int], Any], int], registers: _IntBody, body: Statement, limits: Limits
 ) -> Statement:
-    """``for name in items:`` over a body of straight statements (see _straight): every pass takes the same
-    steps and none can end the loop early, so the whole loop's steps are counted before its first pass. Where
-    the step limit falls inside the loop, the passes run one ``body`` (its block) at a time instead, so the
-    program stops at the very statement it stops at otherwise."""
-    count, pairs = len(steps), tuple(steps)
+    """``for name in items:`` (``over``: the items' closure, the guard's loop_items and the line) over a body
+    that runs on ``registers`` where it can (see _IntBody): its statements are straight (see _straight), so
+    every pass takes the same steps and none can end the loop early, and the whole loop's steps are counted
+    before its first pass. Where the step limit falls inside the loop, or the registers cannot take it, the
+    passes run one ``body`` (its block) at a time, so the program stops at the very statement it stops at
+    otherwise."""
+    items, loop_items, line = over
+    count, steps_allowed = len(registers.statements), limits.max_statements_run
 
     def for_loop(names: Names, run: _Run) -> None:
         sequence = loop_items(items(names, run), line)
-        if run.steps + len(sequence) * count <= steps_allowed:
-            run.steps += len(sequence) * count
-            for item in sequence:
-                names[name] = item
-                for target, code in pairs:  # x = ... stored here, saving a call per assignment
-                    if target is None:
-                        code(names, run)
-                    else:
-                        names[target] = code(names, run)
+        steps = len(sequence) * count
+        if run.steps + steps <= steps_allowed and registers.runs(sequence, names):
+            run.steps += steps
+            registers.run(sequence, names, run)
             return
         for item in sequence:
             names[name] = item
@@ -1153,11 +1149,12 @@ _Step = tuple[str | None, Code]  # is a constant, is a name, the constant or the
 
 
 # ---- fused arithmetic ----------------------------------------------------------------------------------
-# A tight loop spends its time on closure calls, so the commonest arithmetic shapes are each one closure that
-# reads its names and constants inline. A fused closure only ever computes whole numbers within the int limit;
-# anything else (another kind of value, a number out of range, a name not yet given a value) is handed to the
-# generic closure of the same expression, which computes it again from the start (reading a name or a constant
-# has no effect) and gives the same value or the same error, so fusing changes nothing but the time taken.
+# A tight loop spends its time on closure calls, so the commonest arithmetic shapes (_Shape) are each one
+# closure that reads its names and constants inline. A fused closure only ever computes whole numbers within
+# the int limit; anything else (another kind of value, a number out of range, a name not yet given a value)
+# is handed to the generic closure of the same expression, which computes it again from the start (reading a
+# name or a constant has no effect) and gives the same value or the same error, so fusing changes nothing but
+# the time taken.
 _Leaf = tuple[bool, Any]  # is it a name; the name or the constant
 
 
@@ -1170,41 +1167,61 @@ def _leaf(node: ast.expr) -> _Leaf | None:
     return None
 
 
-def _fuse_leaves(op: type[ast.operator], left: ast.expr, right: ast.expr, top: int, generic: Code) -> Code | None:
-    """``a OP b``, each a name or a constant (``total - i``, ``x * 2``)."""
-    leaves = _leaf(left), _leaf(right)
-    if leaves[0] is None or leaves[1] is None:
-        return None
-    (a_name, a), (b_name, b) = leaves
-    add, subtract = op is ast.Add, op is ast.Sub
+@dataclass(frozen=True)
+class _Shape:
+    """An arithmetic expression of a fused shape: ``a OP b`` (``total - i``), or with ``inner``
+    ``a OP (b INNER c)`` (``total + i * 2``; ``(b INNER c) OP a`` when not ``inner_right``), where a, b and
+    c (``leaves``, in that order) are names or constants; or a lone leaf (``x = y``, ``op`` None)."""
 
-    def leaf_op_leaf(names: Names, run: _Run) -> Any:
-        try:
-            x = names[a] if a_name else a
-            y = names[b] if b_name else b
-        except KeyError:  # a name this scope has no value for (yet): the generic closure looks further
+    op: type[ast.operator] | None
+    leaves: tuple[_Leaf, ...]
+    inner: type[ast.operator] | None = None
+    inner_right: bool = True
+
+    @classmethod
+    def of(cls, node: ast.expr) -> _Shape | None:
+        """The shape of ``node``, or None if it has none of them."""
+        leaf = _leaf(node)
+        if leaf is not None:
+            return cls(None, (leaf,))
+        if not isinstance(node, ast.BinOp):
+            return None
+        op, left, right = type(node.op), node.left, node.right
+        inner_right = isinstance(right, ast.BinOp)
+        inner, outer = (right, left) if inner_right else (left, right)
+        if isinstance(inner, ast.BinOp):
+            leaves = _leaf(outer), _leaf(inner.left), _leaf(inner.right)
+            shape = cls(op, tuple(leaf for leaf in leaves if leaf is not None), type(inner.op), inner_right)
+        else:
+            shape = cls(op, tuple(leaf for leaf in (_leaf(left), _leaf(right)) if leaf is not None))
+        return shape if len(shape.leaves) == (2 if shape.inner is None else 3) else None
+
+    def flags(self) -> tuple[bool, bool, bool, bool]:
+        """Whether the operator is + or -, and the inner one (the rest are *): what the closures branch on."""
+        return self.op is ast.Add, self.op is ast.Sub, self.inner is ast.Add, self.inner is ast.Sub
+
+
+def _fused(shape: _Shape, top: int, generic: Code) -> Code:
+    """The closure of a two- or three-leaf ``shape`` over the names of a scope; whole numbers only, the rest
+    to ``generic`` (see the section's comment)."""
+    add, subtract, inner_add, inner_subtract = shape.flags()
+    low, ((a_name, a), (b_name, b)), inner_right = -top, shape.leaves[:2], shape.inner_right
+    if shape.inner is None:
+
+        def leaf_op_leaf(names: Names, run: _Run) -> Any:
+            try:
+                x = names[a] if a_name else a
+                y = names[b] if b_name else b
+            except KeyError:  # a name this scope has no value for (yet): the generic closure looks further
+                return generic(names, run)
+            if type(x) is int and type(y) is int:
+                result = x + y if add else x - y if subtract else x * y
+                if low <= result <= top:
+                    return result
             return generic(names, run)
-        if type(x) is int and type(y) is int:
-            result = x + y if add else x - y if subtract else x * y
-            if -top <= result <= top:
-                return result
-        return generic(names, run)
 
-    return leaf_op_leaf
-
-
-def _fuse_nested(op: type[ast.operator], left: ast.expr, right: ast.expr, top: int, generic: Code) -> Code | None:
-    """``a OP (b OP c)`` or ``(b OP c) OP a``, each of a, b, c a name or a constant (``total + i * 2``)."""
-    inner_right = isinstance(right, ast.BinOp)
-    inner, outer = (right, left) if inner_right else (left, right)
-    if not isinstance(inner, ast.BinOp):
-        return None
-    leaves = _leaf(outer), _leaf(inner.left), _leaf(inner.right)
-    if leaves[0] is None or leaves[1] is None or leaves[2] is None:
-        return None
-    (a_name, a), (b_name, b), (c_name, c) = leaves
-    add, subtract = op is ast.Add, op is ast.Sub
-    inner_add, inner_subtract = isinstance(inner.op, ast.Add), isinstance(inner.op, ast.Sub)
+        return leaf_op_leaf
+    c_name, c = shape.leaves[2]
 
     def nested(names: Names, run: _Run) -> Any:
         try:
@@ -1215,23 +1232,158 @@ def _fuse_nested(op: type[ast.operator], left: ast.expr, right: ast.expr, top: i
             return generic(names, run)
         if type(x) is int and type(y) is int and type(z) is int:
             inner = y + z if inner_add else y - z if inner_subtract else y * z
-            if -top <= inner <= top:
-                if inner_right:
-                    result = x + inner if add else x - inner if subtract else x * inner
-                else:
-                    result = inner + x if add else inner - x if subtract else inner * x
-                if -top <= result <= top:
+            if low <= inner <= top:
+                p, q = (x, inner) if inner_right else (inner, x)
+                result = p + q if add else p - q if subtract else p * q
+                if low <= result <= top:
                     return result
         return generic(names, run)
 
     return nested
 
 
-_FUSED: tuple[Callable[[type[ast.operator], ast.expr, ast.expr, int, Code], Code | None], ...] = (
-    _fuse_leaves,
-    _fuse_nested,
-)
-"""The fused shapes of ``left OP right``, tried in order: each gives its closure, or None if it does not fit."""
+# ---- loops of whole-number arithmetic ----------------------------------------------------------------------
+# The tightest loops (for i in range(n): total = total + i * 2) assign whole numbers computed from whole
+# numbers. Their body's names are given slots in a list of registers (constants too) at compile time; when the
+# loop runs over a range and every name the body reads before assigning it holds a whole number, no value in the
+# loop can be of another kind, so the register closures check only the int limit, and the names are written
+# back when the loop ends. A result beyond the limit hands its statement, with the names written back, to the
+# statement's generic closure, which raises the program's error at its line.
+class _OutOfRange(Exception):
+    """A register closure's result went beyond the int limit: ``statement`` (generic) says why."""
+
+    def __init__(self, statement: Statement) -> None:
+        super().__init__()
+        self.statement = statement
+
+
+Registers = list[Any]
+IntStatement = Callable[[Registers], None]
+
+
+def _int_statement(
+    shape: _Shape, slot: Callable[[_Leaf], int], target: int, top: int, statement: Statement
+) -> IntStatement:
+    """The register closure of ``target = shape``, its leaves at their ``slot``; beyond the limit, _OutOfRange
+    for the generic ``statement``."""
+    add, subtract, inner_add, inner_subtract = shape.flags()
+    a, *others = [slot(leaf) for leaf in shape.leaves]
+    low, inner_right = -top, shape.inner_right
+    if shape.op is None:
+
+        def copy(registers: Registers) -> None:
+            registers[target] = registers[a]  # x = y: nothing computed, nothing to check (as in the generic closure)
+
+        return copy
+    if shape.inner is None:
+        (b,) = others
+
+        def leaf_op_leaf(registers: Registers) -> None:
+            x, y = registers[a], registers[b]
+            result = x + y if add else x - y if subtract else x * y
+            if not low <= result <= top:
+                raise _OutOfRange(statement)
+            registers[target] = result
+
+        return leaf_op_leaf
+    b, c = others
+
+    def nested(registers: Registers) -> None:
+        y, z = registers[b], registers[c]
+        inner = y + z if inner_add else y - z if inner_subtract else y * z
+        if low <= inner <= top:
+            x = registers[a]
+            if inner_right:
+                result = x + inner if add else x - inner if subtract else x * inner
+            else:
+                result = inner - x if subtract else inner + x if add else inner * x
+            if low <= result <= top:
+                registers[target] = result
+                return
+        raise _OutOfRange(statement)
+
+    return nested
+
+
+@dataclass(frozen=True)
+class _IntBody:
+    """A loop body of whole-number assignments compiled to register closures (see the section's comment)."""
+
+    leaves: tuple[_Leaf, ...]  # what each register holds: the loop's own name first, then in order of use
+    read_first: tuple[str, ...]  # names the body reads before it assigns them: whole numbers when the loop starts
+    assigned: tuple[tuple[str, int], ...]  # the names the loop assigns (its own included) and their registers
+    statements: tuple[IntStatement, ...]
+
+    @classmethod
+    def of(cls, loop_name: str, body: Sequence[ast.stmt], steps: Sequence[_Step], top: int) -> _IntBody | None:
+        """The register form of ``body`` (compiled to ``steps``), or None unless every statement is
+        ``name = <shape>`` or ``name OP= <leaf or leaf OP leaf>`` of names and whole-number constants."""
+        shapes = [_assigned_shape(node) for node in body]
+        slots: dict[_Leaf, int] = {(True, loop_name): 0}
+        read_first: list[str] = []
+        for target, shape in filter(None, shapes):
+            read_first += [value for is_name, value in shape.leaves if is_name and (True, value) not in slots]
+            for leaf in (*shape.leaves, (True, target)):
+                slots.setdefault(leaf, len(slots))
+        if None in shapes:
+            return None
+        statements = [
+            _int_statement(shape, slots.__getitem__, slots[True, target], top, _storing(target, code))
+            for (target, shape), (_, code) in zip(filter(None, shapes), steps, strict=True)
+        ]
+        targets = {loop_name, *(target for target, _ in filter(None, shapes))}
+        assigned = tuple((value, slot) for (is_name, value), slot in slots.items() if is_name and value in targets)
+        return cls(tuple(slots), tuple(dict.fromkeys(read_first)), assigned, tuple(statements))
+
+    def runs(self, sequence: Any, names: Names) -> bool:
+        """Whether the loop can run on registers: over a range, with whole numbers where the body reads first."""
+        return type(sequence) is range and all(type(names.get(name)) is int for name in self.read_first)
+
+    def run(self, sequence: range, names: Names, run: _Run) -> None:
+        """Every pass of the loop (see runs), its steps already counted."""
+        registers = [names.get(value) if is_name else value for is_name, value in self.leaves]
+        statements = self.statements
+        try:
+            # A loop over the statements costs about as much as one of them: unrolled for bodies of one or two.
+            if len(statements) == 1:
+                (only,) = statements
+                for registers[0] in sequence:
+                    only(registers)
+            elif len(statements) == 2:
+                first, second = statements
+                for registers[0] in sequence:
+                    first(registers)
+                    second(registers)
+            else:
+                for registers[0] in sequence:
+                    for statement in statements:
+                        statement(registers)
+        except _OutOfRange as beyond:
+            self.write_back(registers, names)
+            beyond.statement(names, run)  # the same numbers: it raises the program's error at its line
+            raise AssertionError("a result beyond the int limit passed the generic check") from beyond
+        self.write_back(registers, names)
+
+    def write_back(self, registers: Registers, names: Names) -> None:
+        """The names the loop assigned, as the generic passes would have left them."""
+        for name, slot in self.assigned:
+            if registers[slot] is not None:  # not assigned yet, and given no value before the loop either
+                names[name] = registers[slot]
+
+
+def _assigned_shape(node: ast.stmt) -> tuple[str, _Shape] | None:
+    """``name = <shape>`` or ``name OP= <leaf or leaf OP leaf>`` with whole-number constants: the target and
+    the shape; None for any other statement."""
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+        target, shape = node.targets[0].id, _Shape.of(node.value)
+    elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+        target = node.target.id
+        shape = _Shape.of(ast.BinOp(ast.Name(target, ast.Load()), node.op, node.value))
+    else:
+        return None
+    if shape is None or any(not is_name and type(value) is not int for is_name, value in shape.leaves):
+        return None
+    return target, shape
 
 
 class _Compiler:
@@ -1239,8 +1391,9 @@ class _Compiler:
     and comparisons and read plain names inline, the cases loops spend their time on; the rest they hand
     to the _Guard."""
 
-    def __init__(self, tree: ast.Module, functions: Collection[str], limits: Limits) -> None:
+    def __init__(self, tree: ast.Module, functions: Collection[str], limits: Limits, fused: bool = True) -> None:
         self.limits = limits
+        self.fused = fused  # the fused closures and register loops (see _Shape and _IntBody)
         self.guard = _Guard(limits)
         self.api = frozenset(functions)
         self.declared = {node.name: node.lineno for node in tree.body if isinstance(node, ast.FunctionDef)}
@@ -1321,8 +1474,10 @@ class _Compiler:
         items, store, body = self.expr(node.iter), self.store(node.target), self.block_of(node.body, steps)
         loop_items, line = self.guard.loop_items, node.lineno
         name = node.target.id if isinstance(node.target, ast.Name) else None
-        if name is not None and all(_straight(inner) for inner in node.body):
-            return _prepaid_loop(name, items, loop_items, line, steps, body, self.limits.max_statements_run)
+        if self.fused and name is not None:
+            registers = _IntBody.of(name, node.body, steps, self.limits.max_int)
+            if registers is not None:
+                return _register_loop(name, (items, loop_items, line), registers, body, self.limits)
 
         def for_loop(names: Names, run: _Run) -> _Flow | None:
             for item in loop_items(items(names, run), line):
@@ -1422,13 +1577,10 @@ class _Compiler:
         return self.arith(type(node.op), node.left, node.right, node.lineno)
 
     def arith(self, op: type[ast.operator], left_node: ast.expr, right_node: ast.expr, line: int) -> Code:
-        """``left OP right``: one of the fused shapes (see _FUSED) where they fit, else the generic closure."""
+        """``left OP right``: a fused closure where it has a fused shape (see _Shape), else the generic one."""
         generic = self.generic_arith(op, left_node, right_node, line)
-        for shape in _FUSED:
-            fused = shape(op, left_node, right_node, self.limits.max_int, generic)
-            if fused is not None:
-                return fused
-        return generic
+        shape = _Shape.of(ast.BinOp(left_node, op(), right_node)) if self.fused else None
+        return generic if shape is None else _fused(shape, self.limits.max_int, generic)
 
     def generic_arith(self, op: type[ast.operator], left_node: ast.expr, right_node: ast.expr, line: int) -> Code:
         """Any ``left OP right``: operands that are names or constants read inline, whole numbers computed here,
@@ -1436,13 +1588,14 @@ class _Compiler:
         left_constant, left_name, left, left_code = self.operand(left_node)
         right_constant, right_name, right, right_code = self.operand(right_node)
         slow, top, add, subtract = self.guard.arith, self.limits.max_int, op is ast.Add, op is ast.Sub
+        low = -top  # made once: -top in the closure would make a new int at every run
 
         def arith(names: Names, run: _Run) -> Any:
             a = left if left_constant else names[left] if left_name and left in names else left_code(names, run)
             b = right if right_constant else names[right] if right_name and right in names else right_code(names, run)
             if type(a) is int and type(b) is int:
                 result = a + b if add else a - b if subtract else a * b
-                if -top <= result <= top:
+                if low <= result <= top:
                     return result
             return slow(op, a, b, line)  # other kinds, or a number out of range: the guard says why
 
