@@ -103,6 +103,12 @@ def test_fast_paths_give_the_generic_values(source: str, expected: list[tuple[An
         ("t = -999999\nfor i in range(3):\n    t = t + i * 600000", "limit", 3),  # the inner result is too big
         ("t = 999990\nfor i in range(20):\n    u = i\n    t = t + i\nnote(t)", "limit", 4),  # 1000005 at the 6th pass
         ("def f():\n    t = 0\n    for i in range(9):\n        t = t - i * 300000\nf()", "limit", 4),
+        # i * k can be bounded before the loop: within the limit for range(3), not for range(4) (at i == 3)
+        ("k = 400000\nfor i in range(3):\n    t = 1 + i * k\nfor i in range(4):\n    t = 1 + i * k", "limit", 5),
+        ("k = big()\nfor i in range(0, -3, -1):\n    t = 1 + i * k", "limit", 3),  # ... not with k too big
+        ("t = 999999\nfor i in range(3):\n    u = t + i * 1", "limit", 3),  # i * 1 bounded, t + i * 1 is not
+        # k changes in the loop, so i * k is not bounded in advance: too big at i == 2, though n + i * k is not
+        ("k, n = 1, 0 - 1000000\nfor i in range(3):\n    t = n + i * k\n    k = (0 * k) + 750000", "limit", 3),
     ],
 )
 def test_fast_paths_stop_with_the_generic_error_at_the_same_line(source: str, code: str, line: int) -> None:

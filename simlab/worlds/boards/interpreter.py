@@ -1150,12 +1150,20 @@ _Step = tuple[str | None, Code]  # is a constant, is a name, the constant or the
 
 # ---- fused arithmetic ----------------------------------------------------------------------------------
 # A tight loop spends its time on closure calls, so the commonest arithmetic shapes (_Shape) are each one
-# closure that reads its names and constants inline. A fused closure only ever computes whole numbers within
-# the int limit; anything else (another kind of value, a number out of range, a name not yet given a value)
-# is handed to the generic closure of the same expression, which computes it again from the start (reading a
-# name or a constant has no effect) and gives the same value or the same error, so fusing changes nothing but
-# the time taken.
+# closure that reads its names and constants inline and applies its operators as the operator module's
+# functions bound in the closure (cheaper than branching on the operator). A fused closure only ever computes
+# whole numbers within the int limit; anything else (another kind of value, a number out of range, a name not
+# yet given a value) is handed to the generic closure of the same expression, which computes it again from the
+# start (reading a name or a constant has no effect) and gives the same value or the same error, so fusing
+# changes nothing but the time taken.
 _Leaf = tuple[bool, Any]  # is it a name; the name or the constant
+IntOperation = Callable[[int, int], int]
+_OPERATIONS: dict[type[ast.AST], IntOperation] = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul}
+
+
+def _subtracted_from(x: int, inner: int) -> int:
+    """``inner - x``: the outer operation of ``(b INNER c) - a``, which the closures compute as ``op(a, inner)``."""
+    return inner - x
 
 
 def _leaf(node: ast.expr) -> _Leaf | None:
@@ -1169,14 +1177,13 @@ def _leaf(node: ast.expr) -> _Leaf | None:
 
 @dataclass(frozen=True)
 class _Shape:
-    """An arithmetic expression of a fused shape: ``a OP b`` (``total - i``), or with ``inner``
-    ``a OP (b INNER c)`` (``total + i * 2``; ``(b INNER c) OP a`` when not ``inner_right``), where a, b and
-    c (``leaves``, in that order) are names or constants; or a lone leaf (``x = y``, ``op`` None)."""
+    """An arithmetic expression of a fused shape, where a, b and c (``leaves``, in that order) are names or
+    constants: ``a OP b`` (``total - i``), ``a OP (b INNER c)`` (``total + i * 2``; ``(b INNER c) OP a`` too,
+    with ``op`` taking a first), or a lone leaf (``x = y``, no ``op``)."""
 
-    op: type[ast.operator] | None
+    op: IntOperation | None
     leaves: tuple[_Leaf, ...]
-    inner: type[ast.operator] | None = None
-    inner_right: bool = True
+    inner: IntOperation | None = None
 
     @classmethod
     def of(cls, node: ast.expr) -> _Shape | None:
@@ -1186,27 +1193,23 @@ class _Shape:
             return cls(None, (leaf,))
         if not isinstance(node, ast.BinOp):
             return None
-        op, left, right = type(node.op), node.left, node.right
-        inner_right = isinstance(right, ast.BinOp)
-        inner, outer = (right, left) if inner_right else (left, right)
-        if isinstance(inner, ast.BinOp):
-            leaves = _leaf(outer), _leaf(inner.left), _leaf(inner.right)
-            shape = cls(op, tuple(leaf for leaf in leaves if leaf is not None), type(inner.op), inner_right)
+        op, left, right = _OPERATIONS[type(node.op)], node.left, node.right
+        if isinstance(left, ast.BinOp) and not isinstance(right, ast.BinOp):  # (b INNER c) OP a
+            left, right, op = right, left, _subtracted_from if op is operator.sub else op  # + and * commute
+        if isinstance(right, ast.BinOp):
+            leaves = _leaf(left), _leaf(right.left), _leaf(right.right)
+            shape = cls(op, tuple(leaf for leaf in leaves if leaf is not None), _OPERATIONS[type(right.op)])
         else:
             shape = cls(op, tuple(leaf for leaf in (_leaf(left), _leaf(right)) if leaf is not None))
         return shape if len(shape.leaves) == (2 if shape.inner is None else 3) else None
-
-    def flags(self) -> tuple[bool, bool, bool, bool]:
-        """Whether the operator is + or -, and the inner one (the rest are *): what the closures branch on."""
-        return self.op is ast.Add, self.op is ast.Sub, self.inner is ast.Add, self.inner is ast.Sub
 
 
 def _fused(shape: _Shape, top: int, generic: Code) -> Code:
     """The closure of a two- or three-leaf ``shape`` over the names of a scope; whole numbers only, the rest
     to ``generic`` (see the section's comment)."""
-    add, subtract, inner_add, inner_subtract = shape.flags()
-    low, ((a_name, a), (b_name, b)), inner_right = -top, shape.leaves[:2], shape.inner_right
-    if shape.inner is None:
+    op, inner_op, low, ((a_name, a), (b_name, b)) = shape.op, shape.inner, -top, shape.leaves[:2]
+    assert op is not None  # a lone leaf is no arithmetic
+    if inner_op is None:
 
         def leaf_op_leaf(names: Names, run: _Run) -> Any:
             try:
@@ -1215,7 +1218,7 @@ def _fused(shape: _Shape, top: int, generic: Code) -> Code:
             except KeyError:  # a name this scope has no value for (yet): the generic closure looks further
                 return generic(names, run)
             if type(x) is int and type(y) is int:
-                result = x + y if add else x - y if subtract else x * y
+                result = op(x, y)
                 if low <= result <= top:
                     return result
             return generic(names, run)
@@ -1231,10 +1234,9 @@ def _fused(shape: _Shape, top: int, generic: Code) -> Code:
         except KeyError:  # as in leaf_op_leaf
             return generic(names, run)
         if type(x) is int and type(y) is int and type(z) is int:
-            inner = y + z if inner_add else y - z if inner_subtract else y * z
+            inner = inner_op(y, z)
             if low <= inner <= top:
-                p, q = (x, inner) if inner_right else (inner, x)
-                result = p + q if add else p - q if subtract else p * q
+                result = op(x, inner)
                 if low <= result <= top:
                     return result
         return generic(names, run)
@@ -1262,41 +1264,44 @@ IntStatement = Callable[[Registers], None]
 
 
 def _int_statement(
-    shape: _Shape, slot: Callable[[_Leaf], int], target: int, top: int, statement: Statement
+    shape: _Shape, slot: Callable[[_Leaf], int], target: int, top: int, statement: Statement, inner_checked: bool
 ) -> IntStatement:
     """The register closure of ``target = shape``, its leaves at their ``slot``; beyond the limit, _OutOfRange
-    for the generic ``statement``."""
-    add, subtract, inner_add, inner_subtract = shape.flags()
+    for the generic ``statement``. Without ``inner_checked``, the inner operation's value is not checked (for
+    runs where it is proven within the limit: see _IntBody.chosen)."""
+    op, inner_op, low = shape.op, shape.inner, -top
     a, *others = [slot(leaf) for leaf in shape.leaves]
-    low, inner_right = -top, shape.inner_right
-    if shape.op is None:
+    if op is None:
 
         def copy(registers: Registers) -> None:
             registers[target] = registers[a]  # x = y: nothing computed, nothing to check (as in the generic closure)
 
         return copy
-    if shape.inner is None:
+    if inner_op is None:
         (b,) = others
 
         def leaf_op_leaf(registers: Registers) -> None:
-            x, y = registers[a], registers[b]
-            result = x + y if add else x - y if subtract else x * y
+            result = op(registers[a], registers[b])
             if not low <= result <= top:
                 raise _OutOfRange(statement)
             registers[target] = result
 
         return leaf_op_leaf
     b, c = others
+    if not inner_checked:
+
+        def proven_inner(registers: Registers) -> None:
+            result = op(registers[a], inner_op(registers[b], registers[c]))
+            if not low <= result <= top:
+                raise _OutOfRange(statement)
+            registers[target] = result
+
+        return proven_inner
 
     def nested(registers: Registers) -> None:
-        y, z = registers[b], registers[c]
-        inner = y + z if inner_add else y - z if inner_subtract else y * z
+        inner = inner_op(registers[b], registers[c])
         if low <= inner <= top:
-            x = registers[a]
-            if inner_right:
-                result = x + inner if add else x - inner if subtract else x * inner
-            else:
-                result = inner - x if subtract else inner + x if add else inner * x
+            result = op(registers[a], inner)
             if low <= result <= top:
                 registers[target] = result
                 return
@@ -1313,27 +1318,38 @@ class _IntBody:
     read_first: tuple[str, ...]  # names the body reads before it assigns them: whole numbers when the loop starts
     assigned: tuple[tuple[str, int], ...]  # the names the loop assigns (its own included) and their registers
     statements: tuple[IntStatement, ...]
+    # Statements whose inner operation reads only the loop's own name, constants and names the loop does not
+    # assign, so a run can bound its value before the first pass: (index, b's and c's registers, the inner
+    # operation, the statement's closure without the inner check).
+    provable: tuple[tuple[int, int, int, IntOperation, IntStatement], ...]
+    top: int
 
     @classmethod
     def of(cls, loop_name: str, body: Sequence[ast.stmt], steps: Sequence[_Step], top: int) -> _IntBody | None:
         """The register form of ``body`` (compiled to ``steps``), or None unless every statement is
         ``name = <shape>`` or ``name OP= <leaf or leaf OP leaf>`` of names and whole-number constants."""
-        shapes = [_assigned_shape(node) for node in body]
-        slots: dict[_Leaf, int] = {(True, loop_name): 0}
-        read_first: list[str] = []
-        for target, shape in filter(None, shapes):
-            read_first += [value for is_name, value in shape.leaves if is_name and (True, value) not in slots]
-            for leaf in (*shape.leaves, (True, target)):
-                slots.setdefault(leaf, len(slots))
-        if None in shapes:
+        shapes = [shape for shape in map(_assigned_shape, body) if shape is not None]
+        if len(shapes) < len(body):
             return None
-        statements = [
-            _int_statement(shape, slots.__getitem__, slots[True, target], top, _storing(target, code))
-            for (target, shape), (_, code) in zip(filter(None, shapes), steps, strict=True)
-        ]
-        targets = {loop_name, *(target for target, _ in filter(None, shapes))}
-        assigned = tuple((value, slot) for (is_name, value), slot in slots.items() if is_name and value in targets)
-        return cls(tuple(slots), tuple(dict.fromkeys(read_first)), assigned, tuple(statements))
+        slots, read_first = _registers(loop_name, shapes)
+        targets = {target for target, _ in shapes}
+
+        def closure(index: int, inner_checked: bool) -> IntStatement:
+            (target, shape), (_, code) = shapes[index], steps[index]
+            generic = _storing(target, code)
+            return _int_statement(shape, slots.__getitem__, slots[True, target], top, generic, inner_checked)
+
+        fixed = {slot for (is_name, value), slot in slots.items() if not is_name or value not in targets}
+        provable = tuple(
+            (index, b, c, shape.inner, closure(index, False))
+            for index, (_, shape) in enumerate(shapes)
+            if shape.inner is not None and {b := slots[shape.leaves[1]], c := slots[shape.leaves[2]]} <= fixed
+        )
+        assigned = tuple(
+            (value, slot) for (is_name, value), slot in slots.items() if is_name and value in {loop_name, *targets}
+        )
+        statements = tuple(closure(index, True) for index in range(len(shapes)))
+        return cls(tuple(slots), read_first, assigned, statements, provable, top)
 
     def runs(self, sequence: Any, names: Names) -> bool:
         """Whether the loop can run on registers: over a range, with whole numbers where the body reads first."""
@@ -1342,7 +1358,7 @@ class _IntBody:
     def run(self, sequence: range, names: Names, run: _Run) -> None:
         """Every pass of the loop (see runs), its steps already counted."""
         registers = [names.get(value) if is_name else value for is_name, value in self.leaves]
-        statements = self.statements
+        statements = self.chosen(sequence, registers)
         try:
             # A loop over the statements costs about as much as one of them: unrolled for bodies of one or two.
             if len(statements) == 1:
@@ -1364,11 +1380,40 @@ class _IntBody:
             raise AssertionError("a result beyond the int limit passed the generic check") from beyond
         self.write_back(registers, names)
 
+    def chosen(self, sequence: range, registers: Registers) -> Sequence[IntStatement]:
+        """The statements' closures for a run over ``sequence``: without the inner check where the inner
+        operation's value is within the int limit for every pass (an operation of +, - or * is at its
+        extremes at the corners of its operands' ranges: the range's ends, or a fixed register's value)."""
+        if not self.provable or not sequence:
+            return self.statements
+        chosen, ends = list(self.statements), (sequence[0], sequence[-1])
+        for index, b, c, inner, proven in self.provable:
+            corners = [
+                inner(y, z)
+                for y in (ends if b == 0 else (registers[b],))
+                for z in (ends if c == 0 else (registers[c],))
+            ]
+            if -self.top <= min(corners) and max(corners) <= self.top:
+                chosen[index] = proven
+        return chosen
+
     def write_back(self, registers: Registers, names: Names) -> None:
         """The names the loop assigned, as the generic passes would have left them."""
         for name, slot in self.assigned:
             if registers[slot] is not None:  # not assigned yet, and given no value before the loop either
                 names[name] = registers[slot]
+
+
+def _registers(loop_name: str, shapes: Sequence[tuple[str, _Shape]]) -> tuple[dict[_Leaf, int], tuple[str, ...]]:
+    """The register of each name and constant ``shapes`` use (the loop's own name first, then in order of
+    use), and the names read before the body assigns them."""
+    slots: dict[_Leaf, int] = {(True, loop_name): 0}
+    read_first: list[str] = []
+    for target, shape in shapes:
+        read_first += [value for is_name, value in shape.leaves if is_name and (True, value) not in slots]
+        for leaf in (*shape.leaves, (True, target)):
+            slots.setdefault(leaf, len(slots))
+    return slots, tuple(dict.fromkeys(read_first))
 
 
 def _assigned_shape(node: ast.stmt) -> tuple[str, _Shape] | None:
