@@ -1388,11 +1388,8 @@ class _IntBody:
             return self.statements
         chosen, ends = list(self.statements), (sequence[0], sequence[-1])
         for index, b, c, inner, proven in self.provable:
-            corners = [
-                inner(y, z)
-                for y in (ends if b == 0 else (registers[b],))
-                for z in (ends if c == 0 else (registers[c],))
-            ]
+            ys, zs = (ends if b == 0 else (registers[b],)), (ends if c == 0 else (registers[c],))
+            corners = [inner(y, z) for y in ys for z in zs]
             if -self.top <= min(corners) and max(corners) <= self.top:
                 chosen[index] = proven
         return chosen
