@@ -38,9 +38,8 @@ def outcome(source: str, limits: Limits, fused: bool) -> tuple[Any, ...]:
     """Everything a run shows: its step count and API calls with what note() saw, or its error."""
     recorder = Recorder()
     functions: dict[str, Callable[..., Any]] = {"note": recorder.note, "big": recorder.big}
-    program = interpreter._compiled(textwrap.dedent(source), tuple(functions), (), limits, fused)
     try:
-        result = program.run(functions, {})
+        result = interpreter._compiled(textwrap.dedent(source), tuple(functions), (), limits, fused).run(functions, {})
     except ProgramError as error:
         return "error", error.code, error.line, error.message, recorder.notes
     return "done", result.statements, result.api_calls, recorder.notes
