@@ -3,12 +3,13 @@
 A live model playing the robot answers with code such as ``put(board, "washer", "red", 1, 1)``, loops and a
 helper ``def``. That code is data written by a model, so it is never handed to Python's own exec, eval or
 compile: ``ast.parse`` turns it into a tree (parsing runs nothing) and this module turns the checked tree into
-a tree of its own closures, one per node, and runs those, so a program can do exactly what the closures
-implement and nothing more. A program is read, checked and turned into closures once and kept (a bounded
-cache keyed by its text, the API's and variables' names and the limits), so sending it again costs only its
-run. The whole program is checked before any
-of it runs (:func:`check_program`); anything outside the subset is refused with a :class:`ProgramError` that
-names the line and says what to write instead.
+a tree of its own closures, one per node (or one per common small shape of nodes, such as ``x = x + i * 2``;
+a loop of such whole-number assignments over a range runs on a list of registers), and runs those, so a
+program can do exactly what the closures implement and nothing more. A program is read, checked and turned
+into closures once and kept (a bounded cache keyed by its text, the API's and variables' names and the
+limits), so sending it again costs only its run. The whole program is checked before any of it runs
+(:func:`check_program`); anything outside the subset is refused with a :class:`ProgramError` that names the
+line and says what to write instead.
 
 The accepted subset (what the paper's examples and the reference game's data use, plus the obvious helpers):
 
@@ -546,9 +547,10 @@ class _Checker:
 
 
 # ---- compiling -----------------------------------------------------------------------------------------
-# A checked tree is compiled once into closures, one per node, each taking the names it sees (the module's, or
-# a call's locals) and the run's state; a compiled program is kept per (source, API names, variable names,
-# limits), so a program the robot sends again (or a loop's body, run hundreds of times) is never re-read.
+# A checked tree is compiled once into closures, one per node (see "fused arithmetic" below for the shapes that
+# take one closure for several), each taking the names it sees (the module's, or a call's locals) and the run's
+# state; a compiled program is kept per (source, API names, variable names, limits), so a program the robot
+# sends again (or a loop's body, run hundreds of times) is never re-read.
 # The closures hold nothing of one run: everything a run changes lives in its _Run.
 class _Flow(enum.Enum):
     """How a statement ended when it was not simply done (None): what the enclosing loop or call does next."""
