@@ -3,12 +3,13 @@
 A live model playing the robot answers with code such as ``put(board, "washer", "red", 1, 1)``, loops and a
 helper ``def``. That code is data written by a model, so it is never handed to Python's own exec, eval or
 compile: ``ast.parse`` turns it into a tree (parsing runs nothing) and this module turns the checked tree into
-a tree of its own closures, one per node, and runs those, so a program can do exactly what the closures
-implement and nothing more. A program is read, checked and turned into closures once and kept (a bounded
-cache keyed by its text, the API's and variables' names and the limits), so sending it again costs only its
-run. The whole program is checked before any
-of it runs (:func:`check_program`); anything outside the subset is refused with a :class:`ProgramError` that
-names the line and says what to write instead.
+a tree of its own closures, one per node (or one per common small shape of nodes, such as ``x = x + i * 2``;
+a loop of such whole-number assignments over a range runs on a list of registers), and runs those, so a
+program can do exactly what the closures implement and nothing more. A program is read, checked and turned
+into closures once and kept (a bounded cache keyed by its text, the API's and variables' names and the
+limits), so sending it again costs only its run. The whole program is checked before any of it runs
+(:func:`check_program`); anything outside the subset is refused with a :class:`ProgramError` that names the
+line and says what to write instead.
 
 The accepted subset (what the paper's examples and the reference game's data use, plus the obvious helpers):
 
@@ -546,9 +547,10 @@ class _Checker:
 
 
 # ---- compiling -----------------------------------------------------------------------------------------
-# A checked tree is compiled once into closures, one per node, each taking the names it sees (the module's, or
-# a call's locals) and the run's state; a compiled program is kept per (source, API names, variable names,
-# limits), so a program the robot sends again (or a loop's body, run hundreds of times) is never re-read.
+# A checked tree is compiled once into closures, one per node (see "fused arithmetic" below for the shapes that
+# take one closure for several), each taking the names it sees (the module's, or a call's locals) and the run's
+# state; a compiled program is kept per (source, API names, variable names, limits), so a program the robot
+# sends again (or a loop's body, run hundreds of times) is never re-read.
 # The closures hold nothing of one run: everything a run changes lives in its _Run.
 class _Flow(enum.Enum):
     """How a statement ended when it was not simply done (None): what the enclosing loop or call does next."""
@@ -779,9 +781,13 @@ class _Program:
 
 
 @functools.lru_cache(maxsize=_CACHED_PROGRAMS)
-def _compiled(source: str, functions: tuple[str, ...], variables: tuple[str, ...], limits: Limits) -> _Program:
+def _compiled(
+    source: str, functions: tuple[str, ...], variables: tuple[str, ...], limits: Limits, fused: bool = True
+) -> _Program:
+    """The checked, compiled program; ``fused=False`` compiles every node to its generic closure (the reference
+    the fused closures are tested and measured against)."""
     tree = check_program(source, functions, limits, variables=variables)
-    return _Compiler(tree, functions, limits).module(tree)
+    return _Compiler(tree, functions, limits, fused).module(tree)
 
 
 # ---- what the closures call --------------------------------------------------------------------------------
@@ -1088,6 +1094,32 @@ def _prepaid(steps: Sequence[_Step], ticked: Statement, steps_allowed: int) -> S
     return block
 
 
+def _register_loop(
+    name: str, over: tuple[Code, Callable[[Any, int], Any], int], registers: _IntBody, body: Statement, limits: Limits
+) -> Statement:
+    """``for name in items:`` (``over``: the items' closure, the guard's loop_items and the line) over a body
+    that runs on ``registers`` where it can (see _IntBody): its statements are straight (see _straight), so
+    every pass takes the same steps and none can end the loop early, and the whole loop's steps are counted
+    before its first pass. Where the step limit falls inside the loop, or the registers cannot take it, the
+    passes run one ``body`` (its block) at a time, so the program stops at the very statement it stops at
+    otherwise."""
+    items, loop_items, line = over
+    count, steps_allowed = len(registers.statements), limits.max_statements_run
+
+    def for_loop(names: Names, run: _Run) -> None:
+        sequence = loop_items(items(names, run), line)
+        steps = len(sequence) * count
+        if run.steps + steps <= steps_allowed and registers.runs(sequence, names):
+            run.steps += steps
+            registers.run(sequence, names, run)
+            return
+        for item in sequence:
+            names[name] = item
+            body(names, run)
+
+    return for_loop
+
+
 def _storing(name: str, value: Code) -> Statement:
     def assign_name(names: Names, run: _Run) -> None:
         names[name] = value(names, run)
@@ -1118,13 +1150,294 @@ Operand = tuple[bool, bool, Any, Code]
 _Step = tuple[str | None, Code]  # is a constant, is a name, the constant or the name, its closure
 
 
+# ---- fused arithmetic ----------------------------------------------------------------------------------
+# A tight loop spends its time on closure calls, so the commonest arithmetic shapes (_Shape) are each one
+# closure that reads its names and constants inline and applies its operators as the operator module's
+# functions bound in the closure (cheaper than branching on the operator). A fused closure only ever computes
+# whole numbers within the int limit; anything else (another kind of value, a number out of range, a name not
+# yet given a value) is handed to the generic closure of the same expression, which computes it again from the
+# start (reading a name or a constant has no effect) and gives the same value or the same error, so fusing
+# changes nothing but the time taken.
+_Leaf = tuple[bool, Any]  # is it a name; the name or the constant
+IntOperation = Callable[[int, int], int]
+_OPERATIONS: dict[type[ast.AST], IntOperation] = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul}
+
+
+def _subtracted_from(x: int, inner: int) -> int:
+    """``inner - x``: the outer operation of ``(b INNER c) - a``, which the closures compute as ``op(a, inner)``."""
+    return inner - x
+
+
+def _leaf(node: ast.expr) -> _Leaf | None:
+    """A name or a constant, read inline by the fused closures; None for anything else."""
+    if isinstance(node, ast.Name):
+        return True, node.id
+    if isinstance(node, ast.Constant):
+        return False, node.value
+    return None
+
+
+@dataclass(frozen=True)
+class _Shape:
+    """An arithmetic expression of a fused shape, where a, b and c (``leaves``, in that order) are names or
+    constants: ``a OP b`` (``total - i``), ``a OP (b INNER c)`` (``total + i * 2``; ``(b INNER c) OP a`` too,
+    with ``op`` taking a first), or a lone leaf (``x = y``, no ``op``)."""
+
+    op: IntOperation | None
+    leaves: tuple[_Leaf, ...]
+    inner: IntOperation | None = None
+
+    @classmethod
+    def of(cls, node: ast.expr) -> _Shape | None:
+        """The shape of ``node``, or None if it has none of them."""
+        leaf = _leaf(node)
+        if leaf is not None:
+            return cls(None, (leaf,))
+        if not isinstance(node, ast.BinOp):
+            return None
+        op, left, right = _OPERATIONS[type(node.op)], node.left, node.right
+        if isinstance(left, ast.BinOp) and not isinstance(right, ast.BinOp):  # (b INNER c) OP a
+            left, right, op = right, left, _subtracted_from if op is operator.sub else op  # + and * commute
+        if isinstance(right, ast.BinOp):
+            leaves = _leaf(left), _leaf(right.left), _leaf(right.right)
+            shape = cls(op, tuple(leaf for leaf in leaves if leaf is not None), _OPERATIONS[type(right.op)])
+        else:
+            shape = cls(op, tuple(leaf for leaf in (_leaf(left), _leaf(right)) if leaf is not None))
+        return shape if len(shape.leaves) == (2 if shape.inner is None else 3) else None
+
+
+def _fused(shape: _Shape, top: int, generic: Code) -> Code:
+    """The closure of a two- or three-leaf ``shape`` over the names of a scope; whole numbers only, the rest
+    to ``generic`` (see the section's comment)."""
+    op, inner_op, low, ((a_name, a), (b_name, b)) = shape.op, shape.inner, -top, shape.leaves[:2]
+    assert op is not None  # a lone leaf is no arithmetic
+    if inner_op is None:
+
+        def leaf_op_leaf(names: Names, run: _Run) -> Any:
+            try:
+                x = names[a] if a_name else a
+                y = names[b] if b_name else b
+            except KeyError:  # a name this scope has no value for (yet): the generic closure looks further
+                return generic(names, run)
+            if type(x) is int and type(y) is int:
+                result = op(x, y)
+                if low <= result <= top:
+                    return result
+            return generic(names, run)
+
+        return leaf_op_leaf
+    c_name, c = shape.leaves[2]
+
+    def nested(names: Names, run: _Run) -> Any:
+        try:
+            x = names[a] if a_name else a
+            y = names[b] if b_name else b
+            z = names[c] if c_name else c
+        except KeyError:  # as in leaf_op_leaf
+            return generic(names, run)
+        if type(x) is int and type(y) is int and type(z) is int:
+            inner = inner_op(y, z)
+            if low <= inner <= top:
+                result = op(x, inner)
+                if low <= result <= top:
+                    return result
+        return generic(names, run)
+
+    return nested
+
+
+# ---- loops of whole-number arithmetic ----------------------------------------------------------------------
+# The tightest loops (for i in range(n): total = total + i * 2) assign whole numbers computed from whole
+# numbers. Their body's names are given slots in a list of registers (constants too) at compile time; when the
+# loop runs over a range and every name the body reads before assigning it holds a whole number, no value in the
+# loop can be of another kind, so the register closures check only the int limit, and the names are written
+# back when the loop ends. A result beyond the limit hands its statement, with the names written back, to the
+# statement's generic closure, which raises the program's error at its line.
+class _OutOfRange(Exception):
+    """A register closure's result went beyond the int limit: ``statement`` (generic) says why."""
+
+    def __init__(self, statement: Statement) -> None:
+        super().__init__()
+        self.statement = statement
+
+
+Registers = list[Any]
+IntStatement = Callable[[Registers], None]
+
+
+def _int_statement(
+    shape: _Shape, slot: Callable[[_Leaf], int], target: int, top: int, statement: Statement, inner_checked: bool
+) -> IntStatement:
+    """The register closure of ``target = shape``, its leaves at their ``slot``; beyond the limit, _OutOfRange
+    for the generic ``statement``. Without ``inner_checked``, the inner operation's value is not checked (for
+    runs where it is proven within the limit: see _IntBody.chosen)."""
+    op, inner_op, low = shape.op, shape.inner, -top
+    a, *others = [slot(leaf) for leaf in shape.leaves]
+    if op is None:
+
+        def copy(registers: Registers) -> None:
+            registers[target] = registers[a]  # x = y: nothing computed, nothing to check (as in the generic closure)
+
+        return copy
+    if inner_op is None:
+        (b,) = others
+
+        def leaf_op_leaf(registers: Registers) -> None:
+            result = op(registers[a], registers[b])
+            if not low <= result <= top:
+                raise _OutOfRange(statement)
+            registers[target] = result
+
+        return leaf_op_leaf
+    b, c = others
+    if not inner_checked:
+
+        def proven_inner(registers: Registers) -> None:
+            result = op(registers[a], inner_op(registers[b], registers[c]))
+            if not low <= result <= top:
+                raise _OutOfRange(statement)
+            registers[target] = result
+
+        return proven_inner
+
+    def nested(registers: Registers) -> None:
+        inner = inner_op(registers[b], registers[c])
+        if low <= inner <= top:
+            result = op(registers[a], inner)
+            if low <= result <= top:
+                registers[target] = result
+                return
+        raise _OutOfRange(statement)
+
+    return nested
+
+
+@dataclass(frozen=True)
+class _IntBody:
+    """A loop body of whole-number assignments compiled to register closures (see the section's comment)."""
+
+    leaves: tuple[_Leaf, ...]  # what each register holds: the loop's own name first, then in order of use
+    read_first: tuple[str, ...]  # names the body reads before it assigns them: whole numbers when the loop starts
+    assigned: tuple[tuple[str, int], ...]  # the names the loop assigns (its own included) and their registers
+    statements: tuple[IntStatement, ...]
+    # Statements whose inner operation reads only the loop's own name, constants and names the loop does not
+    # assign, so a run can bound its value before the first pass: (index, b's and c's registers, the inner
+    # operation, the statement's closure without the inner check).
+    provable: tuple[tuple[int, int, int, IntOperation, IntStatement], ...]
+    top: int
+
+    @classmethod
+    def of(cls, loop_name: str, body: Sequence[ast.stmt], steps: Sequence[_Step], top: int) -> _IntBody | None:
+        """The register form of ``body`` (compiled to ``steps``), or None unless every statement is
+        ``name = <shape>`` or ``name OP= <leaf or leaf OP leaf>`` of names and whole-number constants."""
+        shapes = [shape for shape in map(_assigned_shape, body) if shape is not None]
+        if len(shapes) < len(body):
+            return None
+        slots, read_first = _registers(loop_name, shapes)
+        targets = {target for target, _ in shapes}
+
+        def closure(index: int, inner_checked: bool) -> IntStatement:
+            (target, shape), (_, code) = shapes[index], steps[index]
+            generic = _storing(target, code)
+            return _int_statement(shape, slots.__getitem__, slots[True, target], top, generic, inner_checked)
+
+        fixed = {slot for (is_name, value), slot in slots.items() if not is_name or value not in targets}
+        provable = tuple(
+            (index, b, c, shape.inner, closure(index, False))
+            for index, (_, shape) in enumerate(shapes)
+            if shape.inner is not None and {b := slots[shape.leaves[1]], c := slots[shape.leaves[2]]} <= fixed
+        )
+        assigned = tuple(
+            (value, slot) for (is_name, value), slot in slots.items() if is_name and value in {loop_name, *targets}
+        )
+        statements = tuple(closure(index, True) for index in range(len(shapes)))
+        return cls(tuple(slots), read_first, assigned, statements, provable, top)
+
+    def runs(self, sequence: Any, names: Names) -> bool:
+        """Whether the loop can run on registers: over a range, with whole numbers where the body reads first."""
+        return type(sequence) is range and all(type(names.get(name)) is int for name in self.read_first)
+
+    def run(self, sequence: range, names: Names, run: _Run) -> None:
+        """Every pass of the loop (see runs), its steps already counted."""
+        registers = [names.get(value) if is_name else value for is_name, value in self.leaves]
+        statements = self.chosen(sequence, registers)
+        try:
+            # A loop over the statements costs about as much as one of them: unrolled for bodies of one or two.
+            if len(statements) == 1:
+                (only,) = statements
+                for registers[0] in sequence:
+                    only(registers)
+            elif len(statements) == 2:
+                first, second = statements
+                for registers[0] in sequence:
+                    first(registers)
+                    second(registers)
+            else:
+                for registers[0] in sequence:
+                    for statement in statements:
+                        statement(registers)
+        except _OutOfRange as beyond:
+            self.write_back(registers, names)
+            beyond.statement(names, run)  # the same numbers: it raises the program's error at its line
+            raise AssertionError("a result beyond the int limit passed the generic check") from beyond
+        self.write_back(registers, names)
+
+    def chosen(self, sequence: range, registers: Registers) -> Sequence[IntStatement]:
+        """The statements' closures for a run over ``sequence``: without the inner check where the inner
+        operation's value is within the int limit for every pass (an operation of +, - or * is at its
+        extremes at the corners of its operands' ranges: the range's ends, or a fixed register's value)."""
+        if not self.provable or not sequence:
+            return self.statements
+        chosen, ends = list(self.statements), (sequence[0], sequence[-1])
+        for index, b, c, inner, proven in self.provable:
+            ys, zs = (ends if b == 0 else (registers[b],)), (ends if c == 0 else (registers[c],))
+            corners = [inner(y, z) for y in ys for z in zs]
+            if -self.top <= min(corners) and max(corners) <= self.top:
+                chosen[index] = proven
+        return chosen
+
+    def write_back(self, registers: Registers, names: Names) -> None:
+        """The names the loop assigned, as the generic passes would have left them."""
+        for name, slot in self.assigned:
+            if registers[slot] is not None:  # not assigned yet, and given no value before the loop either
+                names[name] = registers[slot]
+
+
+def _registers(loop_name: str, shapes: Sequence[tuple[str, _Shape]]) -> tuple[dict[_Leaf, int], tuple[str, ...]]:
+    """The register of each name and constant ``shapes`` use (the loop's own name first, then in order of
+    use), and the names read before the body assigns them."""
+    slots: dict[_Leaf, int] = {(True, loop_name): 0}
+    read_first: list[str] = []
+    for target, shape in shapes:
+        read_first += [value for is_name, value in shape.leaves if is_name and (True, value) not in slots]
+        for leaf in (*shape.leaves, (True, target)):
+            slots.setdefault(leaf, len(slots))
+    return slots, tuple(dict.fromkeys(read_first))
+
+
+def _assigned_shape(node: ast.stmt) -> tuple[str, _Shape] | None:
+    """``name = <shape>`` or ``name OP= <leaf or leaf OP leaf>`` with whole-number constants: the target and
+    the shape; None for any other statement."""
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+        target, shape = node.targets[0].id, _Shape.of(node.value)
+    elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+        target = node.target.id
+        shape = _Shape.of(ast.BinOp(ast.Name(target, ast.Load()), node.op, node.value))
+    else:
+        return None
+    if shape is None or any(not is_name and type(value) is not int for is_name, value in shape.leaves):
+        return None
+    return target, shape
+
+
 class _Compiler:
     """Turns a checked tree into closures (see the section's comment). Closures do whole-number arithmetic
     and comparisons and read plain names inline, the cases loops spend their time on; the rest they hand
     to the _Guard."""
 
-    def __init__(self, tree: ast.Module, functions: Collection[str], limits: Limits) -> None:
+    def __init__(self, tree: ast.Module, functions: Collection[str], limits: Limits, fused: bool = True) -> None:
         self.limits = limits
+        self.fused = fused  # the fused closures and register loops (see _Shape and _IntBody)
         self.guard = _Guard(limits)
         self.api = frozenset(functions)
         self.declared = {node.name: node.lineno for node in tree.body if isinstance(node, ast.FunctionDef)}
@@ -1135,7 +1448,10 @@ class _Compiler:
 
     # -- statements ----------------------------------------------------------------------------------------
     def block(self, body: Sequence[ast.stmt]) -> Statement:
-        steps = [self.step(node) for node in body]
+        return self.block_of(body, [self.step(node) for node in body])
+
+    def block_of(self, body: Sequence[ast.stmt], steps: Sequence[_Step]) -> Statement:
+        """The block of ``body`` from its statements' compiled ``steps``."""
         statements = [code if name is None else _storing(name, code) for name, code in steps]
         ticked = _ticked(statements, [node.lineno for node in body], self.limits)
         if all(_straight(node) for node in body):
@@ -1198,9 +1514,14 @@ class _Compiler:
         return store_items
 
     def for_loop(self, node: ast.For) -> Statement:
-        items, store, body = self.expr(node.iter), self.store(node.target), self.block(node.body)
+        steps = [self.step(inner) for inner in node.body]
+        items, store, body = self.expr(node.iter), self.store(node.target), self.block_of(node.body, steps)
         loop_items, line = self.guard.loop_items, node.lineno
         name = node.target.id if isinstance(node.target, ast.Name) else None
+        if self.fused and name is not None:
+            registers = _IntBody.of(name, node.body, steps, self.limits.max_int)
+            if registers is not None:
+                return _register_loop(name, (items, loop_items, line), registers, body, self.limits)
 
         def for_loop(names: Names, run: _Run) -> _Flow | None:
             for item in loop_items(items(names, run), line):
@@ -1300,16 +1621,25 @@ class _Compiler:
         return self.arith(type(node.op), node.left, node.right, node.lineno)
 
     def arith(self, op: type[ast.operator], left_node: ast.expr, right_node: ast.expr, line: int) -> Code:
+        """``left OP right``: a fused closure where it has a fused shape (see _Shape), else the generic one."""
+        generic = self.generic_arith(op, left_node, right_node, line)
+        shape = _Shape.of(ast.BinOp(left_node, op(), right_node)) if self.fused else None
+        return generic if shape is None else _fused(shape, self.limits.max_int, generic)
+
+    def generic_arith(self, op: type[ast.operator], left_node: ast.expr, right_node: ast.expr, line: int) -> Code:
+        """Any ``left OP right``: operands that are names or constants read inline, whole numbers computed here,
+        the rest handed to the guard."""
         left_constant, left_name, left, left_code = self.operand(left_node)
         right_constant, right_name, right, right_code = self.operand(right_node)
         slow, top, add, subtract = self.guard.arith, self.limits.max_int, op is ast.Add, op is ast.Sub
+        low = -top  # made once: -top in the closure would make a new int at every run
 
         def arith(names: Names, run: _Run) -> Any:
             a = left if left_constant else names[left] if left_name and left in names else left_code(names, run)
             b = right if right_constant else names[right] if right_name and right in names else right_code(names, run)
             if type(a) is int and type(b) is int:
                 result = a + b if add else a - b if subtract else a * b
-                if -top <= result <= top:
+                if low <= result <= top:
                     return result
             return slow(op, a, b, line)  # other kinds, or a number out of range: the guard says why
 
