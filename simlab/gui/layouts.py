@@ -1,9 +1,11 @@
-"""Emptying Qt layouts: Qt's item accessors may return None, so the walk over a layout's items lives here once."""
+"""Emptying Qt layouts (Qt's item accessors may return None, so the walk over a layout's items lives here once) and
+settling them at once."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
+from PySide6.QtCore import QCoreApplication, QEvent
 from PySide6.QtWidgets import QLayout, QWidget
 
 
@@ -25,3 +27,17 @@ def take_widgets(layout: QLayout) -> Iterator[QWidget]:
             yield widget
         elif inner is not None:
             yield from take_widgets(inner)
+
+
+def settle(widget: QWidget, inner: Iterable[QWidget] = ()) -> None:
+    """Give ``widget``'s children their new sizes now, after children were shown, hidden, added or given new
+    contents, rather than in the event loop's next rounds (one nesting level a round). A 3D view (a
+    QOpenGLWidget) renders at every resize, so a view resized in three rounds renders three frames; settled
+    before its new scene is added, it renders the old one (cheap) and the new one once. ``inner``: the widgets
+    inside ``widget`` whose children changed, innermost first (a splitter lays out on its own posted request,
+    not through a layout)."""
+    for child in inner:
+        QCoreApplication.sendPostedEvents(child, QEvent.Type.LayoutRequest)
+    layout = widget.layout()
+    if layout is not None:
+        layout.activate()

@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 from simlab.core.episode import Episode
 from simlab.core.family import RGB, FamilyViews, Inspection, Layer
 from simlab.gui.agent_panels import pil_to_pixmap
-from simlab.gui.layouts import take_widgets, widgets_in
+from simlab.gui.layouts import settle, take_widgets, widgets_in
 from simlab.gui.playback import PlaybackModel
 from simlab.gui.scene_canvas import SceneCanvas
 from simlab.render.episode_pictures import side_by_side, views_of
@@ -145,6 +145,7 @@ class WorldView(QWidget):
         shown = self.plotter.interactor if has_scene or self.views is None else self.picture
         self.stack.setCurrentWidget(self.blind if self.hidden_for_players else shown)
         self._rebuild_camera_buttons()
+        settle(self, [self.side, self.splitter])  # before the scene is drawn: the 3D view renders once at its new size
         if self.hidden_for_players:
             self.message.setText("")
         elif episode is not None and self.views is None:
@@ -187,6 +188,7 @@ class WorldView(QWidget):
             button.setToolTip(f"View from {name}")
             button.clicked.connect(lambda _checked=False, n=name: self.set_camera(n))
             self._camera_row.addWidget(button)
+            button.show()  # now, not when the event loop gets to it: the row settles at its height at once
 
     def hide_for_players(self, hidden: bool) -> None:
         """While a person plays, show nothing of the world (it shows what their role may not see: the target,
