@@ -31,6 +31,7 @@ from simlab.render.scene import EDGE_DARKENING, CameraPose, SceneItem, add_items
 HOVER_DELAY_MS = 250
 MOVE_TOLERANCE = 1e-6  # metres: a mesh whose every point moved by one offset, to this, is the same mesh moved
 CLICK_SLOP_PX = 4  # a press and release closer than this is a click, farther a camera drag
+DRAFT_TEXT_SHRINK = 2  # a draft draws its texts at most this much smaller: smaller ones stretched blur past reading
 
 Point = tuple[float, float, float]
 
@@ -152,8 +153,9 @@ class SceneCanvas(QObject):
     def set_draft(self, scale: float) -> None:
         """Render at 1/``scale`` of the widget's resolution without multisampling or order-independent
         translucency (translucent items blended in drawing order), the frame stretched to the widget (a draft
-        while a gesture is in progress), texts and lines drawn smaller by as much so they keep their size on the
-        screen; 1 goes back to full quality. Repaints when it changes."""
+        while a gesture is in progress), lines and texts drawn smaller by as much so they keep their size on the
+        screen (texts by :data:`DRAFT_TEXT_SHRINK` at most); 1 goes back to full quality. Repaints when it
+        changes."""
         if scale == self.draft_scale:
             return
         self.draft_scale = scale
@@ -161,7 +163,8 @@ class SceneCanvas(QObject):
         window.SetMultiSamples(self._samples if scale == 1 else 0)
         self.plotter.renderer.SetUseOIT(scale == 1)  # its extra full-frame passes cost a draft 10-15%
         ratio = self.widget.devicePixelRatioF()
-        window.SetDPI(round(72 * ratio / scale))  # VTK sizes a text's points by the window's DPI, as pyvistaqt
+        # VTK sizes a text's points by the window's DPI (pyvistaqt sets 72 a device pixel ratio)
+        window.SetDPI(round(72 * ratio / min(scale, DRAFT_TEXT_SHRINK)))
         self._fit_lines(self._shown.values())
         width = max(1, round(self.widget.width() * ratio / scale))
         height = max(1, round(self.widget.height() * ratio / scale))
