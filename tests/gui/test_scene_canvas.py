@@ -11,7 +11,7 @@ import pyvista as pv
 from PySide6.QtCore import QPoint
 from PySide6.QtWidgets import QWidget
 
-from simlab.gui.scene_canvas import SceneCanvas
+from simlab.gui.scene_canvas import DRAFT_TEXT_SHRINK, SceneCanvas
 from simlab.render.scene import CameraPose, SceneItem, line_segments, text_label
 from tests.gui.conftest import wait_shown
 
@@ -124,5 +124,7 @@ def test_a_drafts_texts_and_lines_keep_their_size_on_the_screen(canvas):
     draft = picture(canvas)
     assert _extent(draft, (0, 0, 255))[0] * 2 == pytest.approx(text_width, rel=0.2)
     assert _extent(draft, (0, 153, 0))[1] * 2 == pytest.approx(line_width, abs=2)
+    canvas.set_draft(4)  # a text this much smaller would blur past reading: it is drawn at half size at least
+    assert _extent(picture(canvas), (0, 0, 255))[0] * DRAFT_TEXT_SHRINK == pytest.approx(text_width, rel=0.2)
     canvas.set_draft(1)
     assert _extent(picture(canvas), (0, 0, 255))[0] == text_width
