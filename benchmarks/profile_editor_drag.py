@@ -1,7 +1,8 @@
 """Where a drag step in the rooms editor spends its time: cProfile of the gesture ``benchmarks/gui.py``
 ``bench_editor`` times (one step of dragging an object in a 30-object room, until the 3D view, its overlays
 and both agents' live views have painted), then of the release (the full-quality views and the panels left
-alone during the drag).
+alone during the drag), and what one frame of a drag costs part by part, in wall and CPU time (CPU time of
+this process, llvmpipe's threads included, stays put on a loaded machine where wall time does not).
 
 Run ``xvfb-run -a python -m benchmarks.profile_editor_drag [--top N] [--steps N]``; it prints the functions
 with the most cumulative and own time, so a change to the drag path can be aimed at what costs.
@@ -12,14 +13,17 @@ from __future__ import annotations
 import argparse
 import cProfile
 import pstats
+import statistics
 import tempfile
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import cast
 
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
 
 from benchmarks.editor import room_file
-from simlab.gui.editor import EditorWindow
+from simlab.gui.editor import DRAFT_SCALE, EditorWindow
 from simlab.worlds import open_document
 from simlab.worlds.rooms.editing import RoomDocument
 
@@ -46,6 +50,43 @@ def profile_drag(app: QApplication, window: EditorWindow, target: str, steps: in
     _print(f"release after dragging {target}", profiler, top)
 
 
+def frame_anatomy(app: QApplication, window: EditorWindow, target: str, repeats: int) -> None:
+    """Median wall and CPU ms of the parts of a drag step of ``target``: the edit and the panels before anything
+    paints; the window composed again for a label alone (Qt composes a window holding GL views through GL on
+    every frame); and each view's draft paint, that composition included."""
+    doc = cast(RoomDocument, window.document)
+    x, y, z = doc.objects[target].position
+    moves = iter(range(10**6))
+    window.begin_drag()
+    _parts(app, repeats, {"edit and panels, nothing painted": lambda: window.push_op(
+        doc.move, target, (x + 0.1 * (next(moves) % 2), y, z), "anatomy")}, paint=False)  # fmt: skip
+    window.end_drag()
+    window.canvas.set_draft(DRAFT_SCALE)  # drafts held without a drag: no rest timer brings full quality back
+    window.pictures.set_draft(True)
+    parts: dict[str, Callable[[], object]] = {"the window composed (a label repainted)": window.summary.update}
+    for name, canvas in {"3D view": window.canvas, **window.pictures.live}.items():
+        parts[f"{name} painted (draft)"] = lambda widget=canvas.widget: QWidget.update(widget)
+    _parts(app, repeats, parts, paint=True)
+    window.canvas.set_draft(1)
+    window.pictures.set_draft(False)
+    app.processEvents()
+
+
+def _parts(app: QApplication, repeats: int, parts: dict[str, Callable[[], object]], paint: bool) -> None:
+    """Each part's median wall and CPU ms, what it makes Qt paint included when ``paint``."""
+    for name, part in parts.items():
+        wall, cpu = [], []
+        for _ in range(repeats):
+            app.processEvents()
+            start, start_cpu = time.perf_counter(), time.process_time()
+            part()
+            if paint:
+                app.processEvents()
+            wall.append(time.perf_counter() - start)
+            cpu.append(time.process_time() - start_cpu)
+        print(f"{name:<42} {statistics.median(wall) * 1000:8.1f} ms wall {statistics.median(cpu) * 1000:8.1f} ms CPU")
+
+
 def _print(name: str, profiler: cProfile.Profile, top: int) -> None:
     print(f"---- {name}: by cumulative time")
     pstats.Stats(profiler).sort_stats(pstats.SortKey.CUMULATIVE).print_stats(top)
@@ -66,6 +107,8 @@ def main() -> None:
         doc = cast(RoomDocument, window.document)
         for target in (doc.views.shared[0], doc.views.helper_only[0]):
             profile_drag(app, window, target, args.steps, args.top)
+        print(f"---- one drag step of {doc.views.shared[0]}, part by part")
+        frame_anatomy(app, window, doc.views.shared[0], args.steps)
         window.undo_stack.setClean()
         window.close()
 

@@ -15,6 +15,7 @@ converts a Qt position.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -29,6 +30,7 @@ from simlab.render.scene import CameraPose, SceneItem, actor_look, add_items, is
 HOVER_DELAY_MS = 250
 MOVE_TOLERANCE = 1e-6  # metres: a mesh whose every point moved by one offset, to this, is the same mesh moved
 CLICK_SLOP_PX = 4  # a press and release closer than this is a click, farther a camera drag
+DRAFT_TEXT_SHRINK = 2  # a draft draws its texts at most this much smaller: smaller ones stretched blur past reading
 
 Point = tuple[float, float, float]
 
@@ -44,7 +46,7 @@ class SceneCanvas(QObject):
         self.plotter.renderer.set_background("white")
         self.items: list[SceneItem] = []
         self._shown: dict[str, _Shown] = {}  # key -> what is on screen for it
-        self.draft_scale = 1
+        self.draft_scale: float = 1
         """1: full quality; n: frames are rendered at 1/n of the widget's resolution, without multisampling."""
         self._samples: int = self._window.GetMultiSamples()
         self._tooltips: dict[str, str] = {}  # actor address -> tooltip
@@ -81,6 +83,8 @@ class SceneCanvas(QObject):
             self.plotter.remove_actor(actor, render=False)
         for key, actor in add_items(self.plotter, made, unique_names=True).items():
             self._shown[key] = _Shown(wanted[key], actor)
+        if made and self.draft_scale != 1:
+            self._fit_lines(self._shown[item.key] for item in made)
         if stale != kept or fresh:  # a reused actor keeps its address, key and tooltip
             pickable = {k: (shown.actor, wanted[k]) for k, shown in self._shown.items() if wanted[k].tooltip}
             self._tooltips = {_address(a): item.tooltip for a, item in pickable.values()}
@@ -125,7 +129,7 @@ class SceneCanvas(QObject):
         planes = [0.0] * 24
         self.plotter.renderer.GetActiveCamera().GetFrustumPlanes(width / max(height, 1), planes)
         normals = np.array(planes, dtype=float).reshape(6, 4)
-        outside = _outside(normals, [item.mesh.bounds for item in items])
+        outside = _outside(normals, [item.mesh.GetBounds() for item in items])  # VTK's own: pyvista's wraps it
         return [item for item, out in zip(items, outside, strict=True) if not out]
 
     def count(self, kind: str) -> int:
@@ -141,15 +145,22 @@ class SceneCanvas(QObject):
         """The VTK render window (there is one until :meth:`close`)."""
         return self.plotter.ren_win
 
-    def set_draft(self, scale: int) -> None:
-        """Render at 1/``scale`` of the widget's resolution without multisampling, the frame stretched to the
-        widget (a draft while a gesture is in progress); 1 goes back to full quality. Repaints when it changes."""
+    def set_draft(self, scale: float) -> None:
+        """Render at 1/``scale`` of the widget's resolution without multisampling or order-independent
+        translucency (translucent items blended in drawing order), the frame stretched to the widget (a draft
+        while a gesture is in progress), lines and texts drawn smaller by as much so they keep their size on the
+        screen (texts by :data:`DRAFT_TEXT_SHRINK` at most); 1 goes back to full quality. Repaints when it
+        changes."""
         if scale == self.draft_scale:
             return
         self.draft_scale = scale
         window = self._window
         window.SetMultiSamples(self._samples if scale == 1 else 0)
+        self.plotter.renderer.SetUseOIT(scale == 1)  # its extra full-frame passes cost a draft 10-15%
         ratio = self.widget.devicePixelRatioF()
+        # VTK sizes a text's points by the window's DPI (pyvistaqt sets 72 a device pixel ratio)
+        window.SetDPI(round(72 * ratio / min(scale, DRAFT_TEXT_SHRINK)))
+        self._fit_lines(self._shown.values())
         width = max(1, round(self.widget.width() * ratio / scale))
         height = max(1, round(self.widget.height() * ratio / scale))
         interactor = window.GetInteractor()
@@ -158,6 +169,12 @@ class SceneCanvas(QObject):
         else:
             window.SetSize(width, height)
         QWidget.update(self.plotter.interactor)
+
+    def _fit_lines(self, shown: Iterable[_Shown]) -> None:
+        """Lines as wide on the screen in a draft as at full quality (the draft's pixels are stretched)."""
+        for each in shown:
+            if each.actor.IsA("vtkActor"):
+                each.actor.GetProperty().SetLineWidth(each.item.line_width / self.draft_scale)
 
     # ---- what is under the mouse ---------------------------------------------------------------------
     def display_point(self, position: QPoint) -> tuple[int, int]:
@@ -289,7 +306,7 @@ class _Shown:
             return False
         if self._points is None:
             self._points, self._cells = _shape(self.drawn.mesh)
-        offset = _offset(self._points, self._cells, item.mesh)
+        offset = _offset(self._points, () if _shares_cells(self.drawn.mesh, item.mesh) else self._cells, item.mesh)
         if offset is None:
             self.actor.GetMapper().SetInputData(item.mesh)
             self.actor.SetPosition(0.0, 0.0, 0.0)
@@ -306,17 +323,26 @@ def _shape(mesh: Any) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
     return np.asarray(mesh.points), cells
 
 
+def _shares_cells(drawn: Any, mesh: Any) -> bool:
+    """Whether ``mesh`` holds the very cell arrays of the ``drawn`` one (a shallow copy with points of its own,
+    as an editor moves a dragged object's meshes): its cells are then the same without comparing them."""
+    return all(
+        _address(getattr(drawn, name)()) == _address(getattr(mesh, name)())
+        for name in ("GetPolys", "GetLines", "GetVerts", "GetStrips")
+    )
+
+
 def _offset(points: np.ndarray, cells: tuple[np.ndarray, ...], mesh: Any) -> tuple[float, float, float] | None:
-    """The one offset that takes every point of a drawn mesh (its ``points`` and ``cells``) to ``mesh``'s, with
-    the same cells; else None."""
-    after, after_cells = _shape(mesh)
+    """The one offset that takes every point of a drawn mesh (its ``points`` and ``cells``; no cells: known to
+    be the same) to ``mesh``'s, with the same cells; else None."""
+    after = np.asarray(mesh.points)
     if after.shape != points.shape or len(points) == 0:
         return None
     shift = after - points
     offset = shift[0]
     if np.abs(shift - offset).max() > MOVE_TOLERANCE:
         return None
-    if not all(np.array_equal(a, b) for a, b in zip(cells, after_cells, strict=True)):
+    if cells and not all(np.array_equal(a, b) for a, b in zip(cells, _shape(mesh)[1], strict=True)):
         return None
     return (float(offset[0]), float(offset[1]), float(offset[2]))
 

@@ -1,6 +1,7 @@
 """The shared 3D canvas, real VTK under Xvfb: an item that only moved keeps its actor, moved by a user transform,
 and one of a new shape keeps it with the new mesh, one of a new colour gets the colour, each drawing what a fresh
-actor draws; a draft frame has fewer pixels and the mouse still finds the same world points in it."""
+actor draws; a draft frame has fewer pixels, the mouse still finds the same world points in it and its texts and
+lines are as large on the screen as at full quality."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ import pyvista as pv
 from PySide6.QtCore import QPoint
 from PySide6.QtWidgets import QWidget
 
-from simlab.gui.scene_canvas import SceneCanvas
-from simlab.render.scene import CameraPose, SceneItem
+from simlab.gui.scene_canvas import DRAFT_TEXT_SHRINK, SceneCanvas
+from simlab.render.scene import CameraPose, SceneItem, line_segments, text_label
 from tests.gui.conftest import wait_shown
 
 TOP = CameraPose("top", (0.0, 0.0, 10.0), (0.0, 0.0, 0.0), (0.0, 1.0, 0.0), parallel=True, parallel_scale=3.0)
@@ -105,3 +106,25 @@ def test_a_draft_has_fewer_pixels_and_the_mouse_finds_the_same_points_in_it(canv
     canvas.set_draft(1)
     assert tuple(canvas.plotter.ren_win.GetSize()) == tuple(full)
     assert canvas.plotter.ren_win.GetMultiSamples() > 0 or canvas._samples == 0
+
+
+def _extent(image: np.ndarray, rgb: tuple[int, int, int]) -> tuple[int, int]:
+    """How many columns and rows hold pixels near ``rgb`` (a text's width, a horizontal line's thickness)."""
+    near = np.abs(image[:, :, :3] - np.asarray(rgb)).sum(axis=2) < 300  # anti-aliased edges count
+    return int(near.any(axis=0).sum()), int(near.any(axis=1).sum())
+
+
+def test_a_drafts_texts_and_lines_keep_their_size_on_the_screen(canvas):
+    blue, green = (0.0, 0.0, 1.0), (0.0, 0.6, 0.0)
+    line = SceneItem("line", "frustum", line_segments([((-2.0, -1.0, 0.0), (2.0, -1.0, 0.0))]), green, line_width=6.0)
+    canvas.show([text_label("label:eye", (-1.0, 1.0, 0.0), "Answerer", blue), line])
+    text_width, _ = _extent(picture(canvas), (0, 0, 255))
+    _, line_width = _extent(picture(canvas), (0, 153, 0))
+    canvas.set_draft(2)  # each draft pixel is stretched over two on the screen
+    draft = picture(canvas)
+    assert _extent(draft, (0, 0, 255))[0] * 2 == pytest.approx(text_width, rel=0.2)
+    assert _extent(draft, (0, 153, 0))[1] * 2 == pytest.approx(line_width, abs=2)
+    canvas.set_draft(4)  # a text this much smaller would blur past reading: it is drawn at half size at least
+    assert _extent(picture(canvas), (0, 0, 255))[0] * DRAFT_TEXT_SHRINK == pytest.approx(text_width, rel=0.2)
+    canvas.set_draft(1)
+    assert _extent(picture(canvas), (0, 0, 255))[0] == text_width

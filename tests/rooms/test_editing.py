@@ -4,8 +4,11 @@ that the CLI runs, files. Real catalog meshes, real ray casting, real renders; n
 from __future__ import annotations
 
 import json
+import math
+import random
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +17,10 @@ import pytest
 from simlab.core.editing import EditError, History
 from simlab.worlds import get_family
 from simlab.worlds.rooms.editing import EDITOR, RoomDocument
+from simlab.worlds.rooms.editing_checks import TOLERANCE, _cross, penetration
 from simlab.worlds.rooms.editing_place import WALL_SNAP
+from simlab.worlds.rooms.generator import generate_scene
+from simlab.worlds.rooms.render import footprint
 from simlab.worlds.rooms.scene import ROLE_RGB, SHARED_RGB
 from simlab.worlds.rooms.scene_io import load_scene
 
@@ -290,3 +296,26 @@ def test_questions_kept_and_saved_run_as_a_benchmark_from_the_command_line(tmp_p
     assert done.returncode == 0, done.stderr
     lines = [json.loads(line) for line in (out / "index.jsonl").read_text().splitlines()]
     assert sorted(line["task_id"] for line in lines) == sorted(kept)
+
+
+def _placed(obj, rng: random.Random, near: tuple[float, float]):
+    """``obj`` turned to a random yaw with its box centred at a random point within a metre of ``near``."""
+    x, y = near[0] + rng.uniform(-1.0, 1.0), near[1] + rng.uniform(-1.0, 1.0)
+    (lo, hi), (cx, cy, _) = obj.bbox, obj.center
+    bbox = ((lo[0] - cx + x, lo[1] - cy + y, lo[2]), (hi[0] - cx + x, hi[1] - cy + y, hi[2]))
+    return replace(obj, bbox=bbox, yaw=rng.choice([0.0, math.pi / 2, rng.uniform(0.0, 2 * math.pi)]))
+
+
+def test_the_quick_box_test_before_the_separating_axes_never_changes_whether_two_objects_cross():
+    rng = random.Random(0)
+    objects = [o for k in range(4) for o in generate_scene(0, k).objects]
+    verdicts = []
+    for _ in range(3000):
+        a, b = rng.sample(objects, 2)
+        a = _placed(a, rng, (2.0, 2.0))
+        b = _placed(b, rng, a.center[:2])
+        height = min(a.bbox[1][2], b.bbox[1][2]) - max(a.bbox[0][2], b.bbox[0][2])
+        alone = height > TOLERANCE and penetration(footprint(a), footprint(b)) > TOLERANCE
+        assert _cross(a, b) == alone, (a.id, b.id)
+        verdicts.append(alone)
+    assert 0.1 < sum(verdicts) / len(verdicts) < 0.9  # both verdicts are tried many times
