@@ -12,7 +12,8 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 
 import numpy as np
 import pyvista as pv
@@ -120,13 +121,14 @@ def camera_pose(camera: Camera, name: str = "agent") -> CameraPose:
 
 def render_view(scene: Scene, camera: Camera, size: tuple[int, int] = (1024, 768)) -> Image.Image:
     """The egocentric RGB view from ``camera`` (walls and floor drawn, colours kept true by mostly ambient
-    and diffuse light with no specular highlight)."""
+    and diffuse light with no specular highlight), without anti-aliasing (see :func:`without_anti_aliasing`)."""
     return render_view_items(room_scene_items(scene), camera, size)
 
 
 def render_view_items(items: Sequence[SceneItem], camera: Camera, size: tuple[int, int]) -> Image.Image:
     """:func:`render_view` of a room already turned into ``items`` (the editor keeps them between edits)."""
-    return render_items(items, camera_pose(camera), size, background="white")
+    with offscreen_plotter(size) as plotter, without_anti_aliasing(plotter):
+        return render_items(items, camera_pose(camera), size, background="white")
 
 
 def render_views(scene: Scene, cameras: Sequence[Camera], size: tuple[int, int] = (1024, 768)) -> list[Image.Image]:
@@ -134,11 +136,30 @@ def render_views(scene: Scene, cameras: Sequence[Camera], size: tuple[int, int] 
     the plotter once: only the camera moves between pictures (a benchmark build renders both agents' views
     of every room, and making and adding the actors cost more than the render itself)."""
     items = room_scene_items(scene)  # before taking the shared plotter: others may render meanwhile
-    with offscreen_plotter(size) as plotter:
+    with offscreen_plotter(size) as plotter, without_anti_aliasing(plotter):
         plotter.clear_actors()
         plotter.renderer.set_background("white")
         add_items(plotter, items)
         return [_snapshot(plotter, camera) for camera in cameras]
+
+
+@contextmanager
+def without_anti_aliasing(plotter: pv.Plotter) -> Iterator[pv.Plotter]:
+    """``plotter`` (a shared off-screen one) without multisampling, then with as many samples as before, as
+    its other users expect.
+
+    An id render must decode exactly, and the rooms views skip it for speed: Mesa's software GL (llvmpipe)
+    spends more on 4x multisampling than on the rest of a 1024x768 view (a benchmark build draws two views a
+    room). Edges step by a pixel, which a model reading the picture does not need smoothed (README,
+    Performance)."""
+    window = plotter.render_window
+    assert window is not None  # the cached plotters stay open until close_plotters
+    samples = window.GetMultiSamples()
+    window.SetMultiSamples(0)
+    try:
+        yield plotter
+    finally:
+        window.SetMultiSamples(samples)
 
 
 def _snapshot(plotter: pv.Plotter, camera: Camera) -> Image.Image:
@@ -175,13 +196,9 @@ def render_ids_many(
 ) -> list[np.ndarray]:
     """:func:`render_ids` of the room merged into ``mesh`` (``owners``: each face's object index) from each of
     ``cameras``, the id mesh added once (view sampling counts both cameras of an attempt)."""
-    with offscreen_plotter(size) as plotter:
+    with offscreen_plotter(size) as plotter, without_anti_aliasing(plotter):
         _add_id_mesh(plotter, id_polydata(mesh, owners))
-        plotter.disable_anti_aliasing()
-        try:
-            return [decode_ids(_id_pixels(plotter, camera)) for camera in cameras]
-        finally:
-            plotter.enable_anti_aliasing("msaa")
+        return [decode_ids(_id_pixels(plotter, camera)) for camera in cameras]
 
 
 def _id_mesh(scene: Scene, geom: visibility.SceneGeometry | None) -> tuple[trimesh.Trimesh, np.ndarray]:
