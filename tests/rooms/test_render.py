@@ -70,6 +70,16 @@ def test_a_view_has_no_blended_edges_and_leaves_the_shared_plotter_multisampled(
         assert plotter.render_window.GetMultiSamples() == samples
 
 
+def test_faces_coloured_on_the_cpu_are_vtks_own_lighting_within_one_level() -> None:
+    scene, size = two_boxes(), (320, 240)
+    items = rr.room_scene_items(scene)
+    with offscreen_plotter(size) as plotter, rr.without_anti_aliasing(plotter):
+        lit = np.asarray(render_items(items, rr.camera_pose(LOOK_WEST), size, "white"), dtype=int)
+    flat = np.asarray(rr.render_view(scene, LOOK_WEST, size), dtype=int)
+    assert np.abs(flat - lit).max() <= 1
+    assert len(np.unique(flat.reshape(-1, 3), axis=0)) > 4  # lit faces in several shades, not one flat colour
+
+
 def two_coloured(obj):
     mesh = box_mesh(obj)
     colours = np.tile([200, 30, 30, 255], (len(mesh.faces), 1))
