@@ -20,7 +20,8 @@ import pyvista as pv
 import trimesh
 from PIL import Image, ImageDraw
 from vtkmodules.util.numpy_support import numpy_to_vtk
-from vtkmodules.vtkRenderingCore import vtkPolyDataMapper
+from vtkmodules.vtkCommonDataModel import vtkPolyData
+from vtkmodules.vtkRenderingCore import vtkActor, vtkPolyDataMapper
 
 from simlab.render.images import text_font
 from simlab.render.scene import _LIGHTING as SURFACE_LIGHTING  # the factors add_items lights surfaces with
@@ -152,10 +153,13 @@ def render_views_of_items(
     with offscreen_plotter(size) as plotter, without_anti_aliasing(plotter):
         plotter.clear_actors()
         plotter.renderer.set_background("white")
-        for k, part in enumerate(parts):
-            part.actor.name = f"flat:{k}"  # pyvista lists (and clear_actors takes off) a renderer's actors by name
+        for part in parts:
             plotter.renderer.AddActor(part.actor)
-        return [_flat_snapshot(plotter, parts, camera) for camera in cameras]
+        try:
+            return [_flat_snapshot(plotter, parts, camera) for camera in cameras]
+        finally:  # taken off again: the next user of the plotter finds it as clear_actors leaves it
+            for part in parts:
+                plotter.renderer.RemoveActor(part.actor)
 
 
 class FlatLit:
@@ -175,14 +179,14 @@ class FlatLit:
         self.rgb = np.asarray(pv.Color(item.color).float_rgb)  # 8 bits a channel, as add_mesh sets colours
         self.colours = np.zeros((len(triangles), 3), dtype=np.uint8)
         self.array = numpy_to_vtk(self.colours, deep=False)  # shares self.colours: written in place per camera
-        poly = pv.PolyData()
+        poly = vtkPolyData()  # VTK's own classes: pyvista's wrappers cost more than the render here
         poly.ShallowCopy(item.mesh)
         poly.GetCellData().SetScalars(self.array)
         mapper = vtkPolyDataMapper()
         mapper.SetInputData(poly)
         mapper.SetScalarModeToUseCellData()
         mapper.SetColorModeToDirectScalars()
-        self.actor = pv.Actor()  # pyvista's: it has the name its renderer lists actors by
+        self.actor = vtkActor()
         self.actor.SetMapper(mapper)
         look = self.actor.GetProperty()
         look.LightingOff()
