@@ -55,12 +55,17 @@ def pixels(image: Image.Image) -> list[Any]:
     return list(flat() if flat else image.getdata())
 
 
-def to_png_bytes(image: Image.Image | bytes | Any) -> bytes:
-    """Encode ``image`` as PNG (bytes pass through); the same image always gives the same bytes."""
+def to_png_bytes(image: Image.Image | bytes | Any, compress_level: int | None = None) -> bytes:
+    """Encode ``image`` as PNG (bytes pass through); the same image always gives the same bytes.
+
+    By default the smallest file (Pillow's ``optimize``): the bytes whose sha256 a run records for every
+    picture sent to a model, so keep it for those. ``compress_level`` (a zlib level, 0-9) trades size for
+    time where only people look at the files: a 1024x768 room view at 6 is 4% bigger and 4x faster to make."""
     if isinstance(image, bytes):
         return image
     buffer = io.BytesIO()
-    image.save(buffer, format="PNG", optimize=True)
+    options: dict[str, Any] = {"optimize": True} if compress_level is None else {"compress_level": compress_level}
+    image.save(buffer, format="PNG", **options)
     return buffer.getvalue()
 
 

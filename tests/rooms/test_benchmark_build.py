@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
-from simlab.worlds.rooms.benchmark import build_benchmark, picture_jobs, scene_views, select_questions
+from PIL import Image
+
+from simlab.worlds.rooms.benchmark import build_benchmark, picture_jobs, room_pictures, scene_views, select_questions
 from simlab.worlds.rooms.model import Scene
-from simlab.worlds.rooms.render import pixel_counts, pixel_counts_many, render_view, render_views
+from simlab.worlds.rooms.render import pixel_counts, pixel_counts_many, render_view, render_views, topdown_map
 from simlab.worlds.rooms.visibility import ViewPair
 
 
@@ -37,6 +40,20 @@ def test_pictures_are_drawn_once_per_room_from_its_first_question_with_every_map
         assert job.views == first["views"]
         mapping = [item["id"] for item in items if item["scene"]["id"] == job.scene["id"] and item["task"] == "mapping"]
         assert [question for question, _, _ in job.maps] == mapping
+
+
+def test_a_rooms_picture_files_hold_exactly_the_views_agents_are_shown_and_the_maps() -> None:
+    items = select_questions(2, 3, n_rooms=12, workers=1).items
+    job = next(job for job in picture_jobs(items) if job.maps)
+    scene, views = Scene.from_json(job.scene), ViewPair.from_json(job.views)
+    files = dict(room_pictures(job))
+    for role, camera in (("answerer", views.answerer), ("helper", views.helper)):
+        written = Image.open(io.BytesIO(files[f"views/{scene.id}_{role}.png"]))
+        assert written.tobytes() == render_view(scene, camera).tobytes()  # lossless, whatever the zlib level
+    question, seen, swap = job.maps[0]
+    pair = ViewPair.from_json(seen)
+    drawn = topdown_map(scene, sorted({*pair.answerer_visible, *pair.helper_visible}), pair.answerer, swap=swap)
+    assert Image.open(io.BytesIO(files[f"maps/{question}.png"])).tobytes() == drawn.tobytes()
 
 
 def test_counting_both_cameras_from_one_id_mesh_gives_each_cameras_own_counts() -> None:

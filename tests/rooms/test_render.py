@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import trimesh
 
+from simlab.render.scene import offscreen_plotter, render_items
 from simlab.worlds.rooms import render as rr
 from simlab.worlds.rooms import visibility as vis
 from simlab.worlds.rooms.model import Camera
@@ -54,6 +55,29 @@ def test_render_view_is_not_blank_and_colours_read_true() -> None:
     assert image.size == (320, 240) and len(np.unique(pixels.reshape(-1, 3), axis=0)) > 5
     r, g, b = pixels[120, 160]
     assert r > 150 and r > 2.5 * g and r > 2.5 * b
+
+
+def test_a_view_has_no_blended_edges_and_leaves_the_shared_plotter_multisampled() -> None:
+    scene, size = two_boxes(), (320, 240)
+    smooth = np.asarray(render_items(rr.room_scene_items(scene), rr.camera_pose(LOOK_WEST), size, "white"))
+    with offscreen_plotter(size) as plotter:
+        samples = plotter.render_window.GetMultiSamples()  # as many as the GL gives, once it has drawn
+    assert samples > 0  # the plotters' default, which other pictures (exports, blocks) are drawn with
+    sharp = np.asarray(rr.render_view(scene, LOOK_WEST, size)).reshape(-1, 3)
+    # flat faces unblended: a handful of colours (faces and background), where multisampling mixes hundreds
+    assert 3 < len(np.unique(sharp, axis=0)) < len(np.unique(smooth.reshape(-1, 3), axis=0)) / 2
+    with offscreen_plotter(size) as plotter:
+        assert plotter.render_window.GetMultiSamples() == samples
+
+
+def test_faces_coloured_on_the_cpu_are_vtks_own_lighting_within_one_level() -> None:
+    scene, size = two_boxes(), (320, 240)
+    items = rr.room_scene_items(scene)
+    with offscreen_plotter(size) as plotter, rr.without_anti_aliasing(plotter):
+        lit = np.asarray(render_items(items, rr.camera_pose(LOOK_WEST), size, "white"), dtype=int)
+    flat = np.asarray(rr.render_view(scene, LOOK_WEST, size), dtype=int)
+    assert np.abs(flat - lit).max() <= 1
+    assert len(np.unique(flat.reshape(-1, 3), axis=0)) > 4  # lit faces in several shades, not one flat colour
 
 
 def two_coloured(obj):

@@ -51,6 +51,7 @@ FILTER_ROUNDS = 4  # rounds of the model filter: replacements are asked about to
 COUNTING_VIEWS = 2  # more pairs of viewpoints sampled in a room with many of a kind, for counting (see _more_views)
 ROLES = ("answerer", "helper")  # the views' file names, in ViewPair's camera order
 PARALLEL_FROM = 24  # rooms: fewer are sampled in this process (starting workers costs about a second each)
+PNG_LEVEL = 6  # zlib level of the views and maps written (no sha256 is kept of them): 4x faster than the smallest
 
 
 def scene_views(seed: int, index: int) -> tuple[Scene, ViewPair] | None:
@@ -435,11 +436,13 @@ def room_pictures(job: RoomPictures) -> list[tuple[str, bytes]]:
 
     scene, views = Scene.from_json(job.scene), ViewPair.from_json(job.views)
     pictures = render_views(scene, [views.answerer, views.helper])
-    out = [(f"views/{scene.id}_{role}.png", to_png_bytes(p)) for role, p in zip(ROLES, pictures, strict=True)]
+    named = zip(ROLES, pictures, strict=True)
+    out = [(f"views/{scene.id}_{role}.png", to_png_bytes(view, PNG_LEVEL)) for role, view in named]
     for question, seen, swap in job.maps:
         pair = ViewPair.from_json(seen)
         ids = sorted({*pair.answerer_visible, *pair.helper_visible})
-        out.append((f"maps/{question}.png", to_png_bytes(topdown_map(scene, ids, pair.answerer, swap=swap))))
+        picture = topdown_map(scene, ids, pair.answerer, swap=swap)
+        out.append((f"maps/{question}.png", to_png_bytes(picture, PNG_LEVEL)))
     return out
 
 

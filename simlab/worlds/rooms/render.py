@@ -12,15 +12,20 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 
 import numpy as np
 import pyvista as pv
 import trimesh
 from PIL import Image, ImageDraw
+from vtkmodules.util.numpy_support import numpy_to_vtk
+from vtkmodules.vtkCommonDataModel import vtkPolyData
+from vtkmodules.vtkRenderingCore import vtkActor, vtkPolyDataMapper
 
 from simlab.render.images import text_font
-from simlab.render.scene import CameraPose, SceneItem, add_items, offscreen_plotter, render_items, set_camera
+from simlab.render.scene import _LIGHTING as SURFACE_LIGHTING  # the factors add_items lights surfaces with
+from simlab.render.scene import CameraPose, SceneItem, offscreen_plotter, set_camera
 from simlab.worlds.rooms import visibility
 from simlab.worlds.rooms.materials import MAP_COLOURS, MATERIALS
 from simlab.worlds.rooms.model import Camera, RoomObject, Scene
@@ -120,31 +125,125 @@ def camera_pose(camera: Camera, name: str = "agent") -> CameraPose:
 
 def render_view(scene: Scene, camera: Camera, size: tuple[int, int] = (1024, 768)) -> Image.Image:
     """The egocentric RGB view from ``camera`` (walls and floor drawn, colours kept true by mostly ambient
-    and diffuse light with no specular highlight)."""
+    and diffuse light with no specular highlight), without anti-aliasing (see :func:`without_anti_aliasing`)."""
     return render_view_items(room_scene_items(scene), camera, size)
 
 
 def render_view_items(items: Sequence[SceneItem], camera: Camera, size: tuple[int, int]) -> Image.Image:
     """:func:`render_view` of a room already turned into ``items`` (the editor keeps them between edits)."""
-    return render_items(items, camera_pose(camera), size, background="white")
+    return render_views_of_items(items, [camera], size)[0]
 
 
 def render_views(scene: Scene, cameras: Sequence[Camera], size: tuple[int, int] = (1024, 768)) -> list[Image.Image]:
     """:func:`render_view` from each of ``cameras``, pixel for pixel, with the room's items made and added to
-    the plotter once: only the camera moves between pictures (a benchmark build renders both agents' views
-    of every room, and making and adding the actors cost more than the render itself)."""
-    items = room_scene_items(scene)  # before taking the shared plotter: others may render meanwhile
-    with offscreen_plotter(size) as plotter:
+    the plotter once: only the camera and the faces' colours change between pictures (a benchmark build
+    renders both agents' views of every room)."""
+    return render_views_of_items(room_scene_items(scene), cameras, size)
+
+
+def render_views_of_items(
+    items: Sequence[SceneItem], cameras: Sequence[Camera], size: tuple[int, int]
+) -> list[Image.Image]:
+    """The room ``items`` (plain surfaces, as :func:`room_scene_items` makes them) from each of ``cameras``.
+
+    Each face is drawn unlit in the colour VTK's flat lighting would give it (:class:`FlatLit`): the same
+    picture within one level of 255 in a few pixels, at a third of the cost on software GL, where the
+    fragment shader's five lights were most of a view's time."""
+    parts = [FlatLit(item) for item in items]  # before taking the shared plotter: others may render meanwhile
+    with offscreen_plotter(size) as plotter, without_anti_aliasing(plotter):
         plotter.clear_actors()
         plotter.renderer.set_background("white")
-        add_items(plotter, items)
-        return [_snapshot(plotter, camera) for camera in cameras]
+        for part in parts:
+            plotter.renderer.AddActor(part.actor)
+        try:
+            return [_flat_snapshot(plotter, parts, camera) for camera in cameras]
+        finally:  # taken off again: the next user of the plotter finds it as clear_actors leaves it
+            for part in parts:
+                plotter.renderer.RemoveActor(part.actor)
 
 
-def _snapshot(plotter: pv.Plotter, camera: Camera) -> Image.Image:
+class FlatLit:
+    """A room item as an unlit VTK actor whose faces are coloured here, per camera, as VTK's flat lighting
+    colours them: the item's colour times the ambient factor, plus times the diffuse factor the sum over the
+    lights of each light's colour and intensity times the cosine between the face's normal (turned towards the
+    eye: lighting is two-sided) and the direction to the light."""
+
+    def __init__(self, item: SceneItem) -> None:
+        triangles = np.asarray(item.mesh.faces).reshape(-1, 4)
+        assert (triangles[:, 0] == 3).all(), "rooms meshes are triangles (to_polydata)"
+        points = np.asarray(item.mesh.points, dtype=float)
+        self.anchors = points[triangles[:, 1]]
+        normals = np.cross(points[triangles[:, 2]] - self.anchors, points[triangles[:, 3]] - self.anchors)
+        lengths = np.linalg.norm(normals, axis=1, keepdims=True)
+        self.normals = np.divide(normals, lengths, out=np.zeros_like(normals), where=lengths > 0)
+        self.rgb = np.asarray(pv.Color(item.color).float_rgb)  # 8 bits a channel, as add_mesh sets colours
+        self.colours = np.zeros((len(triangles), 3), dtype=np.uint8)
+        self.array = numpy_to_vtk(self.colours, deep=False)  # shares self.colours: written in place per camera
+        poly = vtkPolyData()  # VTK's own classes: pyvista's wrappers cost more than the render here
+        poly.ShallowCopy(item.mesh)
+        poly.GetCellData().SetScalars(self.array)
+        mapper = vtkPolyDataMapper()
+        mapper.SetInputData(poly)
+        mapper.SetScalarModeToUseCellData()
+        mapper.SetColorModeToDirectScalars()
+        self.actor = vtkActor()
+        self.actor.SetMapper(mapper)
+        look = self.actor.GetProperty()
+        look.LightingOff()
+        look.SetOpacity(item.opacity)
+        look.SetBackfaceCulling(item.culled)
+
+    def light(self, eye: np.ndarray, towards: np.ndarray, intensities: np.ndarray) -> None:
+        """Colour the faces as seen from ``eye`` under lights in unit directions ``towards`` (n, 3) with
+        ``intensities`` (n, 3): colour times intensity per channel."""
+        facing = np.einsum("ij,ij->i", self.normals, eye - self.anchors) >= 0
+        normals = np.where(facing[:, None], self.normals, -self.normals)
+        diffuse = np.maximum(normals @ towards.T, 0.0) @ intensities
+        shade = self.rgb * SURFACE_LIGHTING["ambient"] + diffuse * self.rgb * SURFACE_LIGHTING["diffuse"]
+        self.colours[:] = np.rint(np.clip(shade, 0.0, 1.0) * 255)
+        self.array.Modified()
+
+
+def _lights(renderer: pv.Renderer) -> tuple[np.ndarray, np.ndarray]:
+    """The directions towards ``renderer``'s lights that are on (unit vectors, world frame, the camera
+    lights moved with the current camera) and each one's colour times its intensity."""
+    renderer.UpdateLightsGeometryToFollowCamera()
+    towards, intensities = [], []
+    for light in renderer.lights:
+        if light.GetSwitch():
+            direction = np.subtract(light.GetTransformedPosition(), light.GetTransformedFocalPoint())
+            towards.append(direction / np.linalg.norm(direction))
+            intensities.append(np.asarray(light.GetDiffuseColor()) * light.GetIntensity())
+    return np.asarray(towards, dtype=float).reshape(-1, 3), np.asarray(intensities, dtype=float).reshape(-1, 3)
+
+
+def _flat_snapshot(plotter: pv.Plotter, parts: Sequence[FlatLit], camera: Camera) -> Image.Image:
     set_camera(plotter, camera_pose(camera))
+    towards, intensities = _lights(plotter.renderer)
+    eye = np.asarray(camera.position, dtype=float)
+    for part in parts:
+        part.light(eye, towards, intensities)
     plotter.render()
     return Image.fromarray(np.asarray(plotter.screenshot(return_img=True))[:, :, :3].astype(np.uint8), "RGB")
+
+
+@contextmanager
+def without_anti_aliasing(plotter: pv.Plotter) -> Iterator[pv.Plotter]:
+    """``plotter`` (a shared off-screen one) without multisampling, then with as many samples as before, as
+    its other users expect.
+
+    An id render must decode exactly, and the rooms views skip it for speed: Mesa's software GL (llvmpipe)
+    spends more on 4x multisampling than on the rest of a 1024x768 view (a benchmark build draws two views a
+    room). Edges step by a pixel, which a model reading the picture does not need smoothed (README,
+    Performance)."""
+    window = plotter.render_window
+    assert window is not None  # the cached plotters stay open until close_plotters
+    samples = window.GetMultiSamples()
+    window.SetMultiSamples(0)
+    try:
+        yield plotter
+    finally:
+        window.SetMultiSamples(samples)
 
 
 def encode_index(index: int) -> RGB:
@@ -175,13 +274,9 @@ def render_ids_many(
 ) -> list[np.ndarray]:
     """:func:`render_ids` of the room merged into ``mesh`` (``owners``: each face's object index) from each of
     ``cameras``, the id mesh added once (view sampling counts both cameras of an attempt)."""
-    with offscreen_plotter(size) as plotter:
+    with offscreen_plotter(size) as plotter, without_anti_aliasing(plotter):
         _add_id_mesh(plotter, id_polydata(mesh, owners))
-        plotter.disable_anti_aliasing()
-        try:
-            return [decode_ids(_id_pixels(plotter, camera)) for camera in cameras]
-        finally:
-            plotter.enable_anti_aliasing("msaa")
+        return [decode_ids(_id_pixels(plotter, camera)) for camera in cameras]
 
 
 def _id_mesh(scene: Scene, geom: visibility.SceneGeometry | None) -> tuple[trimesh.Trimesh, np.ndarray]:
