@@ -31,7 +31,9 @@ FRONT_ONLY_KINDS: frozenset[str] = frozenset({"target", "wall"})
 
 EDGE_DARKENING = 0.55
 """How much darker than its colour an edged item's outline is drawn."""
-_LIGHTING: dict[str, float] = {"ambient": 0.5, "diffuse": 0.55, "specular": 0.0}
+SURFACE_LIGHTING: dict[str, float] = {"ambient": 0.5, "diffuse": 0.55, "specular": 0.0}
+"""How surfaces are lit: mostly ambient plus diffuse, no specular highlight, so colours stay true (the rooms
+world colours its faces by these factors itself)."""
 _PLOTTERS: dict[tuple[int, int], pv.Plotter] = {}
 _RENDER_LOCK = threading.RLock()
 _LOOKS: dict[int, dict[str, tuple[tuple[Any, ...], Any]]] = {}
@@ -164,7 +166,7 @@ def _prototype(plotter: Any, item: SceneItem) -> Any:
             culling="back" if item.culled else None,
             reset_camera=False,
             render=False,
-            **_LIGHTING,
+            **SURFACE_LIGHTING,
         )
         plotter.remove_actor(prototype, reset_camera=False, render=False)
         kept[look] = prototype

@@ -24,8 +24,7 @@ from vtkmodules.vtkCommonDataModel import vtkPolyData
 from vtkmodules.vtkRenderingCore import vtkActor, vtkPolyDataMapper
 
 from simlab.render.images import text_font
-from simlab.render.scene import _LIGHTING as SURFACE_LIGHTING  # the factors add_items lights surfaces with
-from simlab.render.scene import CameraPose, SceneItem, offscreen_plotter, set_camera
+from simlab.render.scene import SURFACE_LIGHTING, CameraPose, SceneItem, offscreen_plotter, set_camera
 from simlab.worlds.rooms import visibility
 from simlab.worlds.rooms.materials import MAP_COLOURS, MATERIALS
 from simlab.worlds.rooms.model import Camera, RoomObject, Scene
