@@ -21,6 +21,10 @@ import pyvista as pv
 import vtk
 from PIL import Image
 
+# Imported from its module, not looked up as pv.Color: pyvista loads its plotting module on the first such look-up,
+# and a thread looking one up while another loads it fails (a rooms batch draws in threads).
+from pyvista.plotting.colors import Color
+
 Vec3 = tuple[float, float, float]
 RGBf = tuple[float, float, float]
 
@@ -136,9 +140,9 @@ def paint_actor(actor: Any, item: SceneItem) -> None:
     ``add_mesh`` sets them (8 bits a channel), so the pixels are those of a fresh ``add_mesh``."""
     actor.GetMapper().SetInputData(item.mesh)
     look = actor.GetProperty()
-    look.SetColor(pv.Color(item.color).float_rgb)
+    look.SetColor(Color(item.color).float_rgb)
     if item.edged:
-        look.SetEdgeColor(pv.Color(darker(item.color, EDGE_DARKENING)).float_rgb)
+        look.SetEdgeColor(Color(darker(item.color, EDGE_DARKENING)).float_rgb)
 
 
 def actor_look(item: SceneItem) -> tuple[Any, ...]:

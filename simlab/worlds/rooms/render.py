@@ -19,6 +19,10 @@ import numpy as np
 import pyvista as pv
 import trimesh
 from PIL import Image, ImageDraw
+
+# Imported from its module, not looked up as pv.Color: pyvista loads its plotting module on the first such look-up,
+# and a thread looking one up while another loads it fails (a rooms batch draws in threads).
+from pyvista.plotting.colors import Color
 from vtkmodules.util.numpy_support import numpy_to_vtk
 from vtkmodules.vtkCommonDataModel import vtkPolyData
 from vtkmodules.vtkRenderingCore import vtkActor, vtkPolyDataMapper
@@ -175,7 +179,7 @@ class FlatLit:
         normals = np.cross(points[triangles[:, 2]] - self.anchors, points[triangles[:, 3]] - self.anchors)
         lengths = np.linalg.norm(normals, axis=1, keepdims=True)
         self.normals = np.divide(normals, lengths, out=np.zeros_like(normals), where=lengths > 0)
-        self.rgb = np.asarray(pv.Color(item.color).float_rgb)  # 8 bits a channel, as add_mesh sets colours
+        self.rgb = np.asarray(Color(item.color).float_rgb)  # 8 bits a channel, as add_mesh sets colours
         self.colours = np.zeros((len(triangles), 3), dtype=np.uint8)
         self.array = numpy_to_vtk(self.colours, deep=False)  # shares self.colours: written in place per camera
         poly = vtkPolyData()  # VTK's own classes: pyvista's wrappers cost more than the render here
