@@ -346,7 +346,6 @@ class TimelineWidget(QWidget):
         self.loop_check.setChecked(model.loop)
         self.scrubber = TimelineScrubber(model, self)
         self.turn_label = QLabel(self)
-        self.turn_label.setMinimumWidth(self.turn_label.fontMetrics().horizontalAdvance("turn 888 of 888") + 6)
         self.turn_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         self._layout()
         self._connect()
@@ -432,7 +431,18 @@ class TimelineWidget(QWidget):
     def _loop_toggled(self, checked: bool) -> None:
         self.model.loop = checked
 
+    def _fit_turn_label(self, last_turn: int) -> None:
+        """Fix the turn label's size to its widest text of the episode (at least "turn 888 of 888"): a label of
+        fixed size changing its text asks no layout above it again, so a step repaints the label alone instead
+        of laying out the dock and the window."""
+        widest = max(888, last_turn)
+        metrics = self.turn_label.fontMetrics()
+        self.turn_label.setFixedSize(
+            metrics.horizontalAdvance(f"turn {widest} of {widest}") + 6, self.turn_label.sizeHint().height()
+        )
+
     def _episode_changed(self, episode: Episode | None) -> None:
+        self._fit_turn_label(episode.last_turn if episode is not None else 0)
         has = episode is not None
         for w in (self.first_button, self.back_button, self.play_button, self.forward_button, self.last_button):
             w.setEnabled(has)

@@ -6,9 +6,9 @@ import itertools
 from collections.abc import Iterator
 
 import pytest
-from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, Qt
 from PySide6.QtGui import QWheelEvent
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
 
 from simlab.core.episode import Episode
 from simlab.core.playback import error_turns, turn_marks
@@ -143,6 +143,31 @@ def test_label_follows_turn_changed(timeline: TimelineWidget, model, random_epis
     model.set_episode(None)
     assert timeline.label_text() == "no episode"
     assert not timeline.play_button.isEnabled()
+
+
+class _LayoutRequests(QObject):
+    """Counts the layout requests ``watched`` gets."""
+
+    def __init__(self, watched: QWidget) -> None:
+        super().__init__()
+        self.count = 0
+        watched.installEventFilter(self)
+
+    def eventFilter(self, _watched: QObject, event: QEvent) -> bool:
+        self.count += event.type() == QEvent.Type.LayoutRequest
+        return False
+
+
+def test_a_step_repaints_the_turn_label_without_laying_the_timeline_out(
+    qtbot, timeline: TimelineWidget, model, random_episode: Episode
+) -> None:
+    requests = _LayoutRequests(timeline)
+    for turn in (1, 5, 2, random_episode.last_turn):
+        model.seek(turn)
+        QApplication.processEvents()
+        label = timeline.turn_label
+        assert label.fontMetrics().horizontalAdvance(label.text()) <= label.width()  # the whole text shows
+    assert requests.count == 0  # a label of fixed size: its new text asks no layout of the dock or the window
 
 
 def test_speed_and_loop_controls_set_the_model(timeline: TimelineWidget, model) -> None:
