@@ -327,6 +327,14 @@ def _vline(painter: QPainter, colour: str, width: float, x: float, y0: float, y1
     painter.drawLine(QPointF(x, y0), QPointF(x, y1))
 
 
+def fix_label_size(label: QLabel, widest: str, room: int = 0) -> None:
+    """Fix ``label``'s size to fit ``widest``, the widest text it will show for a while (an episode's last turn),
+    and ``room`` pixels: a label of fixed size changing its text asks no layout above it again, so a step
+    repaints the label alone instead of laying out its dock and the window. Nothing changes when the size
+    already is that."""
+    label.setFixedSize(label.fontMetrics().horizontalAdvance(widest) + room, label.sizeHint().height())
+
+
 class TimelineWidget(QWidget):
     """Transport controls, speed, loop, the scrubber and a "turn 7 of 20" label, all driving one model."""
 
@@ -431,18 +439,9 @@ class TimelineWidget(QWidget):
     def _loop_toggled(self, checked: bool) -> None:
         self.model.loop = checked
 
-    def _fit_turn_label(self, last_turn: int) -> None:
-        """Fix the turn label's size to its widest text of the episode (at least "turn 888 of 888"): a label of
-        fixed size changing its text asks no layout above it again, so a step repaints the label alone instead
-        of laying out the dock and the window."""
-        widest = max(888, last_turn)
-        metrics = self.turn_label.fontMetrics()
-        self.turn_label.setFixedSize(
-            metrics.horizontalAdvance(f"turn {widest} of {widest}") + 6, self.turn_label.sizeHint().height()
-        )
-
     def _episode_changed(self, episode: Episode | None) -> None:
-        self._fit_turn_label(episode.last_turn if episode is not None else 0)
+        widest = max(888, episode.last_turn if episode is not None else 0)  # at least "turn 888 of 888"
+        fix_label_size(self.turn_label, f"turn {widest} of {widest}", room=6)
         has = episode is not None
         for w in (self.first_button, self.back_button, self.play_button, self.forward_button, self.last_button):
             w.setEnabled(has)

@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import pyvista as pv
-from PySide6.QtWidgets import QWidget
+from PySide6.QtCore import QEvent, QObject
+from PySide6.QtWidgets import QApplication, QWidget
 
 from simlab.core.recording import load_run
 from simlab.gui.agent_panels import AgentPanels
@@ -166,4 +167,33 @@ def test_the_plots_share_one_scene_and_their_cursors_follow(qtbot, tmp_path):
     for turn in (3, 1, 7):
         win.playback.seek(turn)
         assert [round(line.value()) for line in win.plots.cursors] == [turn, turn]
+    win.close()
+
+
+class _LayoutRequests(QObject):
+    """Counts the layout requests ``watched`` gets."""
+
+    def __init__(self, watched: QWidget) -> None:
+        super().__init__()
+        self.count = 0
+        watched.installEventFilter(self)
+
+    def eventFilter(self, _watched: QObject, event: QEvent) -> bool:
+        self.count += event.type() == QEvent.Type.LayoutRequest
+        return False
+
+
+def test_the_turns_number_changes_without_laying_out_the_status_bar_or_the_timeline(qtbot, tmp_path):
+    win = shown_window(qtbot, tmp_path, DEMO_RUN)
+    win.open_episode_id(win.browser.visible_episode_ids()[0])
+    win.playback.seek(1)
+    QApplication.processEvents()
+    watched = [_LayoutRequests(widget) for widget in (win.statusBar(), win.timeline)]
+    for turn in (2, 3, 9, 10, 4):  # labels of fixed size: a new text asks no layout of the window
+        win.playback.seek(turn)
+        QApplication.processEvents()
+        label = win.status_label
+        assert f"turn {turn} of" in label.text()
+        assert label.fontMetrics().horizontalAdvance(label.text()) <= label.width()  # the whole text shows
+    assert [requests.count for requests in watched] == [0, 0]
     win.close()
