@@ -7,7 +7,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import pyvista as pv
-from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QApplication, QWidget
 
 from simlab.core.recording import load_run
@@ -16,7 +15,7 @@ from simlab.gui.playback import PlaybackModel
 from simlab.gui.scene_canvas import SceneCanvas
 from simlab.render.scene import EDGE_DARKENING, CameraPose, SceneItem, darker, is_text
 from simlab.runner.demo import DEMO_RUN
-from tests.gui.conftest import shown_window, wait_shown
+from tests.gui.conftest import LayoutRequests, shown_window, wait_shown
 from tests.gui.test_rooms_app import _display_point
 
 CAMERA = CameraPose("test", (4.0, -6.0, 5.0), (1.0, 1.0, 0.5), (0.0, 0.0, 1.0))
@@ -170,25 +169,12 @@ def test_the_plots_share_one_scene_and_their_cursors_follow(qtbot, tmp_path):
     win.close()
 
 
-class _LayoutRequests(QObject):
-    """Counts the layout requests ``watched`` gets."""
-
-    def __init__(self, watched: QWidget) -> None:
-        super().__init__()
-        self.count = 0
-        watched.installEventFilter(self)
-
-    def eventFilter(self, _watched: QObject, event: QEvent) -> bool:
-        self.count += event.type() == QEvent.Type.LayoutRequest
-        return False
-
-
 def test_the_turns_number_changes_without_laying_out_the_status_bar_or_the_timeline(qtbot, tmp_path):
     win = shown_window(qtbot, tmp_path, DEMO_RUN)
     win.open_episode_id(win.browser.visible_episode_ids()[0])
     win.playback.seek(1)
     QApplication.processEvents()
-    watched = [_LayoutRequests(widget) for widget in (win.statusBar(), win.timeline)]
+    watched = [LayoutRequests(widget) for widget in (win.statusBar(), win.timeline)]
     for turn in (2, 3, 9, 10, 4):  # labels of fixed size: a new text asks no layout of the window
         win.playback.seek(turn)
         QApplication.processEvents()

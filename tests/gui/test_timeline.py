@@ -6,9 +6,9 @@ import itertools
 from collections.abc import Iterator
 
 import pytest
-from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, Qt
+from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QWheelEvent
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import QApplication
 
 from simlab.core.episode import Episode
 from simlab.core.playback import error_turns, turn_marks
@@ -17,7 +17,7 @@ from simlab.gui.playback import PlaybackModel
 from simlab.gui.timeline import SCORE_COLOURS, SCORE_WORDS, TimelineScrubber, TimelineWidget
 from simlab.render.formatting import headline_metrics
 from simlab.runner.batch import RunConfig, run
-from tests.gui.conftest import wait_shown
+from tests.gui.conftest import LayoutRequests, wait_shown
 
 LEFT = Qt.MouseButton.LeftButton
 
@@ -145,23 +145,10 @@ def test_label_follows_turn_changed(timeline: TimelineWidget, model, random_epis
     assert not timeline.play_button.isEnabled()
 
 
-class _LayoutRequests(QObject):
-    """Counts the layout requests ``watched`` gets."""
-
-    def __init__(self, watched: QWidget) -> None:
-        super().__init__()
-        self.count = 0
-        watched.installEventFilter(self)
-
-    def eventFilter(self, _watched: QObject, event: QEvent) -> bool:
-        self.count += event.type() == QEvent.Type.LayoutRequest
-        return False
-
-
 def test_a_step_repaints_the_turn_label_without_laying_the_timeline_out(
     qtbot, timeline: TimelineWidget, model, random_episode: Episode
 ) -> None:
-    requests = _LayoutRequests(timeline)
+    requests = LayoutRequests(timeline)
     for turn in (1, 5, 2, random_episode.last_turn):
         model.seek(turn)
         QApplication.processEvents()
