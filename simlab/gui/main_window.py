@@ -49,7 +49,7 @@ from simlab.gui.plots import MetricPlots
 from simlab.gui.run_follow import RunFollower, progress_text
 from simlab.gui.search_view import SearchPanel
 from simlab.gui.sweep_plots import SweepPanel
-from simlab.gui.timeline import TimelineWidget
+from simlab.gui.timeline import TimelineWidget, fix_label_size
 from simlab.gui.validity_view import ValidityJob, ValidityLauncher
 from simlab.gui.world_view import WorldView
 from simlab.worlds import get_family
@@ -924,7 +924,8 @@ class MainWindow(QMainWindow):
         """The open run's name, or how many runs are open."""
         return next(iter(self.runs)) if len(self.runs) == 1 else f"{len(self.runs)} runs"
 
-    def status_text(self) -> str:
+    def status_text(self, turn: int | None = None) -> str:
+        """Where the window is: the run(s), the episode and the playback's turn (or ``turn``)."""
         several = len(self.runs) > 1
         if self.current is not None:
             where = f"run {self.current.run}" + (f" ({len(self.runs)} runs open)" if several else "")
@@ -933,9 +934,11 @@ class MainWindow(QMainWindow):
         episode = self.playback.episode
         if episode is None:
             return f"{where} | no episode open"
-        return f"{where} | episode {episode.episode_id} | turn {self.playback.turn} of {self.playback.last_turn}"
+        turn = self.playback.turn if turn is None else turn
+        return f"{where} | episode {episode.episode_id} | turn {turn} of {self.playback.last_turn}"
 
     def _update_status(self) -> None:
+        fix_label_size(self.status_label, self.status_text(self.playback.last_turn))  # a step lays nothing out
         self.status_label.setText(self.status_text())
 
 

@@ -28,6 +28,7 @@ from pyvistaqt import QtInteractor
 from simlab.render.scene import CameraPose, SceneItem, actor_look, add_items, is_text, paint_actor, set_camera
 
 HOVER_DELAY_MS = 250
+SPARE_ACTORS = 64  # hidden actors kept per look for items to come (a step back brings a turn's blocks back)
 MOVE_TOLERANCE = 1e-6  # metres: a mesh whose every point moved by one offset, to this, is the same mesh moved
 CLICK_SLOP_PX = 4  # a press and release closer than this is a click, farther a camera drag
 DRAFT_TEXT_SHRINK = 2  # a draft draws its texts at most this much smaller: smaller ones stretched blur past reading
@@ -46,6 +47,7 @@ class SceneCanvas(QObject):
         self.plotter.renderer.set_background("white")
         self.items: list[SceneItem] = []
         self._shown: dict[str, _Shown] = {}  # key -> what is on screen for it
+        self._spare: dict[tuple[Any, ...], list[Any]] = {}  # look -> hidden actors kept for items to come
         self.draft_scale: float = 1
         """1: full quality; n: frames are rendered at 1/n of the widget's resolution, without multisampling."""
         self._samples: int = self._window.GetMultiSamples()
@@ -68,8 +70,9 @@ class SceneCanvas(QObject):
     def show(self, items: list[SceneItem]) -> None:
         """Draw ``items``, replacing what is on screen; unchanged items stay as they are. An item that looks as
         before keeps its actor (moved by a user transform, or given its new mesh: an editor's drag), and an actor
-        whose item went is handed on to a new item of the same look, its mesh and colour swapped in (a step);
-        making an actor costs about 10 ms, swapping a mesh nothing."""
+        whose item went is handed on to a new item of the same look, its mesh and colour swapped in (a step), or
+        kept hidden for one to come (up to ``SPARE_ACTORS`` a look); making an actor costs about 10 ms, swapping
+        a mesh nothing."""
         self.items = items
         wanted = {item.key: item for item in items}
         stale = [key for key, shown in self._shown.items() if not shown.shows(wanted.get(key))]
@@ -79,8 +82,7 @@ class SceneCanvas(QObject):
         if not stale and not fresh:
             return  # nothing changed: no repaint (an agent's view is not redrawn for a selection in the list)
         made = [item for item in fresh if not self._hand_on(item, spare)]
-        for actor in (actor for actors in spare.values() for actor in actors):
-            self.plotter.remove_actor(actor, render=False)
+        self._keep_spare(spare)
         for key, actor in add_items(self.plotter, made, unique_names=True).items():
             self._shown[key] = _Shown(wanted[key], actor)
         if made and self.draft_scale != 1:
@@ -104,13 +106,27 @@ class SceneCanvas(QObject):
                 self.plotter.remove_actor(shown.actor, render=False)
         return spare
 
+    def _keep_spare(self, spare: dict[tuple[Any, ...], list[Any]]) -> None:
+        """Hide the actors no item took, kept by look for items to come (a hidden actor is neither drawn nor
+        picked nor counted in the scene's bounds); past ``SPARE_ACTORS`` a look they are removed."""
+        for look, actors in spare.items():
+            kept = self._spare.setdefault(look, [])
+            for actor in actors:
+                if len(kept) < SPARE_ACTORS:
+                    actor.VisibilityOff()
+                    kept.append(actor)
+                else:
+                    self.plotter.remove_actor(actor, render=False)
+
     def _hand_on(self, item: SceneItem, spare: dict[tuple[Any, ...], list[Any]]) -> bool:
-        """Show ``item`` on a spare actor of its look, its mesh and colour swapped in, when there is one (a text
-        keeps its own: its words are not a mesh)."""
-        actors = spare.get(_actor_look(item))
+        """Show ``item`` on a spare actor of its look, its mesh and colour swapped in, when there is one: one
+        whose item went in this change, else one kept hidden (a text keeps its own: its words are not a mesh)."""
+        look = _actor_look(item)
+        actors = spare.get(look) or self._spare.get(look)
         if not actors or is_text(item):
             return False
         actor = actors.pop()
+        actor.VisibilityOn()
         paint_actor(actor, item)
         actor.SetPosition(0.0, 0.0, 0.0)  # it may have been moved by a drag: the new mesh is where it is
         self._shown[item.key] = _Shown(item, actor)
@@ -120,6 +136,7 @@ class SceneCanvas(QObject):
         """Remove every item (the next :meth:`show` adds all of them afresh)."""
         self.plotter.clear_actors()
         self._shown.clear()
+        self._spare.clear()
         self.items = []
 
     def in_view(self, items: list[SceneItem]) -> list[SceneItem]:

@@ -327,6 +327,14 @@ def _vline(painter: QPainter, colour: str, width: float, x: float, y0: float, y1
     painter.drawLine(QPointF(x, y0), QPointF(x, y1))
 
 
+def fix_label_size(label: QLabel, widest: str, room: int = 0) -> None:
+    """Fix ``label``'s size to fit ``widest``, the widest text it will show for a while (an episode's last turn),
+    and ``room`` pixels: a label of fixed size changing its text asks no layout above it again, so a step
+    repaints the label alone instead of laying out its dock and the window. Nothing changes when the size
+    already is that."""
+    label.setFixedSize(label.fontMetrics().horizontalAdvance(widest) + room, label.sizeHint().height())
+
+
 class TimelineWidget(QWidget):
     """Transport controls, speed, loop, the scrubber and a "turn 7 of 20" label, all driving one model."""
 
@@ -346,7 +354,6 @@ class TimelineWidget(QWidget):
         self.loop_check.setChecked(model.loop)
         self.scrubber = TimelineScrubber(model, self)
         self.turn_label = QLabel(self)
-        self.turn_label.setMinimumWidth(self.turn_label.fontMetrics().horizontalAdvance("turn 888 of 888") + 6)
         self.turn_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         self._layout()
         self._connect()
@@ -433,6 +440,8 @@ class TimelineWidget(QWidget):
         self.model.loop = checked
 
     def _episode_changed(self, episode: Episode | None) -> None:
+        widest = max(888, episode.last_turn if episode is not None else 0)  # at least "turn 888 of 888"
+        fix_label_size(self.turn_label, f"turn {widest} of {widest}", room=6)
         has = episode is not None
         for w in (self.first_button, self.back_button, self.play_button, self.forward_button, self.last_button):
             w.setEnabled(has)

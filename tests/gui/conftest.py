@@ -10,7 +10,8 @@ import pytest
 os.environ.pop("QT_QPA_PLATFORM", None)
 os.environ.pop("PYVISTA_OFF_SCREEN", None)
 
-from PySide6.QtCore import QSettings  # after the environment is set for Qt and VTK
+from PySide6.QtCore import QEvent, QObject, QSettings  # after the environment is set for Qt and VTK
+from PySide6.QtWidgets import QWidget
 
 from simlab.gui.main_window import MainWindow
 from tests.said_run import add_said_episode, demo_copy
@@ -57,3 +58,16 @@ def said_run(tmp_path):
     run = demo_copy(tmp_path)
     add_said_episode(run)
     return run
+
+
+class LayoutRequests(QObject):
+    """Counts the layout requests ``watched`` gets."""
+
+    def __init__(self, watched: QWidget) -> None:
+        super().__init__()
+        self.count = 0
+        watched.installEventFilter(self)
+
+    def eventFilter(self, _watched: QObject, event: QEvent) -> bool:
+        self.count += event.type() == QEvent.Type.LayoutRequest
+        return False

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import pyvista as pv
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QApplication, QWidget
 
 from simlab.core.recording import load_run
 from simlab.gui.agent_panels import AgentPanels
@@ -15,7 +15,7 @@ from simlab.gui.playback import PlaybackModel
 from simlab.gui.scene_canvas import SceneCanvas
 from simlab.render.scene import EDGE_DARKENING, CameraPose, SceneItem, darker, is_text
 from simlab.runner.demo import DEMO_RUN
-from tests.gui.conftest import shown_window, wait_shown
+from tests.gui.conftest import LayoutRequests, shown_window, wait_shown
 from tests.gui.test_rooms_app import _display_point
 
 CAMERA = CameraPose("test", (4.0, -6.0, 5.0), (1.0, 1.0, 0.5), (0.0, 0.0, 1.0))
@@ -46,7 +46,8 @@ def _frame(canvas: SceneCanvas) -> np.ndarray:
 
 
 def _actors(canvas: SceneCanvas) -> list[object]:
-    return list(canvas.plotter.renderer.actors.values())
+    """The actors drawn (spare ones are kept hidden)."""
+    return [actor for actor in canvas.plotter.renderer.actors.values() if actor.GetVisibility()]
 
 
 def test_a_gone_items_actor_shows_the_new_item_of_its_look(canvas):
@@ -76,6 +77,26 @@ def test_a_handed_on_actor_takes_the_new_items_colour(canvas):
     (actor,) = _actors(canvas)
     assert actor.GetProperty().GetColor() == pytest.approx(BLUE, abs=1 / 255)  # colours pass through 8 bits
     assert actor.GetProperty().GetEdgeColor() == pytest.approx(darker(BLUE, EDGE_DARKENING), abs=1 / 255)
+
+
+def test_an_actor_left_spare_is_kept_hidden_for_an_item_to_come(canvas):
+    both, alone = [_block("a", 0.0), _block("c", 1.0, BLUE)], [_block("c", 1.0, BLUE)]
+    frames = []
+    for items in (both, alone):  # each drawn on a fresh canvas
+        canvas.clear()
+        canvas.show(items)
+        frames.append(_frame(canvas))
+    canvas.clear()
+    canvas.show(both)
+    (gone,) = [actor for actor in _actors(canvas) if actor.GetMapper().GetInput().GetBounds()[0] == 0.0]
+    canvas.show(alone)  # "a" went and no item took its actor: hidden, not removed
+    assert len(_actors(canvas)) == 1 and len(canvas.plotter.renderer.actors) == 2
+    assert canvas.key_at(*_display_point(canvas, (0.45, 0.45, 0.9))) == ""  # a hidden actor is never picked
+    assert np.array_equal(_frame(canvas), frames[1])  # and draws nothing
+    canvas.show(both)  # "a" is back on the hidden actor, drawn as a fresh canvas draws it
+    assert gone.GetAddressAsString("vtkObject") in {a.GetAddressAsString("vtkObject") for a in _actors(canvas)}
+    assert len(canvas.plotter.renderer.actors) == 2
+    assert np.array_equal(_frame(canvas), frames[0])
 
 
 def test_an_item_of_another_look_gets_an_actor_of_its_own(canvas):
@@ -145,4 +166,20 @@ def test_the_plots_share_one_scene_and_their_cursors_follow(qtbot, tmp_path):
     for turn in (3, 1, 7):
         win.playback.seek(turn)
         assert [round(line.value()) for line in win.plots.cursors] == [turn, turn]
+    win.close()
+
+
+def test_the_turns_number_changes_without_laying_out_the_status_bar_or_the_timeline(qtbot, tmp_path):
+    win = shown_window(qtbot, tmp_path, DEMO_RUN)
+    win.open_episode_id(win.browser.visible_episode_ids()[0])
+    win.playback.seek(1)
+    QApplication.processEvents()
+    watched = [LayoutRequests(widget) for widget in (win.statusBar(), win.timeline)]
+    for turn in (2, 3, 9, 10, 4):  # labels of fixed size: a new text asks no layout of the window
+        win.playback.seek(turn)
+        QApplication.processEvents()
+        label = win.status_label
+        assert f"turn {turn} of" in label.text()
+        assert label.fontMetrics().horizontalAdvance(label.text()) <= label.width()  # the whole text shows
+    assert [requests.count for requests in watched] == [0, 0]
     win.close()

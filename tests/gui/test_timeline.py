@@ -17,7 +17,7 @@ from simlab.gui.playback import PlaybackModel
 from simlab.gui.timeline import SCORE_COLOURS, SCORE_WORDS, TimelineScrubber, TimelineWidget
 from simlab.render.formatting import headline_metrics
 from simlab.runner.batch import RunConfig, run
-from tests.gui.conftest import wait_shown
+from tests.gui.conftest import LayoutRequests, wait_shown
 
 LEFT = Qt.MouseButton.LeftButton
 
@@ -143,6 +143,18 @@ def test_label_follows_turn_changed(timeline: TimelineWidget, model, random_epis
     model.set_episode(None)
     assert timeline.label_text() == "no episode"
     assert not timeline.play_button.isEnabled()
+
+
+def test_a_step_repaints_the_turn_label_without_laying_the_timeline_out(
+    qtbot, timeline: TimelineWidget, model, random_episode: Episode
+) -> None:
+    requests = LayoutRequests(timeline)
+    for turn in (1, 5, 2, random_episode.last_turn):
+        model.seek(turn)
+        QApplication.processEvents()
+        label = timeline.turn_label
+        assert label.fontMetrics().horizontalAdvance(label.text()) <= label.width()  # the whole text shows
+    assert requests.count == 0  # a label of fixed size: its new text asks no layout of the dock or the window
 
 
 def test_speed_and_loop_controls_set_the_model(timeline: TimelineWidget, model) -> None:
