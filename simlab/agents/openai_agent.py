@@ -62,6 +62,7 @@ even when the endpoint echoes the Authorization header back.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import ipaddress
 import json
@@ -76,11 +77,10 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import openai
-from openai.types.chat import ChatCompletionMessageParam
 
 try:  # the HTTP library under the openai client: httpx2 (and httpcore2) from openai 3 on, httpx before
     import httpcore2 as _core
@@ -137,6 +137,8 @@ SETTING_RANGES: dict[str, tuple[float, float]] = {
 }
 """The range of each number setting (NaN and infinities are outside every one; simlab.core.limits says why a
 wait stops at a week)."""
+CHAT_PATH = "/chat/completions"
+"""The chat request's path under the endpoint's base URL."""
 RESERVED_EXTRA = frozenset({"model", "messages", "stream", "stream_options", "n"})
 RETRIED_STATUSES = frozenset({408, 409, 429})  # and every 5xx
 EPISODE_TIMEOUT = "EpisodeTimeout"
@@ -430,23 +432,27 @@ class ChatCaller:
         """One chat request's answer, read (:func:`read_completion`, or :func:`read_stream` with ``stream``),
         and the seconds to its first byte; every network operation of it ends by ``end`` (monotonic). The
         client raises for statuses and transport errors; the response is taken unread so the first byte can
-        be timed, a stream read as it comes and a body's size bounded."""
+        be timed, a stream read as it comes and a body's size bounded.
+
+        The request is the client's custom ``post`` of the body we build (``extra`` over it, as ``extra_body``
+        would): ``chat.completions.create`` walks every message against its parameter types first, which cost
+        more CPU than the rest of a call, and a batch's concurrent episodes share one interpreter lock."""
         assert self._client is not None
         s = self.settings
+        body = {"model": s.model, "messages": messages, **self._params(seed), **dict(s.extra)}
         token = _REQUEST_END.set(end)
         start = time.perf_counter()
         try:
-            with self._client.chat.completions.with_streaming_response.create(
-                model=s.model, messages=_sent(messages), extra_body=dict(s.extra) or None, **self._params(seed)
-            ) as raw:
+            response = self._client.post(CHAT_PATH, cast_to=_http.Response, body=body, stream=True)
+            with contextlib.closing(response):
                 ttfb = time.perf_counter() - start
                 try:
-                    chunks = raw.iter_bytes()
+                    chunks = response.iter_bytes()
                     return (read_stream(chunks) if s.stream else read_completion(read_body(chunks))), ttfb
                 except _http.TimeoutException as exc:  # the client wraps this only before the body
-                    raise openai.APITimeoutError(request=raw.http_response.request) from exc
+                    raise openai.APITimeoutError(request=response.request) from exc
                 except _http.TransportError as exc:  # the connection broke while the body was read
-                    raise openai.APIConnectionError(request=raw.http_response.request) from exc
+                    raise openai.APIConnectionError(request=response.request) from exc
         finally:
             _REQUEST_END.reset(token)
 
@@ -1072,12 +1078,6 @@ def _refuse_echo(protocol: ReplyProtocol, text: str) -> None:
     copied = next((e for e in protocol.echoes if " ".join(e.lower().split()) in folded), None)
     if copied is not None:
         raise ReplyError(f"the reply copies the instructions' placeholder {copied!r} instead of answering")
-
-
-def _sent(messages: list[Message]) -> list[ChatCompletionMessageParam]:
-    """Our chat messages as the client's types: they are built by the prompt code in the OpenAI shape (roles
-    system/user/assistant, text or image_url parts), which the client's TypedDicts only name."""
-    return cast("list[ChatCompletionMessageParam]", messages)
 
 
 def _reasked(messages: list[dict[str, Any]], answer: str, correction: str) -> list[dict[str, Any]]:
