@@ -63,6 +63,7 @@ even when the endpoint echoes the Authorization header back.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import ipaddress
 import json
@@ -268,6 +269,7 @@ def _check_value(name: str, value: Any) -> None:
         )
 
 
+@functools.lru_cache(maxsize=256)  # every agent of every episode checks the same few URLs
 def _check_base_url(url: str) -> None:
     """ValueError naming the setting unless the client can send requests to ``url``: parsed by the client's
     own HTTP library (which the client would otherwise fail in, as an internal error), http or https, a host."""

@@ -446,15 +446,17 @@ class _Batch:
         """Play ``todo`` with at most ``2 * concurrency`` episodes submitted at a time (so stopping is cheap).
         Episodes that finish together are handed to ``write`` at once, in plan order (one worker: exactly the
         plan order).
-        ``started`` is called once the pool is up (a pool that cannot start has changed nothing)."""
+        ``started`` is called once the pool is up and the first episodes are submitted (a pool that cannot
+        start has changed nothing; what ``started`` does overlaps their first steps)."""
         items = enumerate(todo)
         pool = self.pool(concurrency)
-        if started is not None:
-            started()
         pending: dict[Future[Episode | None], int] = {}
         try:
             while True:
                 pending.update(self._submit(pool, items, 2 * concurrency - len(pending)))
+                if started is not None:
+                    started()
+                    started = None
                 if not pending:
                     break
                 finished, _ = wait(pending, return_when=FIRST_COMPLETED)
