@@ -213,13 +213,11 @@ def main() -> None:
     os.environ.setdefault(KEY_ENV, "sk-bench-not-a-secret")
     tasks = get_family("blocks").tasks.generate(EPISODES, 0)
     ideal = len(tasks) * 2 * LATENCY_MS / 1000 / CONCURRENCY
-    peak: list[int] = []
-    with server_process(LATENCY_MS, peak) as base_url:
+    print(f"ideal {ideal:.3f} s ({len(tasks)} episodes x 2 calls x {LATENCY_MS:.0f} ms / {CONCURRENCY})")
+    if args.bare:
+        bare_server(len(tasks), ideal)
+    with server_process(LATENCY_MS) as base_url:
         play(base_url, tasks[:2], 2)  # warm-up
-        if args.bare:
-            wall = bare_client(base_url, len(tasks), CONCURRENCY)
-            pairs = f"{len(tasks)} pairs of calls at concurrency {CONCURRENCY}"
-            print(f"bare client (one, shared), {pairs}: {wall:.3f} s (ideal {ideal:.3f} s)")
         for _ in range(args.runs):
             timeline = Timeline()
             before, origin = os.times(), time.perf_counter()
@@ -235,7 +233,18 @@ def main() -> None:
                 wall, _, _ = play(base_url, tasks, CONCURRENCY)
             print(f"profiled run: {wall:.3f} s")
             profiles.report(args.top, args.sort)
-    print(f"ideal {ideal:.3f} s; server peak in flight {max(peak, default=0)}")
+
+
+def bare_server(episodes: int, ideal: float) -> None:
+    """The server alone (a server process of its own) under a bare client: wall time and the server's CPU."""
+    served: list[tuple[int, float]] = []
+    with server_process(LATENCY_MS, served) as base_url:
+        wall = bare_client(base_url, episodes, CONCURRENCY)
+    (peak, server_cpu), calls = served[0], 2 * (episodes + 4)
+    print(
+        f"bare client (one, shared), {episodes} pairs of calls at concurrency {CONCURRENCY}: {wall:.3f} s "
+        f"(ideal {ideal:.3f} s); the server: peak {peak} in flight, {server_cpu / calls * 1000:.2f} ms CPU a call"
+    )
 
 
 if __name__ == "__main__":
