@@ -100,6 +100,7 @@ from simlab.core.secrets import remember_key, scrub_text, value_is_secret
 from simlab.core.seeding import stable_seed
 from simlab.core.world import Observation, Reply
 from simlab.render.images import data_url, to_png_bytes
+from simlab.worlds import get_family
 
 __all__ = ["AgentSettings", "ModelCallError", "OpenAIAgent", "make_agent"]
 
@@ -1092,8 +1093,6 @@ def make_agent(role: str, arg: str | None, settings: Mapping[str, Any]) -> OpenA
     """The factory: ``openai:MODEL`` for ``role`` of the world ``settings["world"]`` (any registered family);
     the agent's own settings are ``settings["agent"]``, the rest are the world's. ValueError says what is
     wrong; ConfigError when the key's variable is not set (said before a run folder is made)."""
-    from simlab.worlds import get_family
-
     agent_settings = AgentSettings.from_config(arg, settings.get("agent") or {})
     world_settings = {k: v for k, v in settings.items() if k not in ("world", "agent")}
     agent = OpenAIAgent(role, get_family(str(settings.get("world", ""))), agent_settings, world_settings)
