@@ -10,9 +10,8 @@
 The server runs in a child process, as a real endpoint would: in this process it would compete with the
 agents for the interpreter lock and its own work would count as ours.
 
-Run it with ``python -m benchmarks.live``; ``--shared-client`` adds the same figures with the plugin's agents
-patched (here only) to share one ``openai`` client per endpoint instead of building one per agent and episode
-(building a client loads the system CA bundle: tens of milliseconds), to size that change.
+Run it with ``python -m benchmarks.live``; ``python -m benchmarks.profile_live`` shows where a concurrent
+batch's time goes (each episode's phases, every thread's CPU, the server alone with a bare client).
 """
 
 from __future__ import annotations
@@ -21,9 +20,7 @@ import contextlib
 import json
 import multiprocessing
 import os
-import sys
 import tempfile
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -52,16 +49,19 @@ def row(name: str, seconds: float, baseline_name: str, baseline: float, note: st
 
 
 def _serve(latency_ms: float, conn: Any, stop: Any) -> None:
-    """The child process: serve the scripted replies until ``stop`` is set, then send back the peak load."""
+    """The child process: serve the scripted replies until ``stop`` is set, then send back the peak load and
+    the CPU seconds the server spent."""
     with FakeOpenAIServer(scripted_replies(SCRIPT, default=None), latency_ms=latency_ms) as server:
         conn.send(server.base_url)
         stop.wait()
-        conn.send(server.stats.max_in_flight)
+        times = os.times()
+        conn.send((server.stats.max_in_flight, times.user + times.system))
 
 
 @contextlib.contextmanager
-def server_process(latency_ms: float, peak: list[int] | None = None) -> Iterator[str]:
-    """The test server in a child process; yields its base URL and appends its peak requests in flight."""
+def server_process(latency_ms: float, peak: list[tuple[int, float]] | None = None) -> Iterator[str]:
+    """The test server in a child process; yields its base URL and appends (its peak requests in flight, its CPU
+    seconds) once stopped."""
     context = multiprocessing.get_context("spawn")
     here, there = context.Pipe()
     stop = context.Event()
@@ -109,7 +109,7 @@ def http_seconds(out: Path) -> tuple[float, int]:
 
 def bench_concurrency(tasks: list[dict[str, Any]]) -> None:
     """200 episodes at concurrency 64 against 10 at concurrency 1 scaled to 200."""
-    peak: list[int] = []
+    peak: list[tuple[int, float]] = []
     with server_process(LATENCY_MS, peak) as base_url:
         play(base_url, tasks[:2], 2)  # warm-up: imports, the plugin, the first connections
         serial, _, _ = play(base_url, tasks[:SERIAL_EPISODES], 1)
@@ -120,7 +120,7 @@ def bench_concurrency(tasks: list[dict[str, Any]]) -> None:
         parallel,
         f"concurrency 1 (x{len(tasks) // SERIAL_EPISODES})",
         scaled,
-        f" ({scaled / parallel:.1f}x faster; {calls} calls of {LATENCY_MS:.0f} ms, peak {max(peak, default=0)} "
+        f" ({scaled / parallel:.1f}x faster; {calls} calls of {LATENCY_MS:.0f} ms, peak {peak[0][0] if peak else 0} "
         "in flight; "
         f"concurrency 1 timed on {SERIAL_EPISODES} episodes and scaled to {len(tasks)})",
     )
@@ -159,43 +159,13 @@ def bench_overhead(tasks: list[dict[str, Any]]) -> None:
     )
 
 
-@contextlib.contextmanager
-def shared_clients() -> Iterator[None]:
-    """What-if (this process only): the openai plugin's agents share one client per endpoint and timeout."""
-    import openai
-
-    from simlab.agents import openai_agent
-
-    original, clients, lock = openai_agent.ChatCaller.connect, {}, threading.Lock()
-
-    def connect(caller: Any) -> None:
-        s = caller.settings
-        with lock:
-            if (s.base_url, s.api_key_env, s.timeout) not in clients:
-                key = os.environ[s.api_key_env]
-                made = openai.OpenAI(api_key=key, base_url=s.base_url, timeout=s.timeout, max_retries=0)
-                clients[s.base_url, s.api_key_env, s.timeout] = made
-            caller._client = clients[s.base_url, s.api_key_env, s.timeout]
-
-    openai_agent.ChatCaller.connect = connect
-    try:
-        yield
-    finally:
-        openai_agent.ChatCaller.connect = original
-
-
-def main(shared_client: bool = False) -> None:
-    """Print the live-run figures (and, with ``shared_client``, the what-if figures too)."""
+def main() -> None:
+    """Print the live-run figures."""
     os.environ.setdefault(KEY_ENV, "sk-bench-not-a-secret")
     tasks = get_family("blocks").tasks.generate(EPISODES, 0)
     bench_concurrency(tasks)
     bench_overhead(tasks[:40])
-    if shared_client:
-        print("what-if: the plugin's agents sharing one openai client per endpoint (patched in this process)")
-        with shared_clients():
-            bench_concurrency(tasks)
-            bench_overhead(tasks[:40])
 
 
 if __name__ == "__main__":
-    main(shared_client="--shared-client" in sys.argv[1:])
+    main()

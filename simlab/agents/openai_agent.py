@@ -62,6 +62,8 @@ even when the endpoint echoes the Authorization header back.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import hashlib
 import ipaddress
 import json
@@ -76,11 +78,10 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import openai
-from openai.types.chat import ChatCompletionMessageParam
 
 try:  # the HTTP library under the openai client: httpx2 (and httpcore2) from openai 3 on, httpx before
     import httpcore2 as _core
@@ -99,6 +100,7 @@ from simlab.core.secrets import remember_key, scrub_text, value_is_secret
 from simlab.core.seeding import stable_seed
 from simlab.core.world import Observation, Reply
 from simlab.render.images import data_url, to_png_bytes
+from simlab.worlds import get_family
 
 __all__ = ["AgentSettings", "ModelCallError", "OpenAIAgent", "make_agent"]
 
@@ -137,6 +139,8 @@ SETTING_RANGES: dict[str, tuple[float, float]] = {
 }
 """The range of each number setting (NaN and infinities are outside every one; simlab.core.limits says why a
 wait stops at a week)."""
+CHAT_PATH = "/chat/completions"
+"""The chat request's path under the endpoint's base URL."""
 RESERVED_EXTRA = frozenset({"model", "messages", "stream", "stream_options", "n"})
 RETRIED_STATUSES = frozenset({408, 409, 429})  # and every 5xx
 EPISODE_TIMEOUT = "EpisodeTimeout"
@@ -266,6 +270,7 @@ def _check_value(name: str, value: Any) -> None:
         )
 
 
+@functools.lru_cache(maxsize=256)  # every agent of every episode checks the same few URLs
 def _check_base_url(url: str) -> None:
     """ValueError naming the setting unless the client can send requests to ``url``: parsed by the client's
     own HTTP library (which the client would otherwise fail in, as an internal error), http or https, a host."""
@@ -430,23 +435,27 @@ class ChatCaller:
         """One chat request's answer, read (:func:`read_completion`, or :func:`read_stream` with ``stream``),
         and the seconds to its first byte; every network operation of it ends by ``end`` (monotonic). The
         client raises for statuses and transport errors; the response is taken unread so the first byte can
-        be timed, a stream read as it comes and a body's size bounded."""
+        be timed, a stream read as it comes and a body's size bounded.
+
+        The request is the client's custom ``post`` of the body we build (``extra`` over it, as ``extra_body``
+        would): ``chat.completions.create`` walks every message against its parameter types first, which cost
+        more CPU than the rest of a call, and a batch's concurrent episodes share one interpreter lock."""
         assert self._client is not None
         s = self.settings
+        body = {"model": s.model, "messages": messages, **self._params(seed), **dict(s.extra)}
         token = _REQUEST_END.set(end)
         start = time.perf_counter()
         try:
-            with self._client.chat.completions.with_streaming_response.create(
-                model=s.model, messages=_sent(messages), extra_body=dict(s.extra) or None, **self._params(seed)
-            ) as raw:
+            response = self._client.post(CHAT_PATH, cast_to=_http.Response, body=body, stream=True)
+            with contextlib.closing(response):
                 ttfb = time.perf_counter() - start
                 try:
-                    chunks = raw.iter_bytes()
+                    chunks = response.iter_bytes()
                     return (read_stream(chunks) if s.stream else read_completion(read_body(chunks))), ttfb
                 except _http.TimeoutException as exc:  # the client wraps this only before the body
-                    raise openai.APITimeoutError(request=raw.http_response.request) from exc
+                    raise openai.APITimeoutError(request=response.request) from exc
                 except _http.TransportError as exc:  # the connection broke while the body was read
-                    raise openai.APIConnectionError(request=raw.http_response.request) from exc
+                    raise openai.APIConnectionError(request=response.request) from exc
         finally:
             _REQUEST_END.reset(token)
 
@@ -1074,12 +1083,6 @@ def _refuse_echo(protocol: ReplyProtocol, text: str) -> None:
         raise ReplyError(f"the reply copies the instructions' placeholder {copied!r} instead of answering")
 
 
-def _sent(messages: list[Message]) -> list[ChatCompletionMessageParam]:
-    """Our chat messages as the client's types: they are built by the prompt code in the OpenAI shape (roles
-    system/user/assistant, text or image_url parts), which the client's TypedDicts only name."""
-    return cast("list[ChatCompletionMessageParam]", messages)
-
-
 def _reasked(messages: list[dict[str, Any]], answer: str, correction: str) -> list[dict[str, Any]]:
     """The conversation with the unreadable answer and the correction appended."""
     said = [{"role": "assistant", "content": answer}] if answer.strip() else []
@@ -1090,8 +1093,6 @@ def make_agent(role: str, arg: str | None, settings: Mapping[str, Any]) -> OpenA
     """The factory: ``openai:MODEL`` for ``role`` of the world ``settings["world"]`` (any registered family);
     the agent's own settings are ``settings["agent"]``, the rest are the world's. ValueError says what is
     wrong; ConfigError when the key's variable is not set (said before a run folder is made)."""
-    from simlab.worlds import get_family
-
     agent_settings = AgentSettings.from_config(arg, settings.get("agent") or {})
     world_settings = {k: v for k, v in settings.items() if k not in ("world", "agent")}
     agent = OpenAIAgent(role, get_family(str(settings.get("world", ""))), agent_settings, world_settings)

@@ -492,15 +492,26 @@ class RunWriter:
 
     def index(self, episode: Episode) -> dict[str, Any]:
         """Append the summary line of an episode whose file :meth:`save` wrote (fsynced, under a lock)."""
+        return self.index_all([episode])[0]
+
+    def index_all(self, episodes: Sequence[Episode]) -> list[dict[str, Any]]:
+        """Append the summary lines of episodes whose files :meth:`save` wrote, in their order, with one write
+        and one fsync (a batch indexes the episodes that finished together at once: an fsync per line, on the
+        one thread that writes the index, held a fast batch back). Returns the index entries."""
+        entries = [self._entry(episode) for episode in episodes]
+        lines = b"".join((dumps(entry) + "\n").encode("utf-8") for entry in entries)
+        with self._lock, open_for_writing(self.path, INDEX_FILE, "ab+") as f:
+            f.write(_line_start(f) + lines)
+            f.flush()
+            os.fsync(f.fileno())
+            self.done.update(episode.episode_id for episode in episodes)
+        return entries
+
+    def _entry(self, episode: Episode) -> dict[str, Any]:
+        """The index entry of an episode: its id, its file and its summary."""
         rel = self._relative(episode)
         entry = {"format": INDEX_FORMAT, "version": INDEX_VERSION, "episode_id": episode.episode_id, "file": rel}
         entry.update(episode.summary)
-        line = (dumps(entry) + "\n").encode("utf-8")
-        with self._lock, open_for_writing(self.path, INDEX_FILE, "ab+") as f:
-            f.write(_line_start(f) + line)
-            f.flush()
-            os.fsync(f.fileno())
-            self.done.add(episode.episode_id)
         return entry
 
     @staticmethod

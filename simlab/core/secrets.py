@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -52,6 +53,7 @@ SECRET_VALUE = re.compile(
 )
 
 
+@functools.lru_cache(maxsize=4096)  # every recording written asks it of the same few dozen key names
 def name_is_secret(name: str) -> bool:
     """Whether a setting called ``name`` would hold a credential."""
     if name in ALLOWED_NAMES:

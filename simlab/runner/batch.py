@@ -215,19 +215,20 @@ def run(
 
     saved_by_workers = executor == "local"  # threads write their own files; Ray workers cannot reach the folder
 
-    def write(episode: Episode) -> None:
+    def write(episodes: Sequence[Episode]) -> None:
+        """Episodes that finished together, in plan order: their files (unless the workers wrote them), then
+        their index lines at once (one fsync), then the progress of each."""
         nonlocal written
-        if ended_by_infrastructure(episode):  # not done: the file is kept for inspection, not indexed
-            if not saved_by_workers:
+        if not saved_by_workers:  # an episode ended by the endpoint too: its file is kept for inspection
+            for episode in episodes:
                 writer.save(episode)
-            return
-        if saved_by_workers:
-            writer.index(episode)
-        else:
-            writer.add(episode)
-        written += 1
-        if progress is not None:
-            progress(written, len(todo), episode)
+        done = [episode for episode in episodes if not ended_by_infrastructure(episode)]  # those are not done
+        if done:
+            writer.index_all(done)
+        for episode in done:
+            written += 1
+            if progress is not None:
+                progress(written, len(todo), episode)
 
     save = writer.save if saved_by_workers else None
     batch = _Batch(family, writer.config, registry, episode_timeout, stop, executor, save)
@@ -439,26 +440,30 @@ class _Batch:
         self,
         todo: Sequence[Planned],
         concurrency: int,
-        write: Callable[[Episode], None],
+        write: Callable[[Sequence[Episode]], None],
         started: Callable[[], object] | None = None,
     ) -> None:
         """Play ``todo`` with at most ``2 * concurrency`` episodes submitted at a time (so stopping is cheap).
-        Episodes that finish together are written in plan order (one worker: exactly the plan order).
-        ``started`` is called once the pool is up (a pool that cannot start has changed nothing)."""
+        Episodes that finish together are handed to ``write`` at once, in plan order (one worker: exactly the
+        plan order).
+        ``started`` is called once the pool is up and the first episodes are submitted (a pool that cannot
+        start has changed nothing; what ``started`` does overlaps their first steps)."""
         items = enumerate(todo)
         pool = self.pool(concurrency)
-        if started is not None:
-            started()
         pending: dict[Future[Episode | None], int] = {}
         try:
             while True:
                 pending.update(self._submit(pool, items, 2 * concurrency - len(pending)))
+                if started is not None:
+                    started()
+                    started = None
                 if not pending:
                     break
                 finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-                for future in sorted(finished, key=pending.__getitem__):
+                episodes = [self._collect(future) for future in sorted(finished, key=pending.__getitem__)]
+                for future in finished:
                     del pending[future]
-                    self._collect(future, write)
+                write([episode for episode in episodes if episode is not None])
         except BaseException:
             self.abort.set()
             pool.shutdown(wait=False, cancel_futures=True)
@@ -481,20 +486,19 @@ class _Batch:
             out[pool.submit(item)] = k
         return out
 
-    def _collect(self, future: Future[Episode | None], write: Callable[[Episode], None]) -> None:
+    def _collect(self, future: Future[Episode | None]) -> Episode | None:
+        """The episode a finished future played, to write; None when it failed (noted) or was stopped."""
         try:
             episode = future.result()
         except Exception as exc:  # an agent or world failed: start no more, write the others, then raise it
             self.error = self.error or exc
             self.halt.set()
-            return
-        if episode is None:
-            return
-        if ended_by_infrastructure(episode):
+            return None
+        if episode is not None and ended_by_infrastructure(episode):
             self.halt.set()
             if self.infrastructure is None:
                 self.infrastructure = InfrastructureError.from_json(dict(episode.summary["infrastructure"]))
-        write(episode)
+        return episode
 
     def play_one(self, item: Planned) -> Episode | None:
         """One episode with its own world and agents (in a worker thread); None when stopped before it began."""

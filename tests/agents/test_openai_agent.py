@@ -201,6 +201,16 @@ def test_unreadable_replies_give_up_per_protocol():
     assert said.problem == "no <message>...</message> block" and reply.problem == "no PLACE, REMOVE or CLARIFY line"
 
 
+def test_the_request_the_server_receives_is_the_one_recorded_with_the_clients_headers(blocks_server):
+    reply = builder(blocks_server, temperature=0.2).act(BUILDER_OBS)
+    (record,) = reply.raw
+    sent = record["request"]
+    assert blocks_server.requests == [{"model": sent["model"], "messages": sent["messages"], **sent["params"]}]
+    headers = {name.lower(): value for name, value in blocks_server.request_headers[0].items()}
+    assert headers["content-type"] == "application/json" and headers["user-agent"].startswith("OpenAI/Python")
+    assert blocks_server.saw_authorization == [f"Bearer {KEY}"]
+
+
 # ---- settings -------------------------------------------------------------------------------------------
 def test_settings_are_checked_and_extra_fields_are_sent(blocks_server):
     agent = builder(blocks_server, extra={"top_p": 0.5, "seed": 3}, max_tokens=50)

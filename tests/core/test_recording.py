@@ -107,6 +107,24 @@ def test_resume_after_a_truncated_index_line_starts_a_fresh_line(run3):
     assert len(run.problems) == 1
 
 
+def test_indexing_episodes_together_writes_the_lines_of_indexing_them_one_by_one(run3, tmp_path):
+    with (run3 / INDEX_FILE).open("a", encoding="utf-8") as f:
+        f.write('{"format":"simlab.index","vers')  # a line cut short: the lines that follow start clean
+    together = tmp_path / "together"
+    RunWriter(together, CONFIG)
+    (together / INDEX_FILE).write_bytes((run3 / INDEX_FILE).read_bytes())
+    one_by_one, at_once = RunWriter(run3, {}, resume=True), RunWriter(together, {}, resume=True)
+    episodes = [_episode(k) for k in (5, 3, 4)]
+    for episode in episodes:
+        one_by_one.save(episode)
+        at_once.save(episode)
+    entries = [one_by_one.index(episode) for episode in episodes]
+    assert at_once.index_all(episodes) == entries
+    assert (together / INDEX_FILE).read_bytes() == (run3 / INDEX_FILE).read_bytes()
+    assert at_once.done == one_by_one.done == {"ep0", "ep1", "ep2", "ep3", "ep4", "ep5"}
+    assert [s["episode_id"] for s in load_run(together).summaries][-3:] == ["ep5", "ep3", "ep4"]
+
+
 def test_duplicate_index_entry_keeps_the_later_one(run3):
     writer = RunWriter(run3, {}, resume=True)
     writer.add(_episode(1, score=0.9))
