@@ -80,6 +80,22 @@ def test_faces_coloured_on_the_cpu_are_vtks_own_lighting_within_one_level() -> N
     assert len(np.unique(flat.reshape(-1, 3), axis=0)) > 4  # lit faces in several shades, not one flat colour
 
 
+def test_the_same_items_drawn_again_reuse_their_parts_and_give_the_same_pixels() -> None:
+    """The editor draws both agents' pictures from a room's kept items after every edit: an item's lit part is
+    made once for the item object and gives the pixels a fresh one gives, from any camera."""
+    scene, size = two_boxes(), (320, 240)
+    items = rr.room_scene_items(scene)
+    look_east = Camera((0.5, 2.5, 1.6), 0.0)
+    first = [np.asarray(p) for p in rr.render_views_of_items(items, [LOOK_WEST, look_east], size)]
+    parts = [rr._flat_lit(item) for item in items]
+    again = [np.asarray(p) for p in rr.render_views_of_items(items, [look_east, LOOK_WEST], size)]
+    assert [rr._flat_lit(item) for item in items] == parts  # the very same parts: none made again
+    fresh = rr.room_scene_items(scene)  # equal items, other objects: parts of their own, the same pixels
+    assert all(rr._flat_lit(a) is not b for a, b in zip(fresh, parts, strict=True))
+    assert np.array_equal(again[1], first[0]) and np.array_equal(again[0], first[1])
+    assert np.array_equal(np.asarray(rr.render_views_of_items(fresh, [LOOK_WEST], size)[0]), first[0])
+
+
 def two_coloured(obj):
     mesh = box_mesh(obj)
     colours = np.tile([200, 30, 30, 255], (len(mesh.faces), 1))

@@ -12,6 +12,8 @@
 from __future__ import annotations
 
 import math
+import threading
+from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 
@@ -39,6 +41,8 @@ Point = tuple[float, float]
 
 MAP_BACKGROUND, MAP_FLOOR, MAP_WALL, MAP_TEXT, MARKER = (MATERIALS.map[name] for name in MAP_COLOURS)
 CORNER_COLOURS: dict[str, RGB] = MATERIALS.corners
+FLAT_LIT_KEPT = 512
+"""How many items' :class:`FlatLit` parts are kept for drawing the same item objects again (a few rooms')."""
 
 
 # ---- 3D items ----------------------------------------------------------------------------------------
@@ -152,7 +156,7 @@ def render_views_of_items(
     Each face is drawn unlit in the colour VTK's flat lighting would give it (:class:`FlatLit`): the same
     picture within one level of 255 in a few pixels, at a third of the cost on software GL, where the
     fragment shader's five lights were most of a view's time."""
-    parts = [FlatLit(item) for item in items]  # before taking the shared plotter: others may render meanwhile
+    parts = [_flat_lit(item) for item in items]  # before taking the shared plotter: others may render meanwhile
     with offscreen_plotter(size) as plotter, without_anti_aliasing(plotter):
         plotter.clear_actors()
         plotter.renderer.set_background("white")
@@ -205,6 +209,28 @@ class FlatLit:
         shade = self.rgb * SURFACE_LIGHTING["ambient"] + diffuse * self.rgb * SURFACE_LIGHTING["diffuse"]
         self.colours[:] = np.rint(np.clip(shade, 0.0, 1.0) * 255)
         self.array.Modified()
+
+
+_FLAT_LIT: OrderedDict[int, tuple[SceneItem, FlatLit]] = OrderedDict()  # id(item) -> the item, its part
+_FLAT_LIT_LOCK = threading.Lock()
+
+
+def _flat_lit(item: SceneItem) -> FlatLit:
+    """``item``'s :class:`FlatLit`, made once for the same item object and kept (least recently used first
+    out): the editor keeps a room's items between edits and draws both agents' pictures from them after each
+    one, and making a part (its normals, its VTK actor) cost half of a 480x360 picture. Items are frozen and
+    their meshes never changed in place, so a kept part still shows its item."""
+    with _FLAT_LIT_LOCK:
+        kept = _FLAT_LIT.get(id(item))
+        if kept is not None and kept[0] is item:
+            _FLAT_LIT.move_to_end(id(item))
+            return kept[1]
+    part = FlatLit(item)
+    with _FLAT_LIT_LOCK:
+        _FLAT_LIT[id(item)] = (item, part)  # the item is held too: its id stays its own while kept
+        while len(_FLAT_LIT) > FLAT_LIT_KEPT:
+            _FLAT_LIT.popitem(last=False)
+    return part
 
 
 def _lights(renderer: pv.Renderer) -> tuple[np.ndarray, np.ndarray]:
