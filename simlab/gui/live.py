@@ -41,6 +41,7 @@ from simlab.core.events import Event
 from simlab.core.family import WorldFamily
 from simlab.core.plugins import AgentSpec, discover
 from simlab.core.world import Agent, Observation, Reply
+from simlab.gui.background import collector_paused
 from simlab.gui.forms import SettingsForm
 from simlab.gui.human import HumanAgent, HumanStopped, RoleWindow
 from simlab.gui.playback import PlaybackModel
@@ -98,11 +99,14 @@ class _Worker(QThread):
 
     def run(self) -> None:
         self.thread_ident = threading.get_ident()
-        try:
-            stopped = self._play()
-            self.over.emit(self.session.playing.finish(stopped=stopped).summary, stopped)
-        except Exception as exc:  # an agent or the world failed: tell the GUI, never raise in a thread
-            self.error.emit(f"{type(exc).__name__}: {exc}")
+        # See gui/background.py: a collection in this thread could free a window's widgets here and deadlock
+        # the GUI thread (seen: the fork test hung, this thread collecting while the GUI thread deleted a menu).
+        with collector_paused():
+            try:
+                stopped = self._play()
+                self.over.emit(self.session.playing.finish(stopped=stopped).summary, stopped)
+            except Exception as exc:  # an agent or the world failed: tell the GUI, never raise in a thread
+                self.error.emit(f"{type(exc).__name__}: {exc}")
 
     def _play(self) -> bool:
         """The runner's episode loop, one action per permit of the controls; True when stopped early."""

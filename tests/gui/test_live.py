@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import threading
 
 import pytest
@@ -113,6 +114,7 @@ def test_pause_step_and_resume_with_scripted_agents(window, qtbot):
     qtbot.waitUntil(lambda: len(session.episode.events) > 0, timeout=WAIT_MS)  # reset's events, then hold
     qtbot.wait(150)
     assert session.steps == 0 and session.state == "paused"
+    assert not gc.isenabled()  # the episode's thread must not collect the GUI's objects (gui/background.py)
     for expected in (1, 2):
         session.step_once()
         qtbot.waitUntil(lambda e=expected: session.steps == e, timeout=WAIT_MS)
@@ -126,6 +128,7 @@ def test_pause_step_and_resume_with_scripted_agents(window, qtbot):
     assert window.playback.turn == 0 and window.playback.last_turn == 3
     assert session.episode.summary["turns"] == 3 and session.steps > 2
     assert_off_gui_thread(session)
+    qtbot.waitUntil(gc.isenabled, timeout=WAIT_MS)  # on again once the thread is done
 
 
 def test_following_the_live_end_reaches_the_last_turn(window, qtbot):
