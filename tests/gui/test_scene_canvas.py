@@ -128,3 +128,20 @@ def test_a_drafts_texts_and_lines_keep_their_size_on_the_screen(canvas):
     assert _extent(picture(canvas), (0, 0, 255))[0] * DRAFT_TEXT_SHRINK == pytest.approx(text_width, rel=0.2)
     canvas.set_draft(1)
     assert _extent(picture(canvas), (0, 0, 255))[0] == text_width
+
+
+def test_a_line_drawn_in_a_draft_and_kept_aside_comes_back_at_its_full_width(canvas):
+    """An actor taken off during a drag is kept hidden with a draft's thinner line; handed on to a new item at
+    full quality, it draws that item's line as wide as a fresh actor would."""
+    green = (0.0, 0.6, 0.0)
+
+    def line(key: str) -> SceneItem:
+        return SceneItem(key, "frustum", line_segments([((-2.0, -1.0, 0.0), (2.0, -1.0, 0.0))]), green, line_width=6.0)
+
+    canvas.show([line("first")])
+    _, full_width = _extent(picture(canvas), (0, 153, 0))
+    canvas.set_draft(2)
+    canvas.show([])  # its actor is kept aside, hidden, its line drawn for the draft
+    canvas.set_draft(1)
+    canvas.show([line("second")])  # the same look: the kept actor is handed on
+    assert _extent(picture(canvas), (0, 153, 0))[1] == pytest.approx(full_width, abs=1)
