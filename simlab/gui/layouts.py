@@ -1,12 +1,12 @@
-"""Emptying Qt layouts (Qt's item accessors may return None, so the walk over a layout's items lives here once) and
-settling them at once."""
+"""Emptying Qt layouts (Qt's item accessors may return None, so the walk over a layout's items lives here once),
+settling them at once, and labels that change their text without laying anything out again."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
 from PySide6.QtCore import QCoreApplication, QEvent
-from PySide6.QtWidgets import QLayout, QWidget
+from PySide6.QtWidgets import QLabel, QLayout, QWidget
 
 
 def widgets_in(layout: QLayout) -> list[QWidget]:
@@ -41,3 +41,11 @@ def settle(widget: QWidget, inner: Iterable[QWidget] = ()) -> None:
     layout = widget.layout()
     if layout is not None:
         layout.activate()
+
+
+def fix_label_size(label: QLabel, widest: str, room: int = 0) -> None:
+    """Fix ``label``'s size to fit ``widest``, the widest text it will show for a while (an episode's last turn),
+    and ``room`` pixels: a label of fixed size changing its text asks no layout above it again, so a step
+    repaints the label alone instead of laying out its dock and the window. Nothing changes when the size
+    already is that."""
+    label.setFixedSize(label.fontMetrics().horizontalAdvance(widest) + room, label.sizeHint().height())

@@ -43,13 +43,14 @@ from simlab.gui.dialogue import DialoguePane
 from simlab.gui.figures_view import FiguresPanel
 from simlab.gui.fork_view import ForkDiffView, PlaybackLink, tile
 from simlab.gui.icons import WINDOW_ICON, app_icon
+from simlab.gui.layouts import fix_label_size
 from simlab.gui.notes_view import TurnNotes, holds_link
 from simlab.gui.playback import PlaybackModel
 from simlab.gui.plots import MetricPlots
 from simlab.gui.run_follow import RunFollower, progress_text
 from simlab.gui.search_view import SearchPanel
 from simlab.gui.sweep_plots import SweepPanel
-from simlab.gui.timeline import TimelineWidget, fix_label_size
+from simlab.gui.timeline import TimelineWidget
 from simlab.gui.validity_view import ValidityJob, ValidityLauncher
 from simlab.gui.world_view import WorldView
 from simlab.worlds import get_family

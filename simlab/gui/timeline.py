@@ -33,6 +33,7 @@ from simlab.core.episode import Episode
 from simlab.core.events import Event
 from simlab.core.notes import Mark, mark_words
 from simlab.core.playback import TurnMarks, turn_marks
+from simlab.gui.layouts import fix_label_size
 from simlab.gui.playback import PlaybackModel
 from simlab.render.formatting import headline_metrics
 
@@ -325,14 +326,6 @@ def _vline(painter: QPainter, colour: str, width: float, x: float, y0: float, y1
     pen.setCapStyle(Qt.PenCapStyle.FlatCap)
     painter.setPen(pen)
     painter.drawLine(QPointF(x, y0), QPointF(x, y1))
-
-
-def fix_label_size(label: QLabel, widest: str, room: int = 0) -> None:
-    """Fix ``label``'s size to fit ``widest``, the widest text it will show for a while (an episode's last turn),
-    and ``room`` pixels: a label of fixed size changing its text asks no layout above it again, so a step
-    repaints the label alone instead of laying out its dock and the window. Nothing changes when the size
-    already is that."""
-    label.setFixedSize(label.fontMetrics().horizontalAdvance(widest) + room, label.sizeHint().height())
 
 
 class TimelineWidget(QWidget):
