@@ -4,9 +4,14 @@ Python's cyclic garbage collector runs in whichever thread happens to allocate p
 worker thread, it may free the wrappers of Qt objects left in reference cycles (a closed window's widgets):
 their C++ destructor takes Qt's connection lock there and then waits for the GIL, while the GUI thread,
 holding the GIL, waits for that lock inside a Qt call. Both wait for ever (seen: the Search dock indexing
-while an episode opened). So while a background job runs, the collector is paused (``gc.disable`` is
-process-wide) and cycles are collected afterwards, and in the GUI thread: reference counting still frees
-all the rest at once, and a job lasts seconds.
+while an episode opened). Two guards, which share one count of holds on the automatic collector:
+
+- :class:`GuiThreadCollector` (the app's, made with its QApplication): automatic collection is off for the
+  app's life, and the GUI thread collects on a timer, as pyqtgraph's ``GarbageCollector`` does. No thread ever
+  collects but the GUI's, however long a job or a live session waiting for a person lasts.
+- :func:`collector_paused` (every background job): the collector is off while the job runs, for code that
+  runs without the app's collector (tests, an embedding application); reference counting still frees all the
+  rest at once.
 """
 
 from __future__ import annotations
@@ -16,25 +21,77 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from PySide6.QtCore import QCoreApplication, QObject, QTimer
+
 _lock = threading.Lock()
-_running = 0  # background jobs inside collector_paused now
-_resume = False  # whether the collector was on when the first of them began
+_holds = 0  # collector_paused jobs running now, plus the GUI-thread collector while it runs
+_resume = False  # whether the collector was on when the first hold was taken
+
+
+def _hold() -> None:
+    global _holds, _resume
+    with _lock:
+        if _holds == 0:
+            _resume = gc.isenabled()
+            gc.disable()
+        _holds += 1
+
+
+def _release() -> None:
+    global _holds
+    with _lock:
+        _holds -= 1
+        if _holds == 0 and _resume:
+            gc.enable()
 
 
 @contextmanager
 def collector_paused() -> Iterator[None]:
     """While inside (a worker thread's job): no automatic garbage collection in any thread; it is switched
-    back on when the last job running leaves, if it was on when the first began."""
-    global _running, _resume
-    with _lock:
-        if _running == 0:
-            _resume = gc.isenabled()
-            gc.disable()
-        _running += 1
+    back on when the last hold ends, if it was on when the first began."""
+    _hold()
     try:
         yield
     finally:
-        with _lock:
-            _running -= 1
-            if _running == 0 and _resume:
-                gc.enable()
+        _release()
+
+
+class GuiThreadCollector(QObject):
+    """Holds automatic collection off from :meth:`start` to :meth:`stop` and collects on a timer instead, in
+    the thread this object lives in (the GUI's), each generation when its count passed the collector's own
+    threshold: what automatic collection would have done, at most a timer period later."""
+
+    def __init__(self, interval_ms: int = 1000, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._timer = QTimer(self)
+        self._timer.setInterval(interval_ms)
+        self._timer.timeout.connect(self.collect_due)
+
+    def start(self) -> None:
+        """Take over collection (once; a second start does nothing)."""
+        if not self._timer.isActive():
+            _hold()
+            self._timer.start()
+
+    def stop(self) -> None:
+        """Hand collection back (as it was when started, once no background job holds it)."""
+        if self._timer.isActive():
+            self._timer.stop()
+            _release()
+
+    def collect_due(self) -> int:
+        """Collect the oldest generation whose count is past its threshold (with the younger ones, as
+        ``gc`` does); returns the objects found unreachable, 0 when nothing was due."""
+        counts = zip(gc.get_count(), gc.get_threshold(), strict=True)
+        due = [generation for generation, (count, limit) in enumerate(counts) if count > limit]
+        return gc.collect(due[-1]) if due else 0
+
+
+def collect_in_gui_thread(app: QCoreApplication) -> GuiThreadCollector:
+    """``app``'s collector (made and started on the first call), stopped when the event loop quits."""
+    collector = app.findChild(GuiThreadCollector)
+    if collector is None:
+        collector = GuiThreadCollector(parent=app)
+        collector.start()
+        app.aboutToQuit.connect(collector.stop)
+    return collector

@@ -1,12 +1,14 @@
-"""Background jobs pause Python's garbage collector (a collection in a worker thread could free Qt objects
-there and deadlock the GUI thread): off while any job runs, back as it was once the last one ends."""
+"""Python's garbage collector never runs in a worker thread (a collection there could free Qt objects and
+deadlock the GUI thread): background jobs pause it while they run, and the app collects in the GUI thread on a
+timer."""
 
 from __future__ import annotations
 
 import gc
 import threading
+import weakref
 
-from simlab.gui.background import collector_paused
+from simlab.gui.background import GuiThreadCollector, collect_in_gui_thread, collector_paused
 
 
 def test_the_collector_is_off_while_jobs_run_and_back_after_the_last():
@@ -37,3 +39,45 @@ def test_a_collector_switched_off_before_stays_off():
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+class _Node:
+    """A reference cycle only the cyclic collector can free."""
+
+    def __init__(self) -> None:
+        self.me = self
+
+
+def _cycle() -> weakref.ref[_Node]:
+    return weakref.ref(_Node())
+
+
+def test_the_gui_thread_collector_frees_cycles_on_its_timer_and_no_thread_collects_by_itself(qtbot):
+    collector = GuiThreadCollector(interval_ms=20)
+    collector.start()
+    try:
+        assert not gc.isenabled()
+        gc.collect()
+        few = _cycle()
+        assert collector.collect_due() == 0 and few() is not None  # nothing due: nothing collected
+        cycle = _cycle()
+        kept = [[] for _ in range(3 * gc.get_threshold()[0])]  # past generation 0's threshold
+        qtbot.waitUntil(lambda: cycle() is None and few() is None, timeout=5000)
+        assert not gc.isenabled() and kept
+    finally:
+        collector.stop()
+    assert gc.isenabled()
+
+
+def test_a_job_still_running_keeps_the_collector_off_after_the_gui_collector_stops(qapp):
+    collector = collect_in_gui_thread(qapp)
+    try:
+        assert collect_in_gui_thread(qapp) is collector  # one per application
+        with collector_paused():
+            collector.stop()
+            assert not gc.isenabled()  # the job's hold stays
+        assert gc.isenabled()
+    finally:
+        collector.stop()
+        collector.setParent(None)
+        collector.deleteLater()
