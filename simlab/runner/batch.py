@@ -204,12 +204,12 @@ def run(
     needs ``pip install 'simlab[cluster]'``). Either can resume a run the other started.
     """
     _check_runtime(concurrency, episode_timeout, executor)
-    writer, family = _open(config, out_dir, resume, registry)
-    if resume:
-        _remove_stale_temp_files(writer.path)
     runtime: dict[str, Any] = {"concurrency": concurrency, "episode_timeout": episode_timeout}
     if executor != "local":
         runtime["executor"] = executor
+    writer, family = _open(config, out_dir, resume, registry, runtime)
+    if resume:
+        _remove_stale_temp_files(writer.path)
     todo = [item for item in episode_ids(writer.config) if item[0] not in writer.done]
     written = 0
 
@@ -233,7 +233,10 @@ def run(
     save = writer.save if saved_by_workers else None
     batch = _Batch(family, writer.config, registry, episode_timeout, stop, executor, save)
     try:
-        batch.play(todo, concurrency, write, started=lambda: _record_runtime(writer, runtime))
+        # A new run wrote its runtime with its config (run.json is written once: 100 ms of the interpreter lock
+        # for 200 embedded tasks); a resumed one notes this session's while the first episodes play.
+        started = (lambda: _record_runtime(writer, runtime)) if resume else None
+        batch.play(todo, concurrency, write, started=started)
     finally:
         writer.close()  # the run's lock is let go however the batch ended (a failure's trace keeps the writer)
     return writer
@@ -276,9 +279,14 @@ def _positive_seconds(value: object) -> bool:
 
 
 def _open(
-    config: RunConfig | None, out_dir: str | Path, resume: bool, registry: Registry | None
+    config: RunConfig | None,
+    out_dir: str | Path,
+    resume: bool,
+    registry: Registry | None,
+    runtime: Mapping[str, Any],
 ) -> tuple[RunWriter, WorldFamily]:
-    """The run folder's writer (new, or the one to resume) and its world family; checks the agents first."""
+    """The run folder's writer (new, recording ``runtime`` with the config, or the one to resume) and its world
+    family; checks the agents first."""
     if config is None:
         if not (resume and (Path(out_dir) / RUN_FILE).exists()):
             raise ConfigError(f"{out_dir}: no run to resume there (no {RUN_FILE}); start one with a config")
@@ -288,7 +296,7 @@ def _open(
     config_json = config.to_json(family)
     # Build every agent once before anything is written, so a bad spec or setting leaves no run folder.
     make_agents(family, agent_specs(config_json), config_json["settings"], registry, config_json["agent_settings"])
-    return RunWriter(out_dir, config_json, resume=resume), family
+    return RunWriter(out_dir, config_json, resume=resume, runtime=runtime), family
 
 
 def check_resumable(recorded: Run, registry: Registry | None = None) -> None:
