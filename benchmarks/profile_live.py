@@ -175,12 +175,12 @@ class ThreadProfiles:
     def recording(self) -> Iterator[None]:
         profiles = self
 
-        def play_and_save(original: Callable[..., Any]) -> Callable[..., Any]:
-            def wrapped(self: Any, item: Any) -> Any:
+        def profiled(original: Callable[..., Any]) -> Callable[..., Any]:
+            def wrapped(self: Any, *args: Any) -> Any:
                 profile = profiles.own()
                 profile.enable()
                 try:
-                    return original(self, item)
+                    return original(self, *args)
                 finally:
                     profile.disable()
 
@@ -189,7 +189,10 @@ class ThreadProfiles:
         caller = self.own()  # the calling thread: planning, scheduling, index lines
         caller.enable()
         try:
-            with patched(batch._Batch, "_play_and_save", play_and_save):
+            with (
+                patched(batch._Batch, "_play_and_watch", profiled),  # the threads playing episodes
+                patched(batch._ThreadPool, "_write", profiled),  # those writing their files
+            ):
                 yield
         finally:
             caller.disable()

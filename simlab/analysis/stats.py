@@ -8,7 +8,9 @@ the same values, seed, resample count and level always give the same interval.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -118,18 +120,47 @@ def bootstrap_cis(xs: Sequence[np.ndarray], resamples: int, seed: int, level: fl
     """Percentile bootstrap intervals of the means of ``xs`` (arrays of one size n): the (resamples, n) index
     matrix of ``numpy.random.default_rng(seed)``, drawn a block of rows at a time and shared by every array.
     The draws, the sums (each row reduced alone, as ``x[idx].mean(axis=1)`` does) and so the intervals are
-    the same as drawing the whole matrix for each array."""
+    the same as drawing the whole matrix for each array.
+
+    When the matrix takes more than one block, the arrays are shared out between threads, one a core (numpy
+    lets go of the interpreter lock while it gathers and sums), and the next block is drawn while they sum
+    this one: a report of 100,000 episodes spent 3 of its 10 s here on one core. Each array's sums are made
+    as before, by one thread, so the intervals do not depend on the number of threads."""
     n = xs[0].size
     rng = np.random.default_rng(seed)
     sums = np.empty((len(xs), resamples))
     rows = max(1, BOOTSTRAP_BLOCK // n)
-    picked = np.empty((min(rows, resamples), n))
-    for start in range(0, resamples, rows):
-        idx = rng.integers(0, n, size=(min(rows, resamples - start), n))
-        block = picked[: len(idx)]
-        for k, x in enumerate(xs):
-            np.take(x, idx, out=block, mode="clip")  # in range by construction; "raise" buffers ``out``: 2-3x
-            np.add.reduce(block, axis=1, out=sums[k, start : start + len(idx)])
+    starts = range(0, resamples, rows)
+
+    def draw(start: int) -> np.ndarray:
+        return rng.integers(0, n, size=(min(rows, resamples - start), n))
+
+    workers = min(len(xs), os.cpu_count() or 1) if len(starts) > 1 else 1
+    shares = [range(k, len(xs), workers) for k in range(workers)]
+    buffers = [np.empty((min(rows, resamples), n)) for _ in shares]
+    if workers == 1:
+        for start in starts:
+            _sum_rows(xs, shares[0], draw(start), buffers[0], sums, start)
+    else:
+        with ThreadPoolExecutor(workers, thread_name_prefix="simlab-bootstrap") as pool:
+            idx = draw(0)
+            for start in starts:
+                work = zip(shares, buffers, strict=True)
+                jobs = [pool.submit(_sum_rows, xs, share, idx, buf, sums, start) for share, buf in work]
+                following = start + rows
+                idx = draw(following) if following < resamples else idx  # while the threads sum this block
+                for job in jobs:
+                    job.result()
     tail = (1.0 - level) / 2.0
     bounds = np.quantile(sums / n, [tail, 1.0 - tail], axis=1)
     return [(float(low), float(high)) for low, high in bounds.T]
+
+
+def _sum_rows(
+    xs: Sequence[np.ndarray], share: range, idx: np.ndarray, buffer: np.ndarray, sums: np.ndarray, start: int
+) -> None:
+    """The sums of the resamples ``idx`` (rows from ``start``) of the arrays ``xs[k]``, ``k`` in ``share``."""
+    block = buffer[: len(idx)]
+    for k in share:
+        np.take(xs[k], idx, out=block, mode="clip")  # in range by construction; "raise" buffers ``out``: 2-3x
+        np.add.reduce(block, axis=1, out=sums[k, start : start + len(idx)])

@@ -454,9 +454,11 @@ class RunWriter:
         config: Mapping[str, Any],
         resume: bool = False,
         check: Callable[[Run], object] | None = None,
+        runtime: Mapping[str, Any] | None = None,
     ) -> None:
-        """A new run in ``path`` recording ``config``, or with ``resume`` the run there, which ``check`` (when
-        given) reads before anything is written: its refusal leaves the folder as it was."""
+        """A new run in ``path`` recording ``config`` (and, when given, the ``runtime`` it is played with, in
+        the same write), or with ``resume`` the run there, which ``check`` (when given) reads before anything
+        is written: its refusal leaves the folder as it was."""
         self.path = Path(path)
         config_path = self.path / RUN_FILE
         if resume and os.path.lexists(config_path):
@@ -471,7 +473,8 @@ class RunWriter:
             check_output_folder(self.path, "a new run in")
             self.config = dict(config)
             self.done = set()
-            write_json_atomic(config_path, {"format": RUN_FORMAT, "version": RUN_VERSION, "config": self.config}, 2)
+            head = {"format": RUN_FORMAT, "version": RUN_VERSION, "config": self.config}
+            write_json_atomic(config_path, head if runtime is None else {**head, "runtime": dict(runtime)}, 2)
         make_folder(self.path, EPISODES_DIR)
         self._lock = threading.Lock()
         self._held = RunLock(self.path)  # the lock lasts as long as this writer (released with it)

@@ -17,7 +17,7 @@ from simlab.core.episode import Episode
 from simlab.core.errors import ConfigError
 from simlab.core.plugins import Plugin, Registry
 from simlab.core.recording import INDEX_FILE, RUN_FILE, load_run
-from simlab.runner.batch import RunConfig, episode_ids, run
+from simlab.runner.batch import RunConfig, _ThreadPool, episode_ids, run
 from simlab.runner.progress import ProgressReport
 
 AGENTS = ("director=oracle", "builder=scripted")
@@ -132,6 +132,40 @@ def test_an_episode_over_its_timeout_is_recorded_as_an_abort_and_the_run_goes_on
         assert 2 <= len(actions) <= 4  # 0.2 s a move, cut at the first step past 0.5 s
         assert episode.summary["outcome"] == "abort"
         assert episode.events[-1].turn >= 2  # the events up to the cut are kept
+
+
+def test_a_thread_that_played_an_episode_plays_the_next_while_its_file_is_written():
+    """One at a time: the second episode starts while the first one's file is still being written (a save
+    waiting for it would otherwise wait in vain), and each future is done only once its file is."""
+    second_began, written = threading.Event(), []
+
+    def play(item):
+        if item[0] == "b":
+            second_began.set()
+        return item[0]
+
+    def save(episode):
+        if episode == "a":
+            written.append(("a", second_began.wait(30)))
+        else:
+            written.append((episode, True))
+
+    pool = _ThreadPool(play, 1, save)
+    futures = [pool.submit((name, {}, 0)) for name in ("a", "b")]
+    assert [f.result(60) for f in futures] == ["a", "b"]
+    pool.shutdown()
+    assert sorted(written) == [("a", True), ("b", True)]
+
+
+def test_a_failing_save_fails_its_episode_future():
+    def save(episode):
+        raise OSError(f"disk full writing {episode}")
+
+    pool = _ThreadPool(lambda item: item[0], 2, save)
+    future = pool.submit(("a", {}, 0))
+    with pytest.raises(OSError, match="disk full writing a"):
+        future.result(60)
+    pool.shutdown()
 
 
 @pytest.mark.parametrize(("concurrency", "timeout"), [(0, None), (2, 0.0), (2, -1.0)])

@@ -63,6 +63,14 @@ def test_run_writer_and_load_run_round_trip(run3):
     assert run.load_episode("ep1") == _episode(1, 0.25)
 
 
+def test_a_new_run_writes_its_runtime_with_its_config_in_one_file(tmp_path):
+    runtime = {"concurrency": 8, "episode_timeout": None}
+    RunWriter(tmp_path / "run", CONFIG, runtime=runtime)
+    text = (tmp_path / "run" / RUN_FILE).read_text(encoding="utf-8")
+    assert json.loads(text) == {"format": "simlab.run", "version": 1, "config": CONFIG, "runtime": runtime}
+    assert text.startswith('{\n  "format": "simlab.run"')  # indented, as every run.json before
+
+
 def test_run_load_episode_unknown_id_raises_key_error(run3):
     with pytest.raises(KeyError, match="nope"):
         load_run(run3).load_episode("nope")

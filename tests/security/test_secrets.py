@@ -4,12 +4,22 @@
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 import pytest
 
 from simlab.cli import main
-from simlab.core.secrets import REDACTED, name_is_secret, scrub, scrub_text, secret_places, value_is_secret
+from simlab.core.recording import dumps
+from simlab.core.secrets import (
+    REDACTED,
+    looks_secret,
+    name_is_secret,
+    scrub,
+    scrub_text,
+    secret_places,
+    value_is_secret,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 KEY = "sk-live-THIS-MUST-NEVER-BE-WRITTEN-0123456789"
@@ -47,6 +57,37 @@ def test_credential_values_are_found_and_scrubbed(value):
     assert secret_places({"a": {"b": [value]}}) == ["a.b[0]"]
     cleaned = scrub({"a": {"b": [value]}})["a"]["b"][0]
     assert REDACTED in cleaned and "hunter2" not in cleaned and "123" not in cleaned.split("=")[-1]
+
+
+FRAGMENTS = (
+    *("sk-", "SK-", "\u017fk-", "Bearer ", "basic\t", "eyJ", ".eyJ", "AKIA", "ASIA", "ghp_", "github_pat_", "xoxb_"),
+    *("HF_", "://", "http://", "alice:", "@", "/", "?", "&", "api-key=", "token=", "sig=", "=", " ", "\n", "x"),
+    *("0123456789", "abcdefgh", "ABCDEFGHIJKLMNOP", "\u0130", "\u0131", "\u212a", "\u00e9", "\u2192", "_", "-", "."),
+)
+
+
+def test_the_quick_look_answers_as_the_full_search_does():
+    """looks_secret tries the pattern only where a match can start: the same answer on any text, the case
+    folds of the IGNORECASE pattern (ſk-, the Kelvin sign) and word boundaries before those places included."""
+    r = random.Random(0)
+    texts = ["".join(r.choice(FRAGMENTS) for _ in range(r.randint(1, 14))) for _ in range(20_000)]
+    found = [value_is_secret(text) for text in texts]
+    assert [looks_secret(text) for text in texts] == found
+    assert 2_000 < sum(found) < 18_000  # both answers are well represented
+    assert not looks_secret("xsk-0123456789") and looks_secret("x sk-0123456789")
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"raw": ({"password": "hunter2hunter2"},)},  # a tuple is written as an array: its keys are looked at
+        {"raw": [{"text": "the link ends in ?token=abcdef123"}]},  # a credential in a query, no scheme before it
+        {"base_url": "http://127.0.0.1:8000/v1", "tasks": [{"id": "t"}] * 500, "x": "http://u:hunter2@h/"},
+    ],
+)
+def test_recordings_are_scrubbed_wherever_the_credential_sits(value):
+    text = dumps(value)
+    assert REDACTED in text and "hunter2" not in text and "abcdef123" not in text
 
 
 def test_known_keys_are_scrubbed_from_free_text():

@@ -28,7 +28,6 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from simlab.worlds.blocks.model import CELLS, MAX_HEIGHT, Board, Cell, Move, Piece, cell_key, color_of
-from simlab.worlds.blocks.oracle import oracle_moves
 
 Director = Literal["D1", "D2", "D3"]
 Interior = Literal["paper", "reference"]
@@ -144,14 +143,21 @@ def sees_move(move: Move, visible: set[tuple[Cell, int]]) -> bool:
 
 def reachable_board(target: Board, interior: Interior = "paper") -> Board:
     """The most of ``target`` that directors can get built: from the empty board, keep applying oracle moves
-    that some director sees (:func:`sees_move`) until none is left. Blocks resting on hidden ones stay out."""
-    seen = [visible_cell_layers(target, d, interior) for d in DIRECTORS]
+    that some director sees (:func:`sees_move`) until none is left. Blocks resting on hidden ones stay out.
+
+    From the empty board every oracle move places the next target block of its cells (the board stays a part of
+    the target, so nothing comes off), and placing one never takes another's place. So the end is the same
+    whatever the order: every target block some director sees whose cells are built up to its layer. Built
+    here in one pass by layer (a world is made per episode; following the oracle took 2 ms of a live episode's
+    11); tests pin it against following the oracle move by move."""
+    seen = set().union(*(visible_cell_layers(target, d, interior) for d in DIRECTORS))
     board = Board()
-    while True:
-        moves = [m for m in oracle_moves(board, target) if any(sees_move(m, v) for v in seen)]
-        if not moves:
-            return board
-        board.apply(moves[0])
+    for piece in target.pieces():  # by layer: the blocks beneath a block are decided before it
+        built_up_to_it = all(board.height(c) == piece.layer for c in piece.cells)
+        if built_up_to_it and any((c, piece.layer) in seen for c in piece.cells):
+            for cell in piece.cells:
+                board.stacks[cell].append(piece)
+    return board
 
 
 def _view_cell(piece: Piece | None, seen: set[tuple[Cell, int]]) -> ViewCell | None:
