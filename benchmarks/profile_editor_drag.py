@@ -2,7 +2,8 @@
 ``bench_editor`` times (one step of dragging an object in a 30-object room, until the 3D view, its overlays
 and both agents' live views have painted), then of the release (the full-quality views and the panels left
 alone during the drag), and what one frame of a drag costs part by part, in wall and CPU time (CPU time of
-this process, llvmpipe's threads included, stays put on a loaded machine where wall time does not).
+this process, llvmpipe's threads included, stays put on a loaded machine where wall time does not), each view's
+VTK render alone included (the rest of its paint is the blit to the widget and Qt composing the window).
 
 Run ``xvfb-run -a python -m benchmarks.profile_editor_drag [--top N] [--steps N]``; it prints the functions
 with the most cumulative and own time, so a change to the drag path can be aimed at what costs.
@@ -18,7 +19,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 from PySide6.QtWidgets import QApplication, QWidget
 
@@ -63,13 +64,23 @@ def frame_anatomy(app: QApplication, window: EditorWindow, target: str, repeats:
     window.end_drag()
     window.canvas.set_draft(DRAFT_SCALE)  # drafts held without a drag: no rest timer brings full quality back
     window.pictures.set_draft(True)
+    window.push_op(doc.move, target, (x, y, z), "anatomy")  # a draft's step: what it left alone drawn merged
+    app.processEvents()
     parts: dict[str, Callable[[], object]] = {"the window composed (a label repainted)": window.summary.update}
     for name, canvas in {"3D view": window.canvas, **window.pictures.live}.items():
         parts[f"{name} painted (draft)"] = lambda widget=canvas.widget: QWidget.update(widget)
     _parts(app, repeats, parts, paint=True)
+    # VTK's render alone, finished (llvmpipe draws in threads): the rest of a paint is the blit and the window
+    views = {"3D view": window.canvas, **window.pictures.live}
+    renders = {f"{name} rendered alone (draft)": _render(canvas.plotter.ren_win) for name, canvas in views.items()}
+    _parts(app, repeats, renders, paint=False)
     window.canvas.set_draft(1)
     window.pictures.set_draft(False)
     app.processEvents()
+
+
+def _render(window: Any) -> Callable[[], object]:
+    return lambda: (window.Render(), window.WaitForCompletion())
 
 
 def _parts(app: QApplication, repeats: int, parts: dict[str, Callable[[], object]], paint: bool) -> None:

@@ -43,7 +43,7 @@ from simlab.gui.validity_view import ValidityJob, ValidityLauncher
 from simlab.worlds import get_family, open_document
 
 AUTOSAVE_MS = 2000
-DRAFT_SCALE = 2.5  # a drag's frames of the 3D view have a sixth of its pixels (its render is most of a step)
+DRAFT_SCALE = 3.0  # a drag's frames of the 3D view have a ninth of its pixels: llvmpipe's cost is per pixel drawn
 DRAFT_REST_MS = 250  # the mouse held still this long in a drag: the views at full quality until it moves again
 
 

@@ -44,7 +44,7 @@ from simlab.render.scene import CameraPose, SceneItem
 
 WARNING_SIGN = "\u26a0"
 LIVE_VIEW_SIZE = (400, 300)  # the agents' 4:3 pictures
-LIVE_DRAFT_SCALE = 2  # a drag's frames of an agent's live view have a quarter of its pixels
+LIVE_DRAFT_SCALE = 2.5  # a drag's frames of an agent's live view have a sixth of its pixels (160x120: legible)
 MOUSE_EVENTS = (
     QEvent.Type.MouseButtonPress,
     QEvent.Type.MouseButtonRelease,

@@ -6,7 +6,8 @@ costs more than rendering the frame); an item that only moved (the same mesh shi
 the editor) keeps its actor, moved by the actor's own position (a user transform), and one that looks as before
 but changed its shape (a selected object's rays) keeps it too, given the new mesh. While a gesture is in
 progress a canvas may draw drafts (:meth:`SceneCanvas.set_draft`: fewer pixels, no multisampling, the frame
-stretched to the widget) and full-quality frames once it ends, as 3D editors refine progressively. Hovering an
+stretched to the widget, the items that have not changed since it began merged into one actor a look) and
+full-quality frames once it ends, as 3D editors refine progressively. Hovering an
 item with a tooltip shows it after the mouse rests, so picking never runs on every mouse move; a press and
 release without a drag emits :attr:`SceneCanvas.clicked` with the item's key. VTK's own one-letter keys are
 swallowed. Points under the mouse come in VTK display pixels (origin bottom left); :meth:`display_point`
@@ -25,7 +26,17 @@ from PySide6.QtGui import QCursor, QKeyEvent
 from PySide6.QtWidgets import QToolTip, QWidget
 from pyvistaqt import QtInteractor
 
-from simlab.render.scene import CameraPose, SceneItem, actor_look, add_items, is_text, paint_actor, set_camera
+from simlab.render.scene import (
+    CameraPose,
+    SceneItem,
+    actor_look,
+    add_items,
+    add_merged,
+    is_text,
+    mergeable,
+    paint_actor,
+    set_camera,
+)
 
 HOVER_DELAY_MS = 250
 SPARE_ACTORS = 64  # hidden actors kept per look for items to come (a step back brings a turn's blocks back)
@@ -51,6 +62,8 @@ class SceneCanvas(QObject):
         self.draft_scale: float = 1
         """1: full quality; n: frames are rendered at 1/n of the widget's resolution, without multisampling."""
         self._samples: int = self._window.GetMultiSamples()
+        self._changed: set[str] = set()  # keys shown anew since the draft began: drawn alone, not merged
+        self._merged: dict[tuple[Any, ...], _Merged] = {}  # look -> its unchanged items drawn as one actor
         self._tooltips: dict[str, str] = {}  # actor address -> tooltip
         self._keys: dict[str, str] = {}  # actor address -> item key, for clicks
         self._press: tuple[int, int] | None = None
@@ -87,6 +100,8 @@ class SceneCanvas(QObject):
             self._shown[key] = _Shown(wanted[key], actor)
         if fresh:  # a handed-on actor may carry the line width of another draft scale (or none)
             self._fit_lines(self._shown[item.key] for item in fresh)
+        if self.draft_scale != 1:
+            self._merge({*stale, *(item.key for item in fresh)})
         if stale != kept or fresh:  # a reused actor keeps its address, key and tooltip
             pickable = {k: (shown.actor, wanted[k]) for k, shown in self._shown.items() if wanted[k].tooltip}
             self._tooltips = {_address(a): item.tooltip for a, item in pickable.values()}
@@ -132,11 +147,45 @@ class SceneCanvas(QObject):
         self._shown[item.key] = _Shown(item, actor)
         return True
 
+    def _merge(self, changed: set[str]) -> None:
+        """While drafting, draw the items unchanged since the draft began merged into one actor a look, their own
+        actors hidden (one draw call for a room's hundred objects: a tenth of a draft's render measured); the
+        items ``changed`` now or before in the draft (a dragged object's) stay alone."""
+        if changed <= self._changed:
+            return  # only items already drawn alone changed (a drag's later steps): the merged ones stand
+        self._changed |= changed
+        wanted: dict[tuple[Any, ...], list[str]] = {}
+        for key, shown in self._shown.items():
+            if key not in self._changed and shown.actor.IsA("vtkActor") and mergeable(shown.item):
+                wanted.setdefault(_actor_look(shown.item), []).append(key)
+        for look in [*self._merged, *(look for look in wanted if look not in self._merged)]:  # no set order
+            keys = tuple(wanted.get(look, ()))
+            if look in self._merged and self._merged[look].keys == keys:
+                continue
+            self._unmerge(look)
+            if len(keys) > 1:
+                actor = add_merged(self.plotter, [self._shown[key].item for key in keys])
+                self._merged[look] = _Merged(keys, actor)
+                for key in keys:
+                    self._shown[key].actor.VisibilityOff()
+
+    def _unmerge(self, look: tuple[Any, ...]) -> None:
+        """Remove the merged actor of ``look``; its items still shown are drawn by their own actors again."""
+        merged = self._merged.pop(look, None)
+        if merged is None:
+            return
+        self.plotter.remove_actor(merged.actor, render=False)
+        for key in merged.keys:
+            if key in self._shown:
+                self._shown[key].actor.VisibilityOn()
+
     def clear(self) -> None:
         """Remove every item (the next :meth:`show` adds all of them afresh)."""
         self.plotter.clear_actors()
         self._shown.clear()
         self._spare.clear()
+        self._merged.clear()
+        self._changed.clear()
         self.items = []
 
     def in_view(self, items: list[SceneItem]) -> list[SceneItem]:
@@ -166,11 +215,16 @@ class SceneCanvas(QObject):
         """Render at 1/``scale`` of the widget's resolution without multisampling or order-independent
         translucency (translucent items blended in drawing order), the frame stretched to the widget (a draft
         while a gesture is in progress), lines and texts drawn smaller by as much so they keep their size on the
-        screen (texts by :data:`DRAFT_TEXT_SHRINK` at most); 1 goes back to full quality. Repaints when it
-        changes."""
+        screen (texts by :data:`DRAFT_TEXT_SHRINK` at most), and from the next :meth:`show` on the items it leaves
+        as they were merged into one actor a look; 1 goes back to full quality, each item drawn by its own actor.
+        Repaints when it changes."""
         if scale == self.draft_scale:
             return
         self.draft_scale = scale
+        if scale == 1:
+            for look in list(self._merged):
+                self._unmerge(look)
+            self._changed.clear()
         window = self._window
         window.SetMultiSamples(self._samples if scale == 1 else 0)
         self.plotter.renderer.SetUseOIT(scale == 1)  # its extra full-frame passes cost a draft 10-15%
@@ -256,7 +310,7 @@ class SceneCanvas(QObject):
 
     def _show_tooltip(self) -> None:
         x, y = self.plotter.iren.get_event_position()
-        text = self.tooltip_at(x, y)
+        text = self.tooltip_at(x, y) if not self._merged else ""  # a merged actor hides its items from the picker
         if text:
             QToolTip.showText(QCursor.pos(), text, self.plotter.interactor)
         else:
@@ -294,6 +348,13 @@ def _actor_look(item: SceneItem) -> tuple[Any, ...]:
     """An actor's properties as ``add_items`` sets them but its mesh and colours, and whether it is pickable
     (whether the item has a tooltip): an actor of one look shows any item of that look once they are swapped in."""
     return (*actor_look(item), bool(item.tooltip))
+
+
+class _Merged:
+    """The actor drawing the items of ``keys`` merged while drafting."""
+
+    def __init__(self, keys: tuple[str, ...], actor: Any) -> None:
+        self.keys, self.actor = keys, actor
 
 
 class _Shown:

@@ -11,9 +11,9 @@ import hashlib
 import itertools
 import threading
 import weakref
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -24,6 +24,7 @@ from PIL import Image
 # Imported from its module, not looked up as pv.Color: pyvista loads its plotting module on the first such look-up,
 # and a thread looking one up while another loads it fails (a rooms batch draws in threads).
 from pyvista.plotting.colors import Color
+from vtkmodules.util.numpy_support import numpy_to_vtk, vtk_to_numpy
 
 Vec3 = tuple[float, float, float]
 RGBf = tuple[float, float, float]
@@ -143,6 +144,52 @@ def paint_actor(actor: Any, item: SceneItem) -> None:
     look.SetColor(Color(item.color).float_rgb)
     if item.edged:
         look.SetEdgeColor(Color(darker(item.color, EDGE_DARKENING)).float_rgb)
+
+
+def mergeable(item: SceneItem) -> bool:
+    """Whether ``item`` can be drawn merged with others of its look (:func:`add_merged`): a mesh of faces only."""
+    mesh = item.mesh
+    return not is_text(item) and mesh.GetNumberOfPolys() == mesh.GetNumberOfCells() > 0
+
+
+def add_merged(plotter: Any, items: Sequence[SceneItem], name: str = "merged") -> Any:
+    """One actor drawing the faces of ``items`` (all :func:`mergeable`, of one :func:`actor_look`), each face in
+    its item's colour (8-bit RGB cell scalars, as :func:`paint_actor` rounds a colour), lit as the items' own
+    actors are: one draw call where each item took one. It cannot be picked: it has no one item's key."""
+    mesh = _merged_faces([item.mesh for item in items])
+    colours = np.array([Color(item.color).int_rgb for item in items], dtype=np.uint8)
+    mesh.cell_data["rgb"] = np.repeat(colours, [item.mesh.n_cells for item in items], axis=0)
+    actor = add_items(plotter, [replace(items[0], key=name, mesh=mesh, tooltip="")], unique_names=True)[name]
+    mapper = actor.GetMapper()
+    mapper.SetScalarModeToUseCellFieldData()
+    mapper.SelectColorArray("rgb")
+    mapper.SetColorModeToDirectScalars()
+    mapper.ScalarVisibilityOn()
+    return actor
+
+
+def _merged_faces(meshes: Sequence[pv.PolyData]) -> pv.PolyData:
+    """The faces of ``meshes`` as one mesh, in order (no point data: faces are drawn flat)."""
+    starts = np.cumsum([0, *(mesh.n_points for mesh in meshes[:-1])])
+    polys = [mesh.GetPolys() for mesh in meshes]
+    connectivity = [
+        vtk_to_numpy(p.GetConnectivityArray()).astype(np.int64) + s for p, s in zip(polys, starts, strict=True)
+    ]
+    ends = np.cumsum([0, *(len(c) for c in connectivity)])
+    offsets = [_ids(p.GetOffsetsArray())[:-1] + end for p, end in zip(polys, ends[:-1], strict=True)]
+    cells = vtk.vtkCellArray()
+    cells.SetData(
+        numpy_to_vtk(np.concatenate([*offsets, ends[-1:]]), deep=True, array_type=vtk.VTK_ID_TYPE),
+        numpy_to_vtk(np.concatenate(connectivity), deep=True, array_type=vtk.VTK_ID_TYPE),
+    )
+    merged = pv.PolyData()  # built empty: a PolyData made from points alone gets a vertex cell for each
+    merged.points = np.concatenate([np.asarray(mesh.points, dtype=float) for mesh in meshes])
+    merged.SetPolys(cells)
+    return merged
+
+
+def _ids(array: Any) -> np.ndarray:
+    return np.asarray(vtk_to_numpy(array), dtype=np.int64)
 
 
 def actor_look(item: SceneItem) -> tuple[Any, ...]:

@@ -142,6 +142,12 @@ def _shown_facts(window: EditorWindow) -> dict:
     }
 
 
+def _drawn(canvas) -> int:
+    """How many props the canvas draws (hidden ones are kept aside or merged into another)."""
+    props = canvas.plotter.renderer.GetViewProps()
+    return sum(props.GetItemAsObject(k).GetVisibility() for k in range(props.GetNumberOfItems()))
+
+
 def _full_size(canvas) -> tuple[int, int]:
     ratio = canvas.widget.devicePixelRatioF()
     return round(canvas.widget.width() * ratio), round(canvas.widget.height() * ratio)
@@ -165,6 +171,13 @@ def test_a_drag_step_drawn_as_a_draft_shows_the_same_visibility_as_a_full_redraw
         assert scale > 1 and tuple(canvas.plotter.ren_win.GetSize()) == (round(width / scale), round(height / scale))
     during = _shown_facts(window)
     assert "plant_container_1" not in during["visible"]["helper"]  # the sofa now hides it, as the draft says
+    # what the drag left alone is drawn merged, one actor a look: the picture of every item's own actor
+    helper = window.pictures.live["Helper's view"]
+    merged, scale = helper_view(window), helper.draft_scale
+    assert _drawn(helper) < len(helper.items)
+    helper.set_draft(1)
+    helper.set_draft(scale)
+    assert _drawn(helper) == len(helper.items) and np.abs(helper_view(window) - merged).mean() < 0.5
     qtbot.mouseRelease(widget, Qt.MouseButton.LeftButton, pos=moves[-1])
     # ...and what it showed is what a full redraw from nothing shows, and what the room file itself gives
     for canvas in _canvases(window):

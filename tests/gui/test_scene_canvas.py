@@ -5,6 +5,8 @@ lines are as large on the screen as at full quality."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 import pyvista as pv
@@ -145,3 +147,34 @@ def test_a_line_drawn_in_a_draft_and_kept_aside_comes_back_at_its_full_width(can
     canvas.set_draft(1)
     canvas.show([line("second")])  # the same look: the kept actor is handed on
     assert _extent(picture(canvas), (0, 153, 0))[1] == pytest.approx(full_width, abs=1)
+
+
+def _drawn(canvas: SceneCanvas) -> list[object]:
+    renderer = canvas.plotter.renderer
+    props = [renderer.GetViewProps().GetItemAsObject(k) for k in range(renderer.GetViewProps().GetNumberOfItems())]
+    return [prop for prop in props if prop.GetVisibility()]
+
+
+def test_a_drafts_unchanged_items_are_drawn_merged_as_their_own_actors_draw_them(canvas):
+    """While drafting, the items a gesture left alone are one actor a look (one draw call), each face in its
+    item's colour and lit as before; the moved item keeps its own actor and can be picked; full quality brings
+    every item's own actor back."""
+    colours = [(0.8, 0.2, 0.2), (0.2, 0.6, 0.3), (0.3, 0.3, 0.9), (0.9, 0.8, 0.1)]
+    items = [replace(box(f"b{k}", (k - 1.5, 0.5 * k - 0.7, 0.0), 0.8), color=c) for k, c in enumerate(colours)]
+    glass = SceneItem("glass", "tint", pv.Box(bounds=(-2.5, 2.5, -1.6, -1.2, 0.0, 0.6)), (0.1, 0.1, 0.1), opacity=0.4)
+    canvas.show([*items, glass])
+    on_b3, on_b0 = (widget_point(canvas, point) for point in [(1.5, -1.2, 0.4), (-1.5, -0.7, 0.4)])
+    canvas.set_draft(2)
+    moved = [*items[:3], replace(box("b3", (1.5, -1.0, 0.0), 0.8), color=colours[3]), glass]
+    canvas.show(moved)  # the first draft step: b3 moved, the rest merged
+    assert len(_drawn(canvas)) == 3  # the three opaque boxes as one actor, b3 alone, the glass alone
+    assert actor_of(canvas, "b3").GetVisibility() and not actor_of(canvas, "b0").GetVisibility()
+    merged = picture(canvas)
+    canvas.set_draft(1)
+    canvas.set_draft(2)  # drafting again: every item drawn by its own actor until the next step
+    assert len(_drawn(canvas)) == 5
+    assert np.abs(picture(canvas) - merged).max() <= 2  # the same pixels: colours, lighting, places
+    canvas.show([*moved[:3], replace(moved[3], mesh=box("b3", (1.5, -1.2, 0.0), 0.8).mesh), glass])
+    assert len(_drawn(canvas)) == 3 and canvas.key_at(*canvas.display_point(on_b3)) == "b3"
+    canvas.set_draft(1)
+    assert len(_drawn(canvas)) == 5 and canvas.key_at(*canvas.display_point(on_b0)) == "b0"

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
+import trimesh
 
 from simlab.worlds.rooms import cameras, render
 from simlab.worlds.rooms import visibility as vis
@@ -39,6 +41,20 @@ def test_box_behind_a_wall_is_hidden_and_one_in_front_is_visible() -> None:
     rays = vis.corner_rays(geom, LOOK_WEST, scene.object("behind"))
     assert len(rays) == 8 and all(r.in_frustum and r.blocked for r in rays)
     assert {r.hit_object for r in rays} <= {"front", "partition"}
+
+
+def test_the_scene_mesh_is_the_objects_then_the_shell_joined_as_trimesh_joins_them() -> None:
+    scene = screened_room()
+    mesh, owners = vis.scene_mesh(scene)
+    parts = [vis.object_mesh(obj) for obj in scene.objects] + [part for _, part, _ in vis.room_shell(scene)]
+    joined = trimesh.util.concatenate(parts)
+    assert np.array_equal(mesh.vertices, joined.vertices) and np.array_equal(mesh.faces, joined.faces)
+    assert np.array_equal(mesh.face_normals, joined.face_normals)
+    shell = sum(len(part.faces) for _, part, _ in vis.room_shell(scene))
+    assert (
+        owners.tolist()
+        == [k for k, obj in enumerate(scene.objects) for _ in range(len(parts[k].faces))] + [vis.SHELL] * shell
+    )
 
 
 def test_object_beside_the_frustum_is_not_visible() -> None:

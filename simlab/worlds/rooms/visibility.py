@@ -66,9 +66,16 @@ def scene_mesh(scene: Scene, meshes: Sequence[trimesh.Trimesh] | None = None) ->
     for _, mesh, _ in room_shell(scene):
         parts.append(mesh)
         owners.append(np.full(len(mesh.faces), SHELL, dtype=np.int64))
-    merged = trimesh.util.concatenate(parts)
-    assert isinstance(merged, trimesh.Trimesh)  # concatenate's declared result is any Geometry
-    return merged, np.concatenate(owners)
+    # Joined with numpy as trimesh.util.concatenate joins them (the same vertices, faces and each part's face
+    # normals), without the colours and metadata it also merges, which nothing here reads: 6 ms of the 7 it took
+    # for a 30-object room
+    starts = np.cumsum([0, *(len(mesh.vertices) for mesh in parts[:-1])])
+    vertices = np.concatenate([np.asarray(mesh.vertices, dtype=float) for mesh in parts])
+    faces = np.concatenate(
+        [np.asarray(mesh.faces, dtype=np.int64) + start for mesh, start in zip(parts, starts, strict=True)]
+    )
+    normals = np.concatenate([np.asarray(mesh.face_normals, dtype=float) for mesh in parts])
+    return trimesh.Trimesh(vertices, faces, face_normals=normals, process=False), np.concatenate(owners)
 
 
 class SceneGeometry:
