@@ -9,7 +9,14 @@ from PIL import Image
 
 from simlab.worlds.rooms.benchmark import build_benchmark, picture_jobs, room_pictures, scene_views, select_questions
 from simlab.worlds.rooms.model import Scene
-from simlab.worlds.rooms.render import pixel_counts, pixel_counts_many, render_view, render_views, topdown_map
+from simlab.worlds.rooms.render import (
+    pixel_counts,
+    pixel_counts_many,
+    render_view,
+    render_views,
+    room_flat_parts,
+    topdown_map,
+)
 from simlab.worlds.rooms.visibility import ViewPair
 
 
@@ -64,12 +71,16 @@ def test_counting_both_cameras_from_one_id_mesh_gives_each_cameras_own_counts() 
     assert together[0] != together[1] and all(any(counts.values()) for counts in together)
 
 
-def test_both_views_from_one_set_of_actors_are_each_views_own_pixels() -> None:
-    scene, views = _room_with_views()
-    together = render_views(scene, [views.answerer, views.helper], (320, 240))
-    alone = [render_view(scene, camera, (320, 240)) for camera in (views.answerer, views.helper)]
-    assert [image.tobytes() for image in together] == [image.tobytes() for image in alone]
-    assert together[0].tobytes() != together[1].tobytes()
+def test_both_views_of_a_room_merged_into_three_actors_are_the_pixels_of_its_items() -> None:
+    for seed in (3, 4, 5):  # rooms with many objects of several colours each
+        made = scene_views(seed, 0)
+        assert made is not None
+        scene, views = made
+        assert len(room_flat_parts(scene)) == 3  # floor, culled walls, objects
+        together = render_views(scene, [views.answerer, views.helper], (320, 240))
+        alone = [render_view(scene, camera, (320, 240)) for camera in (views.answerer, views.helper)]
+        assert [image.tobytes() for image in together] == [image.tobytes() for image in alone]
+        assert together[0].tobytes() != together[1].tobytes()
 
 
 def _room_with_views() -> tuple[Scene, ViewPair]:
