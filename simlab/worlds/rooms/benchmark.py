@@ -39,7 +39,7 @@ from simlab.worlds.rooms.tasks import (
     high_in_window,
     many_of_a_kind,
 )
-from simlab.worlds.rooms.visibility import ViewPair
+from simlab.worlds.rooms.visibility import SceneGeometry, ViewPair
 
 BENCHMARK_FORMAT = "simlab.rooms.benchmark"
 BENCHMARK_VERSION = 1
@@ -56,9 +56,16 @@ PNG_LEVEL = 6  # zlib level of the views and maps written (no sha256 is kept of 
 
 def scene_views(seed: int, index: int) -> tuple[Scene, ViewPair] | None:
     """Room ``index`` of the benchmark and its two views, or None when no camera pair meets the constraints."""
-    scene = generate_scene(seed, index)
-    views = sample_views(scene, seed, VIEW_SETTINGS)
+    scene, geom = _room(seed, index)
+    views = sample_views(scene, seed, VIEW_SETTINGS, geom)
     return (scene, views) if views is not None else None
+
+
+def _room(seed: int, index: int) -> tuple[Scene, SceneGeometry]:
+    """Room ``index`` and its geometry, built once for every sampling of its views (its meshes and ray
+    intersector cost more than a sampling's rays)."""
+    scene = generate_scene(seed, index)
+    return scene, SceneGeometry(scene)
 
 
 @dataclass(frozen=True)
@@ -77,10 +84,10 @@ class RoomOffers:
 def room_offers(seed: int, index: int, tasks: Sequence[str]) -> RoomOffers:
     """Room ``index``'s candidates of ``tasks``, each with its options' features, the ones that one view alone
     could narrow down dropped (:func:`~simlab.worlds.rooms.necessity.needs_both_views`)."""
-    made = scene_views(seed, index)
-    if made is None:
+    scene, geom = _room(seed, index)
+    views = sample_views(scene, seed, VIEW_SETTINGS, geom)
+    if views is None:
         return RoomOffers(index, None, None, {}, {})
-    scene, views = made
     offers: dict[str, list[Offer]] = {}
     counts: dict[str, int] = {}
     for task in tasks:
@@ -89,7 +96,7 @@ def room_offers(seed: int, index: int, tasks: Sequence[str]) -> RoomOffers:
         offers[task] = [offer for c in found if (offer := _offer(index, c, scene, views, seed)) is not None]
     extra = 0
     if "counting" in tasks and many_of_a_kind(scene):
-        for views_k in _more_views(scene, seed):
+        for views_k in _more_views(scene, seed, geom):
             extra += 1
             found = [c for c in candidates("counting", scene, views_k, seed) if high_in_window(c)]
             counts["counting"] += len(found)
@@ -97,10 +104,10 @@ def room_offers(seed: int, index: int, tasks: Sequence[str]) -> RoomOffers:
     return RoomOffers(index, scene, views, offers, counts, extra)
 
 
-def _more_views(scene: Scene, seed: int) -> Iterator[ViewPair]:
+def _more_views(scene: Scene, seed: int, geom: SceneGeometry) -> Iterator[ViewPair]:
     """Up to :data:`COUNTING_VIEWS` more pairs of viewpoints of a room, each sampled as the first was."""
     for k in range(COUNTING_VIEWS):
-        views = sample_views(scene, stable_seed(seed, "counting-views", k), VIEW_SETTINGS)
+        views = sample_views(scene, stable_seed(seed, "counting-views", k), VIEW_SETTINGS, geom)
         if views is not None:
             yield views
 
