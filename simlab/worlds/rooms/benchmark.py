@@ -10,13 +10,15 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import Executor, ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from simlab.core.family import Progress
-from simlab.core.processes import ordered_map
+from simlab.core.processes import ordered_map, process_pool
 from simlab.core.recording import write_json_atomic
 from simlab.core.seeding import rng, stable_seed
 from simlab.core.writing import write_atomic
@@ -127,7 +129,11 @@ def _offer(
 
 
 def room_pool(
-    seed: int, rooms: range, tasks: Sequence[str], progress: Progress | None = None, workers: int | None = None
+    seed: int,
+    rooms: range,
+    tasks: Sequence[str],
+    progress: Progress | None = None,
+    workers: int | Executor | None = None,
 ) -> list[RoomOffers]:
     """:func:`room_offers` of every room in ``rooms``, in order; in ``workers`` processes (by default one per
     core, up to :data:`MAX_WORKERS`, when there are :data:`PARALLEL_FROM` rooms or more: view sampling
@@ -141,9 +147,9 @@ def room_pool(
     return out
 
 
-def _workers(workers: int | None, jobs: int) -> int:
-    """``workers``, or by default one per core (at most :data:`MAX_WORKERS`) when the jobs are many enough to
-    pay for starting them."""
+def _workers(workers: int | Executor | None, jobs: int) -> int | Executor:
+    """``workers`` (a number of processes or a pool), or by default one per core (at most
+    :data:`MAX_WORKERS`) when the jobs are many enough to pay for starting them."""
     if workers is not None:
         return workers
     return min(os.cpu_count() or 1, MAX_WORKERS) if jobs >= PARALLEL_FROM else 1
@@ -195,7 +201,7 @@ def select_questions(
     progress: Progress | None = None,
     filter_model: FilterModel | None = None,
     filter_dir: Path | None = None,
-    workers: int | None = None,
+    workers: int | Executor | None = None,
 ) -> Selection:
     """Up to ``per_task`` question instances of each task from rooms ``0 .. n_rooms-1`` (by default as many
     rooms as questions, grown until every task is full or 8 times that many were tried), chosen by
@@ -203,7 +209,8 @@ def select_questions(
     Cosmic's model filter (:mod:`simlab.worlds.rooms.model_filter`, its runs in ``filter_dir``): those the
     model answers from the Answerer's view alone in every try are replaced, round after round. With
     ``paraphrase`` (a model's settings, as for the OpenAI-compatible agent) each kept question is reworded,
-    the template kept beside it. ``workers``: processes making the rooms (see :func:`room_pool`)."""
+    the template kept beside it. ``workers``: processes making the rooms, or their pool (see
+    :func:`room_pool`)."""
     wanted = n_rooms if n_rooms is not None else max(per_task * len(tasks), 2 * per_task) + EXTRA_ROOMS
     pool = room_pool(seed, range(wanted), tasks, progress, workers)
     while n_rooms is None and len(pool) < MAX_GROWTH * wanted and not _enough(pool, tasks, per_task):
@@ -328,16 +335,38 @@ def build_benchmark(
     ``workers`` processes (by default one per core for large builds); every file is the same, byte for byte,
     whatever their number."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    selection = select_questions(
-        per_task, seed, tasks, n_scenes, paraphrase, progress, filter_model, out_dir / NECESSITY_DIR, workers
-    )
-    for item in selection.items:
-        write_json_atomic(out_dir / "questions" / f"{item['id']}.json", item, 1, within=out_dir)
-    if images:
-        _write_pictures(out_dir, selection.items, progress, workers)
+    with _pool(workers, n_scenes) as pool:
+        selection = select_questions(
+            per_task, seed, tasks, n_scenes, paraphrase, progress, filter_model, out_dir / NECESSITY_DIR, pool
+        )
+        # the questions are written while the workers draw the pictures (they were all forked before: no
+        # process is forked while this thread runs); writing them first left both cores idle for seconds
+        with ThreadPoolExecutor(1) as writer:
+            written = writer.submit(_write_questions, out_dir, selection.items)
+            if images:
+                _write_pictures(out_dir, selection.items, progress, pool)
+            written.result()
     counts = Counter(item["task"] for item in selection.items)
     ids = [item["id"] for item in selection.items]
     return write_index(out_dir, seed, ids, {t: counts[t] for t in tasks}, selection.stats(tasks))
+
+
+@contextmanager
+def _pool(workers: int | None, rooms: int) -> Iterator[int | Executor]:
+    """The :func:`_workers` for a build of ``rooms`` rooms: one pool of processes for both stages when there
+    are several (each imports VTK, makes its render windows and warms up once, not once a stage), else
+    their number."""
+    count = _workers(workers, rooms)
+    if isinstance(count, Executor) or count <= 1:
+        yield count
+        return
+    with process_pool(count) as pool:
+        yield pool
+
+
+def _write_questions(out_dir: Path, items: Sequence[Mapping[str, Any]]) -> None:
+    for item in items:
+        write_json_atomic(out_dir / "questions" / f"{item['id']}.json", item, 1, within=out_dir)
 
 
 def summary_text(index: Mapping[str, Any], out_dir: Path) -> str:
@@ -454,7 +483,7 @@ def room_pictures(job: RoomPictures) -> list[tuple[str, bytes]]:
 
 
 def _write_pictures(
-    out_dir: Path, items: Sequence[Mapping[str, Any]], progress: Progress | None, workers: int | None
+    out_dir: Path, items: Sequence[Mapping[str, Any]], progress: Progress | None, workers: int | Executor
 ) -> None:
     """Every room's pictures, drawn in worker processes and written here in room order."""
     jobs = picture_jobs(items)
