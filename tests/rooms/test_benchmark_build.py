@@ -25,7 +25,7 @@ from simlab.worlds.rooms.render import (
     room_flat_parts,
     topdown_map,
 )
-from simlab.worlds.rooms.visibility import ViewPair
+from simlab.worlds.rooms.visibility import SceneGeometry, ViewPair
 
 
 def _files(root: Path) -> dict[str, bytes]:
@@ -103,3 +103,16 @@ def test_the_builds_png_files_decode_to_the_very_pixels_drawn() -> None:
         back = Image.open(io.BytesIO(png_up(image)))
         assert back.mode == "RGB" and back.size == image.size and back.tobytes() == image.tobytes()
     assert png_up(Image.fromarray(noise, "RGB")) == png_up(Image.fromarray(noise.copy(), "RGB"))
+
+
+def test_id_renders_of_a_room_kept_on_the_plotter_count_as_a_fresh_one_after_other_rooms_and_views() -> None:
+    rooms = [made for made in (scene_views(seed, 0) for seed in (3, 4)) if made is not None]
+    geoms = [SceneGeometry(scene) for scene, _ in rooms]
+    size = (256, 192)
+    counts = [pixel_counts_many(s, [v.answerer, v.helper], size, g) for (s, v), g in zip(rooms, geoms, strict=True)]
+    assert counts[0] != counts[1]
+    render_views(rooms[1][0], [rooms[1][1].answerer], size)  # the same plotter, its actors taken off and back
+    for (scene, views), geom, seen in zip(rooms, geoms, counts, strict=True):  # each room's id actor after the other's
+        for _ in range(2):  # the second time from the id actor kept on the plotter
+            assert pixel_counts_many(scene, [views.answerer, views.helper], size, geom) == seen
+    assert [pixel_counts(scene, views.answerer, size) for scene, views in rooms] == [c[0] for c in counts]

@@ -375,8 +375,27 @@ def render_ids_many(
     """:func:`render_ids` of the room merged into ``mesh`` (``owners``: each face's object index) from each of
     ``cameras``, the id mesh added once (view sampling counts both cameras of an attempt)."""
     with offscreen_plotter(size) as plotter, without_anti_aliasing(plotter):
-        _add_id_mesh(plotter, id_polydata(mesh, owners))
+        _show_id_mesh(plotter, mesh, owners)
         return [decode_ids(_id_pixels(plotter, camera)) for camera in cameras]
+
+
+_ID_MESHES: dict[int, tuple[trimesh.Trimesh, np.ndarray, vtkActor]] = {}
+"""Per plotter (by id): the room mesh and owners whose id actor it last showed, and that actor."""
+
+
+def _show_id_mesh(plotter: pv.Plotter, mesh: trimesh.Trimesh, owners: np.ndarray) -> None:
+    """Put ``mesh``'s id actor alone on ``plotter``: the one it holds already when it shows the same mesh
+    (view sampling renders a room's pixel filter for up to three samplings, each from the room's geometry)."""
+    plotter.renderer.set_background("black")
+    kept = _ID_MESHES.get(id(plotter))
+    if (
+        kept is not None
+        and kept[0] is mesh
+        and kept[1] is owners
+        and list(plotter.renderer.actors.values()) == [kept[2]]
+    ):
+        return
+    _ID_MESHES[id(plotter)] = (mesh, owners, _add_id_mesh(plotter, id_polydata(mesh, owners)))
 
 
 def _id_mesh(scene: Scene, geom: visibility.SceneGeometry | None) -> tuple[trimesh.Trimesh, np.ndarray]:
@@ -393,10 +412,9 @@ def id_polydata(mesh: trimesh.Trimesh, owners: np.ndarray) -> pv.PolyData:
     return poly
 
 
-def _add_id_mesh(plotter: pv.Plotter, poly: pv.PolyData) -> None:
+def _add_id_mesh(plotter: pv.Plotter, poly: pv.PolyData) -> vtkActor:
     plotter.clear_actors()
-    plotter.renderer.set_background("black")
-    plotter.add_mesh(
+    return plotter.add_mesh(
         poly,
         scalars="ids",
         rgb=True,
