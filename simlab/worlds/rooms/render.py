@@ -104,12 +104,13 @@ def object_items(obj: RoomObject, mesh: trimesh.Trimesh | None = None) -> list[S
 
 def shell_items(scene: Scene, wall_opacity: float = 1.0) -> list[SceneItem]:
     """The floor (kind ``floor``) and walls (kind ``wall``, drawn with ``wall_opacity``) of ``scene``."""
-    items = []
-    for name, mesh, rgb in visibility.room_shell(scene):
-        kind = "floor" if name.startswith("floor") else "wall"
-        opacity = 1.0 if kind == "floor" else wall_opacity
-        items.append(SceneItem(f"shell:{name}", kind, to_polydata(mesh), _rgbf(rgb), opacity=opacity))
-    return items
+    return [_shell_item(name, to_polydata(mesh), rgb, wall_opacity) for name, mesh, rgb in visibility.room_shell(scene)]
+
+
+def _shell_item(name: str, mesh: pv.PolyData, rgb: RGB, wall_opacity: float) -> SceneItem:
+    kind = "floor" if name.startswith("floor") else "wall"
+    opacity = 1.0 if kind == "floor" else wall_opacity
+    return SceneItem(f"shell:{name}", kind, mesh, _rgbf(rgb), opacity=opacity)
 
 
 def room_scene_items(scene: Scene, wall_opacity: float = 1.0) -> list[SceneItem]:
@@ -201,7 +202,7 @@ def _room_surfaces(scene: Scene) -> Iterator[tuple[Surface, tuple[float, bool]]]
     :func:`shell_items` (opaque walls), then each object's faces grouped by colour as :func:`colour_parts`
     splits them."""
     for name, mesh, rgb in visibility.room_shell(scene):
-        item = SceneItem(name, "floor" if name.startswith("floor") else "wall", pv.PolyData(), _rgbf(rgb))
+        item = _shell_item(name, pv.PolyData(), rgb, 1.0)  # its look only: the mesh goes into the run
         yield _surface(mesh, np.asarray(rgb)), (item.opacity, item.culled)
     for obj in scene.objects:
         yield _surface(visibility.object_mesh(obj), np.asarray(obj.rgb)), (1.0, False)
@@ -224,7 +225,7 @@ def _surface(mesh: trimesh.Trimesh, fallback: np.ndarray) -> Surface:
 
 class FlatLit:
     """Room surfaces as an unlit VTK actor whose faces are coloured here, per camera, as VTK's flat lighting
-    colours them: the item's colour times the ambient factor, plus times the diffuse factor the sum over the
+    colours them: a face's colour times the ambient factor, plus times the diffuse factor the sum over the
     lights of each light's colour and intensity times the cosine between the face's normal (turned towards the
     eye: lighting is two-sided) and the direction to the light."""
 
