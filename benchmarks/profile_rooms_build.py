@@ -26,7 +26,8 @@ Then (``--phases``, 36 rooms, 35 with pictures, CPU-ms a room, before -> after):
 room's geometry 12.6 -> 5.5: built once for its three samplings; the pixel filter's id renders 42-46, two
 512x384 frames of llvmpipe a sampling, left as they are); stage 2 168 -> 74 (the items and their actors 31
 and 36 -> 10: a room's surfaces merged into three actors, the same pixels; both views' frames 56 -> 33-38;
-PNG 40 -> 23: PNG's up filter in numpy instead of Pillow's five filters a row); in all 255 -> 149.
+PNG 40 -> 23: PNG's up filter in numpy instead of Pillow's five filters a row; zlib levels 4 and 5 took as
+long as 6, 1 to 3 half as long for files 70% bigger); in all 255 -> 149.
 ``--timeline`` (240 rooms, two workers) showed the parent's serial work between the stages: choosing the
 questions 2.8 s (now 0.8: the balance's terms kept between picks; 9.8 s at 900 rooms before), writing the
 question files 2-10 s (now in a thread while the workers draw), and 7 s before the first picture while new
