@@ -100,14 +100,14 @@ def bench_cosmic_build(rooms: int = 900, per_task: int = 250, sample: int = 36, 
     from simlab.worlds.rooms.benchmark import build_benchmark
 
     with tempfile.TemporaryDirectory() as tmp:
-        start, cpu = time.perf_counter(), _cpu_seconds()  # workers first: forked before this process renders
+        start, cpu = time.perf_counter(), cpu_seconds()  # workers first: forked before this process renders
         index = build_benchmark(Path(tmp) / "full", rooms, per_task, seed)
-        full, full_cpu = time.perf_counter() - start, _cpu_seconds() - cpu
+        full, full_cpu = time.perf_counter() - start, cpu_seconds() - cpu
         small = max(1, round(per_task * sample / rooms))
-        start, cpu = time.perf_counter(), _cpu_seconds()
+        start, cpu = time.perf_counter(), cpu_seconds()
         build_benchmark(Path(tmp) / "sample", sample, small, seed, workers=1)
         one = (time.perf_counter() - start) * rooms / sample
-        one_cpu = (_cpu_seconds() - cpu) * rooms / sample
+        one_cpu = (cpu_seconds() - cpu) * rooms / sample
     cores = os.cpu_count() or 1
     print(
         f"{f'Cosmic-scale build, {rooms} rooms':<38} {full:10.1f} s   baseline one process (x{rooms / sample:.0f} "
@@ -120,7 +120,7 @@ def bench_cosmic_build(rooms: int = 900, per_task: int = 250, sample: int = 36, 
     )
 
 
-def _cpu_seconds() -> float:
+def cpu_seconds() -> float:
     """CPU time of this process and of its children that have ended (pools' workers once shut down)."""
     t = os.times()
     return t.user + t.system + t.children_user + t.children_system

@@ -17,7 +17,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor
 from typing import TypeVar
 
 Job = TypeVar("Job")
@@ -36,10 +36,14 @@ def process_pool(workers: int) -> ProcessPoolExecutor:
     )
 
 
-def ordered_map(fn: Callable[[Job], Result], jobs: Iterable[Job], workers: int) -> Iterator[Result]:
+def ordered_map(fn: Callable[[Job], Result], jobs: Iterable[Job], workers: int | Executor) -> Iterator[Result]:
     """``fn`` of every job, yielded in the jobs' order whatever order they finish in: in this process when
-    ``workers`` <= 1, else in a :func:`process_pool` of that many (``fn`` must be a module-level function).
+    ``workers`` <= 1, else in a :func:`process_pool` of that many (``fn`` must be a module-level function), or
+    in the pool ``workers`` (kept by the caller for several maps: its processes import and warm up once).
     Results come back one by one, so a caller writing them as they come holds only those finished early."""
+    if isinstance(workers, Executor):
+        yield from workers.map(fn, jobs)
+        return
     if workers <= 1:
         yield from map(fn, jobs)
         return

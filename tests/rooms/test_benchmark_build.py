@@ -5,12 +5,27 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import numpy as np
 from PIL import Image
 
-from simlab.worlds.rooms.benchmark import build_benchmark, picture_jobs, room_pictures, scene_views, select_questions
+from simlab.worlds.rooms.benchmark import (
+    build_benchmark,
+    picture_jobs,
+    png_up,
+    room_pictures,
+    scene_views,
+    select_questions,
+)
 from simlab.worlds.rooms.model import Scene
-from simlab.worlds.rooms.render import pixel_counts, pixel_counts_many, render_view, render_views, topdown_map
-from simlab.worlds.rooms.visibility import ViewPair
+from simlab.worlds.rooms.render import (
+    pixel_counts,
+    pixel_counts_many,
+    render_view,
+    render_views,
+    room_flat_parts,
+    topdown_map,
+)
+from simlab.worlds.rooms.visibility import SceneGeometry, ViewPair
 
 
 def _files(root: Path) -> dict[str, bytes]:
@@ -64,15 +79,40 @@ def test_counting_both_cameras_from_one_id_mesh_gives_each_cameras_own_counts() 
     assert together[0] != together[1] and all(any(counts.values()) for counts in together)
 
 
-def test_both_views_from_one_set_of_actors_are_each_views_own_pixels() -> None:
-    scene, views = _room_with_views()
-    together = render_views(scene, [views.answerer, views.helper], (320, 240))
-    alone = [render_view(scene, camera, (320, 240)) for camera in (views.answerer, views.helper)]
-    assert [image.tobytes() for image in together] == [image.tobytes() for image in alone]
-    assert together[0].tobytes() != together[1].tobytes()
+def test_both_views_of_a_room_merged_into_three_actors_are_the_pixels_of_its_items() -> None:
+    for seed in (3, 4, 5):  # rooms with many objects of several colours each
+        made = scene_views(seed, 0)
+        assert made is not None
+        scene, views = made
+        assert len(room_flat_parts(scene)) == 3  # floor, culled walls, objects
+        together = render_views(scene, [views.answerer, views.helper], (320, 240))
+        alone = [render_view(scene, camera, (320, 240)) for camera in (views.answerer, views.helper)]
+        assert [image.tobytes() for image in together] == [image.tobytes() for image in alone]
+        assert together[0].tobytes() != together[1].tobytes()
 
 
 def _room_with_views() -> tuple[Scene, ViewPair]:
     made = scene_views(3, 0)
     assert made is not None
     return made
+
+
+def test_the_builds_png_files_decode_to_the_very_pixels_drawn() -> None:
+    noise = np.random.default_rng(7).integers(0, 256, (37, 53, 3), dtype=np.uint8)  # every row wraps below 0
+    for image in (Image.fromarray(noise, "RGB"), Image.new("RGB", (1, 1), (250, 3, 128))):
+        back = Image.open(io.BytesIO(png_up(image)))
+        assert back.mode == "RGB" and back.size == image.size and back.tobytes() == image.tobytes()
+    assert png_up(Image.fromarray(noise, "RGB")) == png_up(Image.fromarray(noise.copy(), "RGB"))
+
+
+def test_id_renders_of_a_room_kept_on_the_plotter_count_as_a_fresh_one_after_other_rooms_and_views() -> None:
+    rooms = [made for made in (scene_views(seed, 0) for seed in (3, 4)) if made is not None]
+    geoms = [SceneGeometry(scene) for scene, _ in rooms]
+    size = (256, 192)
+    counts = [pixel_counts_many(s, [v.answerer, v.helper], size, g) for (s, v), g in zip(rooms, geoms, strict=True)]
+    assert counts[0] != counts[1]
+    render_views(rooms[1][0], [rooms[1][1].answerer], size)  # the same plotter, its actors taken off and back
+    for (scene, views), geom, seen in zip(rooms, geoms, counts, strict=True):  # each room's id actor after the other's
+        for _ in range(2):  # the second time from the id actor kept on the plotter
+            assert pixel_counts_many(scene, [views.answerer, views.helper], size, geom) == seen
+    assert [pixel_counts(scene, views.answerer, size) for scene, views in rooms] == [c[0] for c in counts]

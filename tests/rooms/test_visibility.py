@@ -140,6 +140,14 @@ def test_sample_views_meets_its_constraints_and_is_deterministic() -> None:
     assert vis.ViewPair.from_json(pair.to_json()) == pair
 
 
+def test_sample_views_from_a_geometry_shared_between_samplings_is_each_samplings_own() -> None:
+    scene, settings = ring_room(), {"id_size": (256, 192)}
+    shared = vis.SceneGeometry(scene)
+    alone = [cameras.sample_views(scene, seed, settings) for seed in (5, 6, 7)]
+    assert [cameras.sample_views(scene, seed, settings, shared) for seed in (7, 5, 6)] == [alone[2], *alone[:2]]
+    assert len({pair.answerer.position for pair in alone if pair is not None}) == 3  # three different samplings
+
+
 def test_sample_views_gives_up_with_none() -> None:
     scene = room([box("lonely", (2.0, 2.0, 0.0), (2.5, 2.5, 0.5))])
     assert cameras.sample_views(scene, 1, {"max_attempts": 5, "pixel_filter": False}) is None

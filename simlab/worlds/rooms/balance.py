@@ -24,6 +24,7 @@ import random
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from simlab.core.seeding import stable_seed
 from simlab.worlds.rooms.tasks import ANSWER_SPACES, Candidate
@@ -43,6 +44,10 @@ LETTER_SLACK = 2
 """How many more times one letter may be right than the least dealt one when it is dealt."""
 
 
+Change = tuple[float, float, int]
+"""What an offer adds to a feature's right, expected and offered counts."""
+
+
 @dataclass(frozen=True)
 class Offer:
     """A candidate question of one room, with its options' features (the answer's first)."""
@@ -56,6 +61,18 @@ class Offer:
     views: ViewPair | None = None
     """The viewpoints the question is asked from when they are not the room's first pair (counting seeks
     answers high in their window in more of them)."""
+
+    @cached_property
+    def changes(self) -> tuple[tuple[str, Change], ...]:
+        """Per feature of its options, in their order: what taking it adds to a ledger's right, expected and
+        offered counts (made once: a pick weighs hundreds of offers, most of them again at every pick)."""
+        share = 1.0 / len(self.features)
+        changes: dict[str, Change] = {}
+        for k, feats in enumerate(self.features):
+            for f in feats:
+                right, expected, offered = changes.get(f, (0.0, 0.0, 0))
+                changes[f] = (right + (k == 0), expected + share, offered + 1)
+        return tuple(changes.items())
 
 
 @dataclass
@@ -71,15 +88,10 @@ class Ledger:
     """The answers that should each be right about equally often (empty: no such spread is asked for)."""
     salt: int = 0
     _z: dict[str, float] = field(default_factory=dict)
-
-    def _changes(self, offer: Offer) -> dict[str, tuple[float, float, int]]:
-        share = 1.0 / len(offer.features)
-        changes: dict[str, tuple[float, float, int]] = {}
-        for k, feats in enumerate(offer.features):
-            for f in feats:
-                right, expected, offered = changes.get(f, (0.0, 0.0, 0))
-                changes[f] = (right + (k == 0), expected + share, offered + 1)
-        return changes
+    _terms: dict[str, dict[Change, float]] = field(default_factory=dict, compare=False, repr=False)
+    """Per feature, :meth:`_term` of each change weighed since its counts last changed."""
+    _spreads: dict[str, float] = field(default_factory=dict, compare=False, repr=False)
+    """:meth:`_spread` of each extra answer weighed since the answers last changed."""
 
     def _target(self, f: str, expected: float, offered: int) -> float:
         """Chance's count for ``f`` plus its seeded deviation (:data:`DEVIATION` binomial standard deviations)."""
@@ -90,22 +102,37 @@ class Ledger:
 
     def cost(self, offer: Offer) -> float:
         """How much taking ``offer`` adds to the ledger's imbalance (negative: it evens it out): its features'
-        right counts against their targets and, with a ``space``, how unevenly its answer spreads the answers."""
+        right counts against their targets and, with a ``space``, how unevenly its answer spreads the answers.
+        Each term is kept until :meth:`add` changes what it depends on: a pick weighs hundreds of offers that
+        share features, and choosing a Cosmic-scale benchmark's questions spent seconds here."""
         total = 0.0
-        for f, (dr, de, do) in self._changes(offer).items():
-            r, e, o = self.right[f], self.expected[f], self.offered[f]
-            after = (r + dr - self._target(f, e + de, o + do)) ** 2 / (e + de + 1.0)
-            total += after - (r - self._target(f, e, o)) ** 2 / (e + 1.0)
+        for f, change in offer.changes:
+            terms = self._terms.setdefault(f, {})
+            term = terms.get(change)
+            if term is None:
+                term = terms[change] = self._term(f, *change)
+            total += term
         if self.space and offer.answer:
             total += SPREAD_WEIGHT * (self._spread(offer.answer) - self._spread(""))
         return total
 
+    def _term(self, f: str, dr: float, de: float, do: int) -> float:
+        """What adding ``dr`` right, ``de`` expected and ``do`` offered to ``f`` does to its imbalance."""
+        r, e, o = self.right[f], self.expected[f], self.offered[f]
+        after = (r + dr - self._target(f, e + de, o + do)) ** 2 / (e + de + 1.0)
+        return after - (r - self._target(f, e, o)) ** 2 / (e + 1.0)
+
     def _spread(self, extra: str) -> float:
         """How far the answers (with one more ``extra``) are from their targets over the space."""
+        kept = self._spreads.get(extra)
+        if kept is not None:
+            return kept
         n = sum(self.answers.values()) + bool(extra)
         even = n / len(self.space)
         targets = self._answer_targets(even, n)
-        return sum((self.answers[a] + (a == extra) - targets[a]) ** 2 for a in self.space) / (even + 1.0)
+        spread = sum((self.answers[a] + (a == extra) - targets[a]) ** 2 for a in self.space) / (even + 1.0)
+        self._spreads[extra] = spread
+        return spread
 
     def _answer_targets(self, even: float, n: int) -> dict[str, float]:
         """Each answer's target count; of two answers (yes and no), at least :data:`MIN_SPLIT` apart, as an
@@ -122,12 +149,14 @@ class Ledger:
 
     def add(self, offer: Offer) -> None:
         """Count ``offer``'s options."""
-        for f, (dr, de, do) in self._changes(offer).items():
+        for f, (dr, de, do) in offer.changes:
             self.right[f] += dr
             self.expected[f] += de
             self.offered[f] += do
+            self._terms.pop(f, None)
         if offer.answer:
             self.answers[offer.answer] += 1
+            self._spreads.clear()
 
     def worst(self, least_offered: float = 10.0) -> tuple[str, float]:
         """The feature (among those offered at least ``least_offered`` chance-answers' worth) whose right-rate

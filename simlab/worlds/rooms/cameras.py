@@ -38,7 +38,9 @@ DEFAULT_VIEW_SETTINGS: dict[str, Any] = {
 """Settings of :func:`sample_views`. ``eye_height`` is our choice (the paper's number is missing from our copy)."""
 
 
-def sample_views(scene: Scene, seed: int, settings: Mapping[str, Any] | None = None) -> ViewPair | None:
+def sample_views(
+    scene: Scene, seed: int, settings: Mapping[str, Any] | None = None, geom: SceneGeometry | None = None
+) -> ViewPair | None:
     """Answerer and Helper cameras whose visibility sets satisfy the paper's constraints, or None.
 
     Each attempt draws, from ``rng(seed, scene.id, "views", attempt)``, a uniform yaw per camera and
@@ -49,16 +51,17 @@ def sample_views(scene: Scene, seed: int, settings: Mapping[str, Any] | None = N
     when it shares >= ``min_shared`` objects, each camera sees >= ``min_exclusive`` of its own and together
     they see >= ``coverage`` of :func:`coverage_pool`. With ``pixel_filter`` the sets also drop objects
     under :func:`min_pixels` in an id render of ``id_size`` (too small or mostly occluded) and the
-    constraints are checked again."""
-    return sample_views_counted(scene, seed, settings)[0]
+    constraints are checked again. ``geom``: the scene's geometry when the caller has it (a benchmark build
+    samples a room up to three times)."""
+    return sample_views_counted(scene, seed, settings, geom)[0]
 
 
 def sample_views_counted(
-    scene: Scene, seed: int, settings: Mapping[str, Any] | None = None
+    scene: Scene, seed: int, settings: Mapping[str, Any] | None = None, geom: SceneGeometry | None = None
 ) -> tuple[ViewPair | None, int]:
     """:func:`sample_views` and the number of attempts it drew (for statistics)."""
     cfg = {**DEFAULT_VIEW_SETTINGS, **(settings or {})}
-    geom = SceneGeometry(scene)
+    geom = geom if geom is not None else SceneGeometry(scene)
     pool = set(coverage_pool(scene))
     for attempt, cameras, seen in corner_accepted(geom, seed, cfg, pool):
         if cfg["pixel_filter"]:

@@ -25,8 +25,8 @@ from PIL import Image, ImageDraw
 # Imported from its module, not looked up as pv.Color: pyvista loads its plotting module on the first such look-up,
 # and a thread looking one up while another loads it fails (a rooms batch draws in threads).
 from pyvista.plotting.colors import Color
-from vtkmodules.util.numpy_support import numpy_to_vtk
-from vtkmodules.vtkCommonDataModel import vtkPolyData
+from vtkmodules.util.numpy_support import numpy_to_vtk, numpy_to_vtkIdTypeArray
+from vtkmodules.vtkCommonDataModel import vtkCellArray, vtkPolyData
 from vtkmodules.vtkRenderingCore import vtkActor, vtkPolyDataMapper
 
 from simlab.render.images import text_font
@@ -104,12 +104,13 @@ def object_items(obj: RoomObject, mesh: trimesh.Trimesh | None = None) -> list[S
 
 def shell_items(scene: Scene, wall_opacity: float = 1.0) -> list[SceneItem]:
     """The floor (kind ``floor``) and walls (kind ``wall``, drawn with ``wall_opacity``) of ``scene``."""
-    items = []
-    for name, mesh, rgb in visibility.room_shell(scene):
-        kind = "floor" if name.startswith("floor") else "wall"
-        opacity = 1.0 if kind == "floor" else wall_opacity
-        items.append(SceneItem(f"shell:{name}", kind, to_polydata(mesh), _rgbf(rgb), opacity=opacity))
-    return items
+    return [_shell_item(name, to_polydata(mesh), rgb, wall_opacity) for name, mesh, rgb in visibility.room_shell(scene)]
+
+
+def _shell_item(name: str, mesh: pv.PolyData, rgb: RGB, wall_opacity: float) -> SceneItem:
+    kind = "floor" if name.startswith("floor") else "wall"
+    opacity = 1.0 if kind == "floor" else wall_opacity
+    return SceneItem(f"shell:{name}", kind, mesh, _rgbf(rgb), opacity=opacity)
 
 
 def room_scene_items(scene: Scene, wall_opacity: float = 1.0) -> list[SceneItem]:
@@ -142,10 +143,10 @@ def render_view_items(items: Sequence[SceneItem], camera: Camera, size: tuple[in
 
 
 def render_views(scene: Scene, cameras: Sequence[Camera], size: tuple[int, int] = (1024, 768)) -> list[Image.Image]:
-    """:func:`render_view` from each of ``cameras``, pixel for pixel, with the room's items made and added to
-    the plotter once: only the camera and the faces' colours change between pictures (a benchmark build
-    renders both agents' views of every room)."""
-    return render_views_of_items(room_scene_items(scene), cameras, size)
+    """:func:`render_view` from each of ``cameras``, pixel for pixel, the room made and added to the plotter
+    once (a benchmark build renders both agents' views of every room): as :func:`room_flat_parts`, one actor
+    per run of surfaces drawn alike, not an item and an actor per part of each object."""
+    return _render_parts(room_flat_parts(scene), cameras, size)
 
 
 def render_views_of_items(
@@ -156,7 +157,11 @@ def render_views_of_items(
     Each face is drawn unlit in the colour VTK's flat lighting would give it (:class:`FlatLit`): the same
     picture within one level of 255 in a few pixels, at a third of the cost on software GL, where the
     fragment shader's five lights were most of a view's time."""
-    parts = [_flat_lit(item) for item in items]  # before taking the shared plotter: others may render meanwhile
+    return _render_parts([_flat_lit(item) for item in items], cameras, size)
+
+
+def _render_parts(parts: Sequence[FlatLit], cameras: Sequence[Camera], size: tuple[int, int]) -> list[Image.Image]:
+    """``parts`` (made before taking the shared plotter: others may render meanwhile) from each of ``cameras``."""
     with offscreen_plotter(size) as plotter, without_anti_aliasing(plotter):
         plotter.clear_actors()
         plotter.renderer.set_background("white")
@@ -169,25 +174,76 @@ def render_views_of_items(
                 plotter.renderer.RemoveActor(part.actor)
 
 
+def room_flat_parts(scene: Scene) -> list[FlatLit]:
+    """The faces of :func:`room_scene_items` (shell, then each object's colours), in the order its items draw
+    them, merged into one :class:`FlatLit` per run of items with the same opacity and culling: the same
+    triangles drawn in the same order give the same pixels, and a room costs three actors instead of about 80
+    (making the items and their actors was a third of a build's picture)."""
+    runs: list[tuple[tuple[float, bool], list[np.ndarray], list[np.ndarray], list[np.ndarray]]] = []
+    for (points, triangles, rgb), look in _room_surfaces(scene):
+        if not runs or runs[-1][0] != look:
+            runs.append((look, [], [], []))
+        _, run_points, run_triangles, run_rgb = runs[-1]
+        run_triangles.append(triangles + sum(len(p) for p in run_points))
+        run_points.append(points)
+        run_rgb.append(rgb)
+    return [
+        FlatLit(np.concatenate(points), np.concatenate(triangles), np.concatenate(rgb), *look)
+        for look, points, triangles, rgb in runs
+    ]
+
+
+Surface = tuple[np.ndarray, np.ndarray, np.ndarray]
+"""Points (m, 3), triangles (n, 3) drawn in their order, each face's colour (n, 3, 0-1)."""
+
+
+def _room_surfaces(scene: Scene) -> Iterator[tuple[Surface, tuple[float, bool]]]:
+    """Every surface of :func:`room_scene_items` with its (opacity, culled): the shell as in
+    :func:`shell_items` (opaque walls), then each object's faces grouped by colour as :func:`colour_parts`
+    splits them."""
+    for name, mesh, rgb in visibility.room_shell(scene):
+        item = _shell_item(name, pv.PolyData(), rgb, 1.0)  # its look only: the mesh goes into the run
+        yield _surface(mesh, np.asarray(rgb)), (item.opacity, item.culled)
+    for obj in scene.objects:
+        yield _surface(visibility.object_mesh(obj), np.asarray(obj.rgb)), (1.0, False)
+
+
+def _surface(mesh: trimesh.Trimesh, fallback: np.ndarray) -> Surface:
+    """``mesh``'s faces in :func:`colour_parts` order (its colours by most faces first, each one's faces in
+    their order) with their colours, or all in ``fallback`` when its faces have none."""
+    faces, points = np.asarray(mesh.faces), np.asarray(mesh.vertices, dtype=float)
+    colours = _face_rgb(mesh)
+    if colours is None:
+        return points, faces, np.tile(fallback / 255.0, (len(faces), 1))
+    unique, inverse, counts = np.unique(colours, axis=0, return_inverse=True, return_counts=True)
+    order = sorted(range(len(unique)), key=lambda k: (-counts[k], tuple(unique[k])))
+    rank = np.empty(len(unique), dtype=np.int64)
+    rank[order] = np.arange(len(unique))
+    drawn = np.argsort(rank[inverse.ravel()], kind="stable")
+    return points, faces[drawn], colours[drawn] / 255.0
+
+
 class FlatLit:
-    """A room item as an unlit VTK actor whose faces are coloured here, per camera, as VTK's flat lighting
-    colours them: the item's colour times the ambient factor, plus times the diffuse factor the sum over the
+    """Room surfaces as an unlit VTK actor whose faces are coloured here, per camera, as VTK's flat lighting
+    colours them: a face's colour times the ambient factor, plus times the diffuse factor the sum over the
     lights of each light's colour and intensity times the cosine between the face's normal (turned towards the
     eye: lighting is two-sided) and the direction to the light."""
 
-    def __init__(self, item: SceneItem) -> None:
-        triangles = np.asarray(item.mesh.faces).reshape(-1, 4)
-        assert (triangles[:, 0] == 3).all(), "rooms meshes are triangles (to_polydata)"
-        points = np.asarray(item.mesh.points, dtype=float)
-        self.anchors = points[triangles[:, 1]]
-        normals = np.cross(points[triangles[:, 2]] - self.anchors, points[triangles[:, 3]] - self.anchors)
+    def __init__(
+        self, points: np.ndarray, triangles: np.ndarray, rgb: np.ndarray, opacity: float, culled: bool
+    ) -> None:
+        """``triangles`` (n, 3) indexing ``points`` (m, 3), drawn in their order; ``rgb``: the colour (0-1) of
+        every face (n, 3) or of all (3,), in 8 bits a channel as ``add_mesh`` sets colours."""
+        self.anchors = points[triangles[:, 0]]
+        normals = np.cross(points[triangles[:, 1]] - self.anchors, points[triangles[:, 2]] - self.anchors)
         lengths = np.linalg.norm(normals, axis=1, keepdims=True)
         self.normals = np.divide(normals, lengths, out=np.zeros_like(normals), where=lengths > 0)
-        self.rgb = np.asarray(Color(item.color).float_rgb)  # 8 bits a channel, as add_mesh sets colours
+        self.rgb = rgb
         self.colours = np.zeros((len(triangles), 3), dtype=np.uint8)
         self.array = numpy_to_vtk(self.colours, deep=False)  # shares self.colours: written in place per camera
         poly = vtkPolyData()  # VTK's own classes: pyvista's wrappers cost more than the render here
-        poly.ShallowCopy(item.mesh)
+        poly.SetPoints(pv.vtk_points(points, deep=True))
+        poly.SetPolys(_vtk_triangles(triangles))
         poly.GetCellData().SetScalars(self.array)
         mapper = vtkPolyDataMapper()
         mapper.SetInputData(poly)
@@ -197,8 +253,16 @@ class FlatLit:
         self.actor.SetMapper(mapper)
         look = self.actor.GetProperty()
         look.LightingOff()
-        look.SetOpacity(item.opacity)
-        look.SetBackfaceCulling(item.culled)
+        look.SetOpacity(opacity)
+        look.SetBackfaceCulling(culled)
+
+    @classmethod
+    def of_item(cls, item: SceneItem) -> FlatLit:
+        """``item`` (a surface of triangles, as :func:`to_polydata` makes them) in its one colour."""
+        cells = np.asarray(item.mesh.faces).reshape(-1, 4)
+        assert (cells[:, 0] == 3).all(), "rooms meshes are triangles (to_polydata)"
+        rgb = np.asarray(Color(item.color).float_rgb)
+        return cls(np.asarray(item.mesh.points, dtype=float), cells[:, 1:], rgb, item.opacity, item.culled)
 
     def light(self, eye: np.ndarray, towards: np.ndarray, intensities: np.ndarray) -> None:
         """Colour the faces as seen from ``eye`` under lights in unit directions ``towards`` (n, 3) with
@@ -209,6 +273,14 @@ class FlatLit:
         shade = self.rgb * SURFACE_LIGHTING["ambient"] + diffuse * self.rgb * SURFACE_LIGHTING["diffuse"]
         self.colours[:] = np.rint(np.clip(shade, 0.0, 1.0) * 255)
         self.array.Modified()
+
+
+def _vtk_triangles(triangles: np.ndarray) -> vtkCellArray:
+    """``triangles`` (n, 3) as VTK cells."""
+    cells = vtkCellArray()
+    offsets = np.arange(0, 3 * len(triangles) + 1, 3, dtype=np.int64)
+    cells.SetData(numpy_to_vtkIdTypeArray(offsets, deep=True), numpy_to_vtkIdTypeArray(triangles.ravel(), deep=True))
+    return cells
 
 
 _FLAT_LIT: OrderedDict[int, tuple[SceneItem, FlatLit]] = OrderedDict()  # id(item) -> the item, its part
@@ -225,7 +297,7 @@ def _flat_lit(item: SceneItem) -> FlatLit:
         if kept is not None and kept[0] is item:
             _FLAT_LIT.move_to_end(id(item))
             return kept[1]
-    part = FlatLit(item)
+    part = FlatLit.of_item(item)
     with _FLAT_LIT_LOCK:
         _FLAT_LIT[id(item)] = (item, part)  # the item is held too: its id stays its own while kept
         while len(_FLAT_LIT) > FLAT_LIT_KEPT:
@@ -304,8 +376,27 @@ def render_ids_many(
     """:func:`render_ids` of the room merged into ``mesh`` (``owners``: each face's object index) from each of
     ``cameras``, the id mesh added once (view sampling counts both cameras of an attempt)."""
     with offscreen_plotter(size) as plotter, without_anti_aliasing(plotter):
-        _add_id_mesh(plotter, id_polydata(mesh, owners))
+        _show_id_mesh(plotter, mesh, owners)
         return [decode_ids(_id_pixels(plotter, camera)) for camera in cameras]
+
+
+_ID_MESHES: dict[int, tuple[trimesh.Trimesh, np.ndarray, vtkActor]] = {}
+"""Per plotter (by id): the room mesh and owners whose id actor it last showed, and that actor."""
+
+
+def _show_id_mesh(plotter: pv.Plotter, mesh: trimesh.Trimesh, owners: np.ndarray) -> None:
+    """Put ``mesh``'s id actor alone on ``plotter``: the one it holds already when it shows the same mesh
+    (view sampling renders a room's pixel filter for up to three samplings, each from the room's geometry)."""
+    plotter.renderer.set_background("black")
+    kept = _ID_MESHES.get(id(plotter))
+    if (
+        kept is not None
+        and kept[0] is mesh
+        and kept[1] is owners
+        and list(plotter.renderer.actors.values()) == [kept[2]]
+    ):
+        return
+    _ID_MESHES[id(plotter)] = (mesh, owners, _add_id_mesh(plotter, id_polydata(mesh, owners)))
 
 
 def _id_mesh(scene: Scene, geom: visibility.SceneGeometry | None) -> tuple[trimesh.Trimesh, np.ndarray]:
@@ -322,10 +413,9 @@ def id_polydata(mesh: trimesh.Trimesh, owners: np.ndarray) -> pv.PolyData:
     return poly
 
 
-def _add_id_mesh(plotter: pv.Plotter, poly: pv.PolyData) -> None:
+def _add_id_mesh(plotter: pv.Plotter, poly: pv.PolyData) -> vtkActor:
     plotter.clear_actors()
-    plotter.renderer.set_background("black")
-    plotter.add_mesh(
+    return plotter.add_mesh(
         poly,
         scalars="ids",
         rgb=True,
