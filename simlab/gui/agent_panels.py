@@ -515,9 +515,10 @@ class AgentPanel(QFrame):
         return self._pictures_width
 
     def set_pictures_width(self, width: int | None) -> None:
-        """Draw the pictures at most ``width`` pixels wide (None: as wide as the panel)."""
+        """Draw the pictures at most ``width`` pixels wide (None: as wide as the panel); hidden ones too, so
+        the width is the panel's whatever pictures come back."""
         self._pictures_width = width
-        for view in self._visible_views():
+        for view in self._image_views:
             view.set_max_width(width)
         self._forget_heights()
 
@@ -606,6 +607,7 @@ class AgentPanel(QFrame):
         pixmaps = shown.pixmaps if shown is not None else ()
         while len(self._image_views) < len(pixmaps):
             caption, view = QLabel(self.images), ImageView(self.images)
+            view.set_max_width(self._pictures_width)
             caption.setTextFormat(Qt.TextFormat.RichText)
             caption.setWordWrap(True)  # a long caption wraps, never widening a panel
             caption.setStyleSheet(f"color: {MUTED_COLOUR}")
@@ -909,7 +911,8 @@ class AgentPanels(QWidget):
         self._place(panels)
         self._stretch(len(panels))
         for panel, width, height in zip(panels, laid.pictures_widths, laid.heights, strict=True):
-            panel.set_pictures_width(width)
+            if width != panel.pictures_width:  # setting it makes the panel's layout compute every height again
+                panel.set_pictures_width(width)
             panel.setMinimumHeight(height)
 
     def _stretch(self, panels: int) -> None:
