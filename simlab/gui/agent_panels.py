@@ -549,6 +549,8 @@ class AgentPanel(QFrame):
         return sum(view.heightForWidth(width) for view in self._visible_views())
 
     def _visible_views(self) -> list[ImageView]:
+        if self.images.maximumHeight() == GAP:  # no observation: the pictures are out of sight (see _set_images)
+            return []
         return [view for view in self._image_views if not view.isHidden()]
 
     # ---- drawing ------------------------------------------------------------------------------------------
@@ -602,9 +604,16 @@ class AgentPanel(QFrame):
 
     def _set_images(self, shown: PanelPictures | None) -> None:
         """Each picture under its caption, and a plain note when the observation sent none (or some cannot be
-        re-drawn here)."""
+        re-drawn here). Before the role's first observation the pictures' area keeps only its gap and what it
+        holds stays as it is, out of sight: hiding the pictures there and showing them a step later made Qt lay
+        out the panel and the grid at once for each of them (a step back to turn 0 and on, in every episode)."""
         self._pictures = shown.found.pictures if shown is not None else ()
-        pixmaps = shown.pixmaps if shown is not None else ()
+        self.images.setMaximumHeight(GAP if shown is None else QWIDGETSIZE_MAX)
+        if shown is None:
+            self._caption_texts = []
+            self._set_no_pictures(shown)
+            return
+        pixmaps = shown.pixmaps
         while len(self._image_views) < len(pixmaps):
             caption, view = QLabel(self.images), ImageView(self.images)
             view.set_max_width(self._pictures_width)

@@ -227,7 +227,7 @@ def test_a_step_collapses_and_expands_sections_without_showing_or_hiding_a_widge
     qtbot.wait(1)
     events = ShowsAndHides(widget)
     changed = 0
-    for turn in (*range(5, 13), 4, 5):
+    for turn in (*range(5, 13), 4, 5, 0, 1, 2, 3, 4):  # turn 0: no role has observed yet
         before = [section.height() for role in widget.roles() for section in _sections(widget.panel(role))]
         playback.seek(turn)
         qtbot.wait(1)
