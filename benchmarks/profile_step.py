@@ -6,6 +6,9 @@ Run ``xvfb-run -a python -m benchmarks.profile_step [--family NAME] [--steps N] 
 steps, so a change to the panels can be aimed at what costs. ``--paints`` prints instead what Qt repaints on a
 step: per widget (its class and its parents'), the paint events and the pixels of their regions per step, and
 the widgets shown, hidden or laid out again, so a panel that repaints or re-lays out for nothing shows up.
+``--warm`` steps through the episode once first, unprofiled (a step the bench times has mostly been drawn
+before: pictures and panel layouts are remembered per turn). ``--time N`` runs ``make bench``'s own
+``bench_step`` N times per family instead, in this one process (each line its median, against its baseline).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import argparse
 import cProfile
 import pstats
 import tempfile
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -21,7 +25,7 @@ from PySide6.QtCore import QEvent, QObject, QSettings
 from PySide6.QtGui import QPaintEvent
 from PySide6.QtWidgets import QApplication, QWidget
 
-from benchmarks.gui import STEP_AGENTS, step_run
+from benchmarks.gui import STEP_AGENTS, bench_step, step_run
 from simlab.gui.main_window import MainWindow
 
 FAMILIES = ("blocks", *STEP_AGENTS)
@@ -70,12 +74,16 @@ def widget_path(widget: QWidget | None, depth: int = 4) -> str:
 
 
 def profile_steps(
-    app: QApplication, window: MainWindow, steps: int, counter: PaintCounter | None = None
+    app: QApplication, window: MainWindow, steps: int, counter: PaintCounter | None = None, warm: bool = False
 ) -> cProfile.Profile:
     """Steps through the open run's first episode (wrapping to turn 0) under cProfile, each painted (with
-    ``counter``, it counts the events instead of profiling)."""
+    ``counter``, it counts the events instead of profiling; ``warm``: after a first pass unprofiled)."""
     window.open_episode_id(window.browser.visible_episode_ids()[0])
     app.processEvents()
+    if warm:
+        for _ in range(window.playback.last_turn):
+            window.playback.step(1)
+            app.processEvents()
     profiler = cProfile.Profile()
     for _ in range(steps):
         if window.playback.turn >= window.playback.last_turn:
@@ -93,6 +101,20 @@ def profile_steps(
     return profiler
 
 
+def time_steps(app: QApplication, window: MainWindow, families: list[str], times: int, runs: Path) -> None:
+    """``bench_step`` ``times`` times per family, the families taken in turn, as ``make bench`` runs it (its key
+    presses need the window active)."""
+    window.activateWindow()
+    deadline = time.time() + 5
+    while not window.isActiveWindow() and time.time() < deadline:
+        app.processEvents()
+    for _ in range(times):
+        for family in families:
+            window.open_path(step_run(runs, family))
+            bench_step(app, window, family)
+    window.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--family", choices=FAMILIES, action="append", help="only these (default: all)")
@@ -101,6 +123,8 @@ def main() -> None:
     parser.add_argument("--sort", default="tottime", choices=("tottime", "cumulative"), help="order of the list")
     parser.add_argument("--runs", type=Path, help="keep the runs played here, for the next profile (default: none)")
     parser.add_argument("--paints", action="store_true", help="count what Qt repaints and lays out instead")
+    parser.add_argument("--warm", action="store_true", help="step through the episode once before profiling")
+    parser.add_argument("--time", type=int, metavar="N", help="run make bench's bench_step N times instead")
     args = parser.parse_args()
     app = QApplication.instance() or QApplication([])
     assert isinstance(app, QApplication)
@@ -108,12 +132,15 @@ def main() -> None:
         window = MainWindow(QSettings(str(Path(tmp) / "s.ini"), QSettings.Format.IniFormat))
         window.resize(1600, 1000)
         window.show()
+        if args.time:
+            time_steps(app, window, args.family or FAMILIES, args.time, args.runs or Path(tmp))
+            return
         for family in args.family or FAMILIES:
             window.open_path(step_run(args.runs or Path(tmp), family))
             counter = PaintCounter() if args.paints else None
             if counter is not None:
                 app.installEventFilter(counter)
-            profiler = profile_steps(app, window, args.steps, counter)
+            profiler = profile_steps(app, window, args.steps, counter, args.warm)
             print(f"---- {family} ({args.steps} steps)")
             if counter is not None:
                 app.removeEventFilter(counter)

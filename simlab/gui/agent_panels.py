@@ -85,32 +85,20 @@ SCALED_CACHE_KB = 64 * 1024  # Qt's pixmap cache, least recently used first out:
 MESSAGE_CHARS = 240  # a panel shows this much of a message; the dialogue and the tooltip show all of it
 
 
-class ShowBatch:
-    """Shows and hides widgets inside ``container`` as one change. Qt activates the layouts above every widget
-    it shows (a panel's and the panels' grid: about 5 ms a widget): the first change hides the container
-    instead, so the widgets change out of sight, and leaving the batch shows the container again, once."""
+QWIDGETSIZE_MAX = (1 << 24) - 1  # Qt's "no maximum"
+GAP = 2  # pixels between the lines of a panel: panels sit side by side in a dock, every line of chrome is a
+# line of picture less
+GAP_ABOVE = f"padding-top: {GAP}px"  # a label's gap, in its style sheet: a parent's style sheet resets its margins
 
-    def __init__(self, container: QWidget) -> None:
-        self.container = container
-        self._hidden = False
 
-    def set_shown(self, widget: QWidget, shown: bool) -> None:
-        """Show or hide ``widget`` (nothing when it already is)."""
-        explicit = widget.testAttribute(Qt.WidgetAttribute.WA_WState_ExplicitShowHide)
-        if explicit and widget.isHidden() != shown:
-            return  # Qt's own early return, made before the container is hidden for nothing
-        if not self._hidden and self.container.isVisible():
-            self.container.hide()
-            self._hidden = True
-        widget.setVisible(shown)
-
-    def __enter__(self) -> ShowBatch:
-        return self
-
-    def __exit__(self, *_exc: object) -> None:
-        if self._hidden:
-            self.container.show()
-            self._hidden = False
+def set_collapsed(widget: QWidget, collapsed: bool) -> None:
+    """Collapse ``widget`` to no height, or give it back its height. A section that comes and goes with the turn
+    is collapsed, not hidden: showing a widget makes Qt activate every layout above it at once (a panel's and
+    the panels' grid: about 5 ms a widget) and sends show events to all its children, where a collapse asks only
+    for the one layout pass the step's new texts ask for anyway, and repaints only what moved. A collapsed
+    widget takes no room but the layout's spacing around it, so the layouts it sits in have none: each section
+    carries its gap above it inside itself (``GAP``), and a collapsed one loses it with its height."""
+    widget.setMaximumHeight(0 if collapsed else QWIDGETSIZE_MAX)
 
 
 def set_style(widget: QWidget, sheet: str) -> None:
@@ -370,7 +358,7 @@ class Collapsible(QWidget):
             self.body.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.body.hide()
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setContentsMargins(0, GAP, 0, 0)  # the gap above it in its panel: see set_collapsed
         layout.setSpacing(0)
         layout.addWidget(self.button, 0, Qt.AlignmentFlag.AlignLeft)
         layout.addWidget(self.body)
@@ -450,7 +438,7 @@ class AgentPanel(QFrame):
         )
         self.title.setWordWrap(True)
         self.status = QLabel(self)
-        self.status.setStyleSheet(f"color: {MUTED_COLOUR}")
+        self.status.setStyleSheet(f"color: {MUTED_COLOUR}; {GAP_ABOVE}")
         self.message = QLabel(self)
         self.message.setTextFormat(Qt.TextFormat.RichText)
         self.message.setWordWrap(True)
@@ -458,10 +446,11 @@ class AgentPanel(QFrame):
         self.images = QWidget(self)
         self._image_layout = QVBoxLayout(self.images)
         self._image_layout.setContentsMargins(0, 0, 0, 0)
-        self._image_layout.setSpacing(2)
+        self._image_layout.setSpacing(GAP)
         self.no_pictures = QLabel(self.images)  # "No pictures were sent", or those sent it cannot re-draw
         self.no_pictures.setWordWrap(True)
         self.no_pictures.setStyleSheet(f"color: {MUTED_COLOUR}; font-style: italic")
+        self.no_pictures.hide()  # hidden (not collapsed) beside pictures: see _set_no_pictures
         self._image_layout.addWidget(self.no_pictures)
         self._captions: list[QLabel] = []
         self._image_views: list[ImageView] = []
@@ -476,14 +465,20 @@ class AgentPanel(QFrame):
         self.conversation = Collapsible("Conversation sent", self, rich=True)
         self.conversation.setToolTip("The messages this role's model was sent at the shown turn, and its replies")
         self._calls: list[ModelCall] = []
-        self._batch = ShowBatch(self)  # the current show_turn's
+        self._pictures_width: int | None = None
         self.status.setWordWrap(True)
         layout = self._layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 6, 10, 6)
-        layout.setSpacing(2)  # panels sit side by side in a dock: every line of chrome is a line of picture less
-        sections = (self.observation_text, self.reasoning, self.conversation)
+        layout.setSpacing(0)  # each widget below the title carries its GAP above it: see set_collapsed
+        sections = self.sections = (self.observation_text, self.reasoning, self.conversation)
         for widget in (self.title, self.status, self.message, self.images, *sections):
             layout.addWidget(widget)
+        self.message.setStyleSheet(GAP_ABOVE)
+        for label in (self.status, self.message):
+            label.setIndent(0)  # a label with a box in its style sheet is otherwise indented as a framed one
+        self._image_layout.setContentsMargins(0, GAP, 0, 0)
+        for collapsing in (self.message, *sections):  # they come and go with the turn: collapsed until needed
+            set_collapsed(collapsing, True)
         layout.addStretch(1)  # a panel beside a taller one keeps its lines together at the top
         for section in sections:
             section.button.toggled.connect(lambda _open: self.sectionToggled.emit())
@@ -514,9 +509,16 @@ class AgentPanel(QFrame):
         """The model calls whose conversation is shown (the role's, at the shown turn)."""
         return list(self._calls)
 
+    @property
+    def pictures_width(self) -> int | None:
+        """How wide the pictures are drawn at most (None: as wide as the panel)."""
+        return self._pictures_width
+
     def set_pictures_width(self, width: int | None) -> None:
-        """Draw the pictures at most ``width`` pixels wide (None: as wide as the panel)."""
-        for view in self._visible_views():
+        """Draw the pictures at most ``width`` pixels wide (None: as wide as the panel); hidden ones too, so
+        the width is the panel's whatever pictures come back."""
+        self._pictures_width = width
+        for view in self._image_views:
             view.set_max_width(width)
         self._forget_heights()
 
@@ -525,13 +527,6 @@ class AgentPanel(QFrame):
         self._image_layout.invalidate()
         self.images.updateGeometry()
         self._layout.invalidate()
-
-    def layout_key(self, width: int) -> tuple[object, ...]:
-        """What the grid lays this panel out by: its pictures' sizes and its height at ``width`` (pictures as
-        wide as they are now). Equal keys at one width give equal heights at any picture width."""
-        self._forget_heights()
-        sizes = tuple((view.pixmap().width(), view.pixmap().height()) for view in self._visible_views())
-        return (self.role, sizes, self.heightForWidth(width))
 
     def fit_pictures(self, width: int, height: int) -> None:
         """Narrow the pictures so the panel is at most ``height`` tall at ``width``, but never below
@@ -554,17 +549,14 @@ class AgentPanel(QFrame):
         return sum(view.heightForWidth(width) for view in self._visible_views())
 
     def _visible_views(self) -> list[ImageView]:
+        if self.images.maximumHeight() == GAP:  # no observation: the pictures are out of sight (see _set_images)
+            return []
         return [view for view in self._image_views if not view.isHidden()]
 
     # ---- drawing ------------------------------------------------------------------------------------------
-    def show_turn(self, info: RoleTurn, pictures: PanelPictures | None, batch: ShowBatch | None = None) -> None:
-        """Display ``info`` (what the role saw and did) with its observation's ``pictures``; sections are shown
-        and hidden through ``batch`` when given (several panels changing at once)."""
-        if batch is None:
-            with ShowBatch(self) as own:
-                self.show_turn(info, pictures, own)
-            return
-        self._batch = batch
+    def show_turn(self, info: RoleTurn, pictures: PanelPictures | None) -> None:
+        """Display ``info`` (what the role saw and did) with its observation's ``pictures``; the sections it
+        leaves empty are collapsed."""
         self._shown_turn = info.shown_turn
         self._set_status(info)
         self._set_message(info)
@@ -572,9 +564,9 @@ class AgentPanel(QFrame):
         self._dim.setOpacity(1.0 if info.acted else DIMMED_OPACITY)
         observation = info.observation
         self.observation_text.set_text(str(observation.data.get("text", "")) if observation is not None else "")
-        self._batch.set_shown(self.observation_text, observation is not None)
+        set_collapsed(self.observation_text, observation is None)
         self.reasoning.set_text("\n\n".join(info.reasoning))
-        self._batch.set_shown(self.reasoning, bool(info.reasoning))
+        set_collapsed(self.reasoning, not info.reasoning)
         self._set_conversation(info)
 
     def _set_conversation(self, info: RoleTurn) -> None:
@@ -588,7 +580,7 @@ class AgentPanel(QFrame):
             self.conversation.set_title(f"No model call at turn {info.shown_turn}", enabled=False)
         else:
             self.conversation.set_title("No model calls", enabled=False)  # scripted, oracle, a person...
-        self._batch.set_shown(self.conversation, info.observation is not None)
+        set_collapsed(self.conversation, info.observation is None)
 
     def _set_status(self, info: RoleTurn) -> None:
         if info.observation is None:
@@ -597,7 +589,7 @@ class AgentPanel(QFrame):
             self.status.setText(f"Turn {info.turn}")
         else:
             self.status.setText(f"Did not act in turn {info.turn}; showing turn {info.shown_turn}")
-        set_style(self.status, f"color: {MUTED_COLOUR}" + ("" if info.acted else "; font-style: italic"))
+        set_style(self.status, f"color: {MUTED_COLOUR}; {GAP_ABOVE}" + ("" if info.acted else "; font-style: italic"))
 
     def _set_message(self, info: RoleTurn) -> None:
         parts = [f"\u201c{text}\u201d" for text in info.said] + info.did
@@ -608,15 +600,23 @@ class AgentPanel(QFrame):
         for ok, text in info.outcomes:
             lines.append(f'<span style="color:{OK_COLOUR if ok else ERROR_COLOUR}">\u2192 {html.escape(text)}</span>')
         self.message.setText("<br>".join(lines))
-        self._batch.set_shown(self.message, bool(lines))
+        set_collapsed(self.message, not lines)
 
     def _set_images(self, shown: PanelPictures | None) -> None:
         """Each picture under its caption, and a plain note when the observation sent none (or some cannot be
-        re-drawn here)."""
+        re-drawn here). Before the role's first observation the pictures' area keeps only its gap and what it
+        holds stays as it is, out of sight: hiding the pictures there and showing them a step later made Qt lay
+        out the panel and the grid at once for each of them (a step back to turn 0 and on, in every episode)."""
         self._pictures = shown.found.pictures if shown is not None else ()
-        pixmaps = shown.pixmaps if shown is not None else ()
+        self.images.setMaximumHeight(GAP if shown is None else QWIDGETSIZE_MAX)
+        if shown is None:
+            self._caption_texts = []
+            self._set_no_pictures(shown)
+            return
+        pixmaps = shown.pixmaps
         while len(self._image_views) < len(pixmaps):
             caption, view = QLabel(self.images), ImageView(self.images)
+            view.set_max_width(self._pictures_width)
             caption.setTextFormat(Qt.TextFormat.RichText)
             caption.setWordWrap(True)  # a long caption wraps, never widening a panel
             caption.setStyleSheet(f"color: {MUTED_COLOUR}")
@@ -635,15 +635,33 @@ class AgentPanel(QFrame):
                 caption.setText(html.escape(picture.name) + said)
                 view.set_pixmap(pixmaps[k])
                 view.setToolTip(tip)
-            self._batch.set_shown(caption, k < len(pixmaps))
-            self._batch.set_shown(view, k < len(pixmaps))
+            caption.setVisible(k < len(pixmaps))  # hidden, not collapsed (the pictures' spacing stays): a role
+            view.setVisible(k < len(pixmaps))  # is mostly sent as many pictures at every turn
+        self._set_no_pictures(shown)
+
+    def _set_no_pictures(self, shown: PanelPictures | None) -> None:
+        """Say that the observation sent no picture, or which it sent that cannot be re-drawn here. Beside the
+        pictures, with nothing to say, the note is hidden (not collapsed); before any observation it stays as it
+        was, collapsed when shown: a role is mostly sent pictures at every turn or at none, so it is rarely shown
+        or hidden."""
         notes = []
         if shown is not None and not shown.found.sent:
             notes.append(NO_PICTURES)
         if shown is not None and shown.found.missing:
             notes.append(f"Sent, but not re-drawn here: {', '.join(shown.found.missing)}")
         self.no_pictures.setText("\n".join(notes))
-        self._batch.set_shown(self.no_pictures, bool(notes))
+        set_collapsed(self.no_pictures, not notes)
+        self.no_pictures.setHidden(not notes and (bool(self._pictures) or self.no_pictures.isHidden()))
+
+
+@dataclass(frozen=True)
+class GridLayout:
+    """How the grid laid its shown panels out: in how many columns, each panel's pictures' width (None: as wide
+    as the panel) and the height it is kept at."""
+
+    columns: int
+    pictures_widths: tuple[int | None, ...]
+    heights: tuple[int, ...]
 
 
 def _cell_of(grid: QGridLayout, index: int) -> tuple[int, int]:
@@ -676,7 +694,8 @@ class AgentPanels(QWidget):
         self._panels: dict[str, AgentPanel] = {}
         self._only: frozenset[str] | None = None  # while a person plays: their roles' panels alone
         self._columns = 1
-        self._laid_out: tuple[object, ...] | None = None  # the layout key of the grid as last laid out
+        self._laid_out: tuple[object, ...] | None = None  # the content key of the grid as last laid out
+        self._layouts: dict[tuple[object, ...], GridLayout] = {}  # content key -> the grid laid out for it
         self.mode_bar = self._make_mode_bar()
         self._content = QWidget()
         self._grid = QGridLayout(self._content)
@@ -797,6 +816,7 @@ class AgentPanels(QWidget):
             panel.deleteLater()
         self._panels = {}
         self._laid_out = None  # new panels: in no grid yet, whatever their keys
+        self._layouts.clear()
         self._cache.clear()
         self._index = EpisodeIndex(episode) if episode is not None else None
         self._views = views_of(episode) if episode is not None else None
@@ -823,13 +843,12 @@ class AgentPanels(QWidget):
         self._turn = turn
         if self._index is None:
             return
-        with ShowBatch(self._content) as batch:
-            for role, panel in self._panels.items():
-                if self._only is not None and role not in self._only:
-                    continue  # not even rendered: another role's pictures stay out of the process's caches too
-                info = self._index.role_turn(role, turn, as_told=self._only is not None)
-                panel.show_turn(info, self._pictures(info), batch)
-        self._reflow_if_changed()
+        for role, panel in self._panels.items():
+            if self._only is not None and role not in self._only:
+                continue  # not even rendered: another role's pictures stay out of the process's caches too
+            info = self._index.role_turn(role, turn, as_told=self._only is not None)
+            panel.show_turn(info, self._pictures(info))
+        self._lay_out()
 
     # ---- the grid -----------------------------------------------------------------------------------------
     def resizeEvent(self, event: QResizeEvent) -> None:
@@ -846,21 +865,32 @@ class AgentPanels(QWidget):
         scroll_bar = self.scroll_area.verticalScrollBar().sizeHint().width()  # kept free: a bar never re-flows
         return viewport.width() - margins - scroll_bar, viewport.height() - margins
 
-    def _layout_key(self) -> tuple[object, ...]:
-        """Everything the grid's layout follows: its area, its columns and each shown panel's layout key."""
-        width, height = self._grid_area()
-        cell = column_width(self._columns, width)
-        return (width, height, self._columns, tuple(panel.layout_key(cell) for panel in self._shown_panels()))
+    def _content_key(self) -> tuple[object, ...]:
+        """Everything the grid's layout follows: its area and what the panels show (the episode as long as it is
+        now, the turn, the mode, the roles shown and which sections are open)."""
+        episode = self._index.episode if self._index is not None else None
+        shown = (episode.episode_id, len(episode.events)) if episode is not None else None
+        opened = tuple(section.expanded for panel in self._shown_panels() for section in panel.sections)
+        return (self._grid_area(), shown, self._turn, self.mode, self._only, opened)
 
-    def _reflow_if_changed(self) -> None:
-        """Lay the grid out again only when what it follows changed: a step mostly keeps every panel's height
-        and pictures, and laying out again (columns tried, pictures fitted) cost more than drawing the step."""
-        if self._layout_key() != self._laid_out:
+    def _lay_out(self) -> None:
+        """Lay the grid out for what the panels show now: as it was laid out for the same content and area
+        before (stepping back and forth through an episode), else afresh. Laying out afresh (columns tried,
+        pictures fitted: each panel's height computed again and again) cost more than drawing the step."""
+        key = self._content_key()
+        if key == self._laid_out:
+            return
+        known = self._layouts.get(key)
+        if known is None:
             self._reflow()
+        else:
+            self._apply(known)
+            self._laid_out = key
 
     def _reflow(self) -> None:
         """Lay the shown panels out in as many columns as the size calls for (:func:`grid_columns`), and shrink
-        their pictures when even the most columns leave the grid taller than the dock."""
+        their pictures when even the most columns leave the grid taller than the dock; remembered for
+        :meth:`_lay_out`."""
         self._laid_out = None
         panels = self._shown_panels()
         width, height = self._grid_area()
@@ -871,18 +901,37 @@ class AgentPanels(QWidget):
         self._place(panels)
         if not panels:
             return
-        for column in range(self._grid.columnCount()):
-            self._grid.setColumnStretch(column, 1 if column < self._columns else 0)
-        rows = -(-len(panels) // self._columns)
-        for row in range(self._grid.rowCount()):  # the room left over goes below the last row, not into panels
-            self._grid.setRowStretch(row, 1 if row == rows else 0)
-        self._grid.setRowStretch(rows, 1)
+        self._stretch(len(panels))
         if grid_height(heights, self._columns, width) > height:
             self._fit_pictures(panels, width, height)
         cell = column_width(self._columns, width)
         for panel in panels:  # the grid would squeeze a panel to its share of the viewport: scroll instead
             panel.setMinimumHeight(panel.heightForWidth(cell))
-        self._laid_out = self._layout_key()
+        key = self._laid_out = self._content_key()
+        if len(self._layouts) >= self._cache_size:
+            self._layouts.pop(next(iter(self._layouts)))
+        widths = tuple(panel.pictures_width for panel in panels)
+        self._layouts[key] = GridLayout(self._columns, widths, tuple(panel.minimumHeight() for panel in panels))
+
+    def _apply(self, laid: GridLayout) -> None:
+        """Lay the shown panels out as ``laid`` says (what :meth:`_reflow` found for the same content)."""
+        panels = self._shown_panels()
+        self._columns = laid.columns
+        self._place(panels)
+        self._stretch(len(panels))
+        for panel, width, height in zip(panels, laid.pictures_widths, laid.heights, strict=True):
+            if width != panel.pictures_width:  # setting it makes the panel's layout compute every height again
+                panel.set_pictures_width(width)
+            panel.setMinimumHeight(height)
+
+    def _stretch(self, panels: int) -> None:
+        """Share the width among the columns in use, and leave the room left over below the last row."""
+        for column in range(self._grid.columnCount()):
+            self._grid.setColumnStretch(column, 1 if column < self._columns else 0)
+        rows = -(-panels // self._columns)
+        for row in range(self._grid.rowCount()):  # the room left over goes below the last row, not into panels
+            self._grid.setRowStretch(row, 1 if row == rows else 0)
+        self._grid.setRowStretch(rows, 1)
 
     def _place(self, panels: list[AgentPanel]) -> None:
         """Put ``panels`` in the grid's cells, reading order, in the current columns (nothing moves when they

@@ -15,7 +15,7 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QIcon, QPixmap
+from PySide6.QtGui import QColor, QIcon, QPainter, QPaintEvent, QPixmap
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -60,10 +60,7 @@ class WorldView(QWidget):
         self.target_mode = QComboBox()  # the family's overlay: each way it is drawn, then Hidden
         self.target_mode.currentTextChanged.connect(lambda _text: self.redraw())
         self.message = QLabel("")
-        self.picture = QLabel()  # a family without a 3D scene: its turn pictures
-        self.picture.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.picture.setStyleSheet("background: white")
-        self.picture.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
+        self.picture = PictureView()  # a family without a 3D scene: its turn pictures
         self.overlay_label = QLabel("Target:")
         self.blind = QLabel(BLIND_TEXT)  # while a person plays: the world as a whole is not theirs to see
         self.blind.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -242,7 +239,7 @@ class WorldView(QWidget):
         assert self.views is not None
         pictures = list(self.views.turn_pictures(episode, self.playback.turn).values())
         size = (max(320, self.picture.width()), max(240, self.picture.height()))
-        self.picture.setPixmap(pil_to_pixmap(side_by_side(pictures, size)))
+        self.picture.set_pixmap(pil_to_pixmap(side_by_side(pictures, size)))
 
     def set_camera(self, name: str) -> None:
         """Move the camera to a preset of the current family."""
@@ -333,6 +330,34 @@ class WorldView(QWidget):
     def close_view(self) -> None:
         """Release the render window before Qt deletes the widget (pyvistaqt needs this order)."""
         self.canvas.close()
+
+
+class PictureView(QWidget):
+    """A picture centred on white, for a family without a 3D scene. A new picture only repaints the view: a
+    QLabel asks its layout for a new size at every ``setPixmap``, which laid the whole window out again at every
+    step. Its size follows the layout alone (the pictures are drawn to fit it)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._pixmap = QPixmap()
+        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)  # it paints every pixel: nothing beneath it is
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)  # painted for it
+
+    def pixmap(self) -> QPixmap:
+        """The picture shown."""
+        return self._pixmap
+
+    def set_pixmap(self, pixmap: QPixmap) -> None:
+        """Show ``pixmap``, centred (cropped evenly when larger than the view)."""
+        self._pixmap = pixmap
+        self.update()
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        painter.fillRect(self.rect(), Qt.GlobalColor.white)
+        size = self._pixmap.deviceIndependentSize().toSize()
+        left, top = self.width() - size.width(), self.height() - size.height()
+        painter.drawPixmap(int(left / 2), int(top / 2), self._pixmap)  # int(): truncated as Qt's centring does
 
 
 def _swatch(rgb: RGB, size: int = 12) -> QIcon:

@@ -1,19 +1,25 @@
 """A step redraws only what changed (issue 28): the 3D view gives a gone item's actor to a new item of the same
-look, the agent panels lay their grid out again only when a panel's size changed, the plots share one scene.
-Each keeps showing exactly what a fresh drawing shows, stepping forward and back."""
+look, the agent panels collapse the sections a turn leaves empty (no widget shown or hidden) and lay a turn's
+grid out as before when it comes back, the plots share one scene, a family without a 3D scene changes its
+picture without laying the window out. Each keeps showing exactly what a fresh drawing shows, stepping forward
+and back."""
 
 from __future__ import annotations
+
+import itertools
 
 import numpy as np
 import pytest
 import pyvista as pv
+from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QApplication, QWidget
 
 from simlab.core.recording import load_run
-from simlab.gui.agent_panels import AgentPanels
+from simlab.gui.agent_panels import AgentPanel, AgentPanels
 from simlab.gui.playback import PlaybackModel
 from simlab.gui.scene_canvas import SceneCanvas
 from simlab.render.scene import EDGE_DARKENING, CameraPose, SceneItem, darker, is_text
+from simlab.runner.batch import RunConfig, run
 from simlab.runner.demo import DEMO_RUN
 from tests.gui.conftest import LayoutRequests, shown_window, wait_shown
 from tests.gui.test_rooms_app import _display_point
@@ -149,7 +155,7 @@ def test_agent_panels_laid_out_on_steps_as_laid_out_afresh(qtbot, size):
     widget.show()
     wait_shown(qtbot, widget)
     playback.set_episode(episode)
-    for turn in (1, 2, 3, 9, 8, 4, 12):
+    for turn in (1, 2, 3, 9, 8, 4, 12, 3, 9, 1):  # the last three laid out as remembered
         playback.seek(turn)
         qtbot.wait(1)
         stepped = _grid_state(widget)
@@ -182,4 +188,90 @@ def test_the_turns_number_changes_without_laying_out_the_status_bar_or_the_timel
         assert f"turn {turn} of" in label.text()
         assert label.fontMetrics().horizontalAdvance(label.text()) <= label.width()  # the whole text shows
     assert [requests.count for requests in watched] == [0, 0]
+    win.close()
+
+
+class ShowsAndHides(QObject):
+    """Counts the show and hide events of the widgets inside ``container`` (installed on the application)."""
+
+    def __init__(self, container: QWidget) -> None:
+        super().__init__()
+        self.container = container
+        self.count = 0
+        QApplication.instance().installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        kinds = (QEvent.Type.Show, QEvent.Type.Hide)
+        if event.type() in kinds and isinstance(watched, QWidget) and self.container.isAncestorOf(watched):
+            self.count += 1
+        return False
+
+    def remove(self) -> None:
+        QApplication.instance().removeEventFilter(self)
+
+
+def _sections(panel: AgentPanel) -> list[QWidget]:
+    return [panel.message, *panel.sections]
+
+
+def test_a_step_collapses_and_expands_sections_without_showing_or_hiding_a_widget(qtbot):
+    episode = load_run(DEMO_RUN).episodes()[0]
+    playback = PlaybackModel()
+    widget = AgentPanels(playback)
+    qtbot.addWidget(widget)
+    widget.resize(480, 900)
+    widget.show()
+    wait_shown(qtbot, widget)
+    playback.set_episode(episode)
+    playback.seek(4)  # every director has observed by now: a role's first pictures are shown (once, not collapsed)
+    qtbot.wait(1)
+    events = ShowsAndHides(widget.scroll_area.widget())  # the panels (the dock's scroll bar comes and goes)
+    changed = 0
+    for turn in (*range(5, 13), 4, 5, 0, 1, 2, 3, 4):  # turn 0: no role has observed yet
+        before = [section.height() for role in widget.roles() for section in _sections(widget.panel(role))]
+        playback.seek(turn)
+        qtbot.wait(1)
+        after = [section.height() for role in widget.roles() for section in _sections(widget.panel(role))]
+        changed += sum((b == 0) != (a == 0) for b, a in zip(before, after, strict=True))
+    events.remove()
+    assert changed >= 4  # directors' messages came and went
+    assert events.count == 0
+
+
+def test_collapsed_sections_take_no_room_and_leave_no_gap(qtbot):
+    episode = load_run(DEMO_RUN).episodes()[0]
+    playback = PlaybackModel()
+    widget = AgentPanels(playback)
+    qtbot.addWidget(widget)
+    widget.resize(480, 900)
+    widget.show()
+    wait_shown(qtbot, widget)
+    playback.set_episode(episode)
+    for turn in (2, 3, 4):  # D1 speaks at turn 2 only: its message is shown, then collapsed
+        playback.seek(turn)
+        qtbot.wait(1)
+        panel = widget.panel("D1")
+        stack = [panel.title, panel.status, panel.message, panel.images, *panel.sections]
+        for upper, lower in itertools.pairwise(stack):  # each gap is inside the widget below
+            assert lower.y() == upper.geometry().bottom() + 1
+        collapsed = [section for section in _sections(panel) if section.maximumHeight() == 0]
+        assert all(section.height() == 0 for section in collapsed)
+        assert (panel.message in collapsed) == (panel.message_text() == "")
+
+
+def test_a_picture_familys_step_lays_out_no_window(qtbot, tmp_path):
+    played = tmp_path / "puzzles"
+    run(RunConfig("puzzles", seed=0, episodes=1, agents=["solver=scripted", "expert=oracle"]), played)
+    win = shown_window(qtbot, tmp_path, played)
+    win.open_episode_id(win.browser.visible_episode_ids()[0])
+    for turn in (1, 2, 1, 2):  # settled after opening (the window is laid out once for its new contents)
+        win.playback.seek(turn)
+        QApplication.processEvents()
+    requests = LayoutRequests(win)
+    for turn in (1, 2, 1, 2):  # the module's picture changes at every turn
+        shown = win.world.picture.pixmap().cacheKey()
+        win.playback.seek(turn)
+        QApplication.processEvents()
+        assert win.world.picture.pixmap().cacheKey() != shown
+    assert requests.count == 0
     win.close()
