@@ -45,6 +45,12 @@ def _release() -> None:
             gc.enable()
 
 
+def holds() -> int:
+    """How many holds keep automatic collection off now: background jobs running, and the app's collector."""
+    with _lock:
+        return _holds
+
+
 @contextmanager
 def collector_paused() -> Iterator[None]:
     """While inside (a worker thread's job): no automatic garbage collection in any thread; it is switched

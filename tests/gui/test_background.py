@@ -8,7 +8,15 @@ import gc
 import threading
 import weakref
 
-from simlab.gui.background import GuiThreadCollector, collect_in_gui_thread, collector_paused
+import pytest
+
+from simlab.gui.background import GuiThreadCollector, collect_in_gui_thread, collector_paused, holds
+
+
+@pytest.fixture(autouse=True)
+def no_job_running(qtbot):
+    """Every test starts with no hold on the collector (a job another test left running has ended)."""
+    qtbot.waitUntil(lambda: holds() == 0, timeout=20000)
 
 
 def test_the_collector_is_off_while_jobs_run_and_back_after_the_last():

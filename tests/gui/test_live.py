@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QMessageBox, QToolBar
 
 from simlab.core.errors import ConfigError
 from simlab.core.recording import load_episode, load_run
-from simlab.gui import live
+from simlab.gui import background, live
 from simlab.gui.live import LiveSession, NewEpisodeDialog, generate_task, make_session
 from simlab.runner.demo import DEMO_RUN
 from simlab.worlds.blocks.world import ARCHETYPES
@@ -108,6 +108,7 @@ def test_a_person_answers_a_rooms_question(window, qtbot):
 
 
 def test_pause_step_and_resume_with_scripted_agents(window, qtbot):
+    qtbot.waitUntil(lambda: background.holds() == 0, timeout=WAIT_MS)  # a job another test left running ended
     session = make_session("blocks", 0, settings={"turns": 3})
     session.pause()
     window.start_live(session)
