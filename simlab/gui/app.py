@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from simlab.gui.background import collection_in_gui_thread
 from simlab.gui.main_window import MainWindow
 from simlab.gui.qt_app import application
 
@@ -44,7 +45,8 @@ def run_app(paths: Sequence[str | Path], episode: str | None = None, turn: int |
     """Run the Qt event loop on ``paths`` (run folders, or an episode file; none: an empty window), at
     ``episode`` of the first run and ``turn``; returns the exit status."""
     app = application()
-    window = open_window(paths, episode=episode, turn=turn)
-    status = app.exec()
-    del window
+    with collection_in_gui_thread(app):  # see gui/background.py
+        window = open_window(paths, episode=episode, turn=turn)
+        status = app.exec()
+        del window
     return int(status)

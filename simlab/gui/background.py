@@ -6,9 +6,10 @@ their C++ destructor takes Qt's connection lock there and then waits for the GIL
 holding the GIL, waits for that lock inside a Qt call. Both wait for ever (seen: the Search dock indexing
 while an episode opened). Two guards, which share one count of holds on the automatic collector:
 
-- :class:`GuiThreadCollector` (the app's, made with its QApplication): automatic collection is off for the
-  app's life, and the GUI thread collects on a timer, as pyqtgraph's ``GarbageCollector`` does. No thread ever
-  collects but the GUI's, however long a job or a live session waiting for a person lasts.
+- :class:`GuiThreadCollector` (the app's and the editor's, :func:`collection_in_gui_thread` around their event
+  loop): automatic collection is off, and the GUI thread collects on a timer, as pyqtgraph's
+  ``GarbageCollector`` does. No thread collects but the GUI's, however long a job or a live session waiting
+  for a person lasts.
 - :func:`collector_paused` (every background job): the collector is off while the job runs, for code that
   runs without the app's collector (tests, an embedding application); reference counting still frees all the
   rest at once.
@@ -21,7 +22,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from PySide6.QtCore import QCoreApplication, QObject, QTimer
+from PySide6.QtCore import QObject, QTimer
 
 _lock = threading.Lock()
 _holds = 0  # collector_paused jobs running now, plus the GUI-thread collector while it runs
@@ -93,11 +94,13 @@ class GuiThreadCollector(QObject):
         return gc.collect(due[-1]) if due else 0
 
 
-def collect_in_gui_thread(app: QCoreApplication) -> GuiThreadCollector:
-    """``app``'s collector (made and started on the first call), stopped when the event loop quits."""
-    collector = app.findChild(GuiThreadCollector)
-    if collector is None:
-        collector = GuiThreadCollector(parent=app)
-        collector.start()
-        app.aboutToQuit.connect(collector.stop)
-    return collector
+@contextmanager
+def collection_in_gui_thread(parent: QObject | None = None) -> Iterator[GuiThreadCollector]:
+    """While inside (an app's event loop): cyclic collection made only by a :class:`GuiThreadCollector` made
+    here, in this (the GUI) thread; handed back as it was when the block ends, however it ends."""
+    collector = GuiThreadCollector(parent=parent)
+    collector.start()
+    try:
+        yield collector
+    finally:
+        collector.stop()

@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 
 from simlab.core.editing import Edit, EditorDocument, Proposal, write_json
 from simlab.core.errors import SimlabError
+from simlab.gui.background import collection_in_gui_thread
 from simlab.gui.editor_panels import EntityList, PalettePanel, PicturesPanel, PropertiesPanel, ProposalDialog
 from simlab.gui.qt_app import application
 from simlab.gui.scene_canvas import CLICK_SLOP_PX, SceneCanvas
@@ -496,10 +497,11 @@ def run_editor(target: str | Path) -> int:
     """Open the editor on ``target`` (a file, or a family name for a new document) and run the event loop."""
     app = application()
     document = open_document(target)
-    window = EditorWindow(document)
-    window.show()
-    offer_autosave(window)
-    return int(app.exec())
+    with collection_in_gui_thread(app):  # see gui/background.py
+        window = EditorWindow(document)
+        window.show()
+        offer_autosave(window)
+        return int(app.exec())
 
 
 def offer_autosave(window: EditorWindow) -> bool:

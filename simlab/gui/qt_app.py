@@ -6,18 +6,15 @@ import sys
 
 from PySide6.QtWidgets import QApplication
 
-from simlab.gui.background import collect_in_gui_thread
 from simlab.gui.icons import WINDOW_ICON, app_icon
 
 
 def application() -> QApplication:
     """The process's QApplication (made on first use), named SimLab (where QSettings keep the app's state) and
-    with the app's icon on every window: the main window, role windows and the editor. Python's cyclic garbage
-    collection happens in the GUI thread only, for the app's life (see gui/background.py)."""
+    with the app's icon on every window: the main window, role windows and the editor."""
     existing = QApplication.instance()
     app = existing if isinstance(existing, QApplication) else QApplication(sys.argv[:1])
     app.setApplicationName("SimLab")
     app.setOrganizationName("SimLab")
     app.setWindowIcon(app_icon(WINDOW_ICON))
-    collect_in_gui_thread(app)
     return app

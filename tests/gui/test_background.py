@@ -10,7 +10,7 @@ import weakref
 
 import pytest
 
-from simlab.gui.background import GuiThreadCollector, collect_in_gui_thread, collector_paused, holds
+from simlab.gui.background import GuiThreadCollector, collection_in_gui_thread, collector_paused, holds
 
 
 @pytest.fixture(autouse=True)
@@ -77,15 +77,13 @@ def test_the_gui_thread_collector_frees_cycles_on_its_timer_and_no_thread_collec
     assert gc.isenabled()
 
 
-def test_a_job_still_running_keeps_the_collector_off_after_the_gui_collector_stops(qapp):
-    collector = collect_in_gui_thread(qapp)
-    try:
-        assert collect_in_gui_thread(qapp) is collector  # one per application
-        with collector_paused():
-            collector.stop()
-            assert not gc.isenabled()  # the job's hold stays
-        assert gc.isenabled()
-    finally:
-        collector.stop()
-        collector.setParent(None)
-        collector.deleteLater()
+def test_the_app_s_collection_ends_with_its_block_and_a_job_still_running_keeps_it_off(qapp):
+    with pytest.raises(RuntimeError), collection_in_gui_thread(qapp) as collector:
+        assert not gc.isenabled() and collector.parent() is qapp
+        raise RuntimeError("the window failed to open")  # handed back however the block ends
+    assert gc.isenabled() and holds() == 0
+    with collector_paused():
+        with collection_in_gui_thread():
+            pass
+        assert not gc.isenabled()  # the job's hold stays
+    assert gc.isenabled()
