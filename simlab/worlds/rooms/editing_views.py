@@ -73,6 +73,8 @@ class RoomParts:
         self._shell: dict[float, list[SceneItem]] = {}
         self._pictures: dict[str, Image.Image] = {}
         self._tints: dict[str, tuple[RoomObject, tuple[bool, bool], SceneItem]] = {}
+        self._still: _Still | None = None
+        self._last: dict[str, trimesh.Trimesh] = {}  # each object's mesh in the geometry made last
         self.renders = 0
         """How many pictures were rendered so far (what the caches saved shows in tests and the benchmark)."""
 
@@ -84,8 +86,16 @@ class RoomParts:
         return kept.made
 
     def geometry(self, scene: Scene) -> visibility.SceneGeometry:
-        """The scene's ray-casting geometry from the kept meshes (only changed objects are meshed again)."""
-        return visibility.SceneGeometry(scene, [self.mesh(o) for o in scene.objects])
+        """The scene's ray-casting geometry from the kept meshes (only changed objects are meshed again): the
+        objects left alone since the geometry before are cast at in a kept layer (its BVH built once, at the
+        first step of a drag), the others in a layer of their own, made afresh."""
+        meshes = {o.id: self.mesh(o) for o in scene.objects}
+        still = self._still
+        if still is None or not still.holds(scene, meshes):
+            unchanged = {i: m for i, m in meshes.items() if self._last.get(i, m) is m}
+            still = self._still = _Still.of(scene, unchanged)
+        self._last = meshes
+        return still.geometry(scene, meshes)
 
     def items(self, scene: Scene, wall_opacity: float) -> list[SceneItem]:
         """The room as scene items (:func:`~simlab.worlds.rooms.render.room_scene_items`), from the kept ones."""
@@ -149,6 +159,42 @@ class RoomParts:
                 self._pictures[role] = render_view_items(self.items(scene, 1.0), camera, self.size)
                 self.renders += 1
         return {role: self._pictures[role] for role in cameras}
+
+
+@dataclass
+class _Still:
+    """The ray layer of the room's shell and the objects an edit left alone, with the meshes it holds."""
+
+    room: Scene
+    meshes: dict[str, trimesh.Trimesh]
+    layer: visibility.RayLayer
+    owner: np.ndarray  # each face's object, as its place in ``meshes``, or SHELL
+
+    @classmethod
+    def of(cls, scene: Scene, meshes: dict[str, trimesh.Trimesh]) -> _Still:
+        """The layer of ``scene``'s shell and ``meshes``."""
+        part = replace(scene, objects=tuple(o for o in scene.objects if o.id in meshes))
+        mesh, owner = visibility.scene_mesh(part, [meshes[o.id] for o in part.objects])
+        return cls(
+            replace(scene, objects=()), {o.id: meshes[o.id] for o in part.objects}, visibility.RayLayer(mesh), owner
+        )
+
+    def holds(self, scene: Scene, meshes: Mapping[str, trimesh.Trimesh]) -> bool:
+        """Whether every object of the layer is in ``scene`` as it was, and the room too."""
+        return self.room == replace(scene, objects=()) and all(meshes.get(i) is m for i, m in self.meshes.items())
+
+    def geometry(self, scene: Scene, meshes: Mapping[str, trimesh.Trimesh]) -> visibility.SceneGeometry:
+        """``scene``'s geometry: this layer, then one of the objects not in it (when there are any)."""
+        index = {o.id: k for k, o in enumerate(scene.objects)}
+        # the layer's object places to the scene's; SHELL (-1) picks the last entry, itself
+        places = np.array([*(index[i] for i in self.meshes), visibility.SHELL], dtype=np.int64)
+        layers, owners = [self.layer], [places[self.owner]]
+        rest = [k for k, o in enumerate(scene.objects) if o.id not in self.meshes]
+        if rest:
+            parts = [meshes[scene.objects[k].id] for k in rest]
+            layers.append(visibility.RayLayer(visibility.join_meshes(parts)))
+            owners.append(np.repeat(np.asarray(rest, dtype=np.int64), [len(m.faces) for m in parts]))
+        return visibility.SceneGeometry.of_layers(scene, layers, np.concatenate(owners))
 
 
 def _moved(mesh: pv.PolyData, shift: np.ndarray) -> pv.PolyData:
