@@ -334,7 +334,8 @@ def test_the_ray_layers_a_drag_keeps_see_what_the_whole_room_joined_sees():
     """A drag casts at two ray layers (the room as the drag found it, its BVH built once, and the dragged object
     with what stands on it): the visible sets and a selected object's corner rays (each one's verdict and what
     it hit first) are those of one BVH over the whole room joined, at every step of drags of several objects,
-    of a camera, and of undoing a drag, in a furnished 30-object room."""
+    of a camera, and of undoing a drag, in a furnished 30-object room; so are the warnings, their pairs judged
+    again only for the dragged objects."""
     scene = next(s for s in (generate_scene(0, k) for k in range(1000)) if len(s.objects) >= 30)
     doc = RoomDocument(scene, default_cameras(scene, 1.5, -10.0))
     history = History(doc)
@@ -348,7 +349,7 @@ def test_the_ray_layers_a_drag_keeps_see_what_the_whole_room_joined_sees():
             history.push(doc.move(target, (x + rng.uniform(-0.6, 0.6), y + rng.uniform(-0.6, 0.6), z), "drag"))
             layered += len(doc.geometry.layers) == 2
             fresh = RoomDocument(doc.scene, dict(doc.cams))
-            assert doc.visible == fresh.visible, target
+            assert (doc.visible, doc.warnings) == (fresh.visible, fresh.warnings), target
             for selected in {target, *doc.views.shared[:3]}:
                 obj = doc.objects[selected]
                 assert who_sees(doc.views, doc.geometry, obj)[0] == who_sees(fresh.views, fresh.geometry, obj)[0]
