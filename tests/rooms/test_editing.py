@@ -358,7 +358,11 @@ def test_the_ray_layers_a_drag_keeps_see_what_the_whole_room_joined_sees():
                         corner_rays(fresh.geometry, camera, obj)
                     )
         history.push(doc.move("camera:helper", (x, y, 0.0), "camera-drag"))
-        assert doc.visible == RoomDocument(doc.scene, dict(doc.cams)).visible
+        fresh = RoomDocument(doc.scene, dict(doc.cams))
+        assert doc.visible == fresh.visible
+        kept, made = drawn(doc.scene_items(target)), drawn(fresh.scene_items(target))  # the frustum moved too
+        assert list(kept) == list(made)
+        assert all(np.allclose(kept[key][3], points) for key, (*_, points) in made.items())
     history.undo()
     history.undo()
     assert doc.visible == RoomDocument(doc.scene, dict(doc.cams)).visible

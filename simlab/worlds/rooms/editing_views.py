@@ -21,13 +21,15 @@ from typing import Generic, TypeVar
 import numpy as np
 import pyvista as pv
 import trimesh
+import vtk
 from PIL import Image
+from vtkmodules.util.numpy_support import numpy_to_vtk, vtk_to_numpy
 
 from simlab.render.scene import SceneItem
 from simlab.worlds.rooms import visibility
 from simlab.worlds.rooms.model import Camera, RoomObject, Scene, Vec3
 from simlab.worlds.rooms.render import object_items, render_view_items, shell_items
-from simlab.worlds.rooms.scene import tint_items
+from simlab.worlds.rooms.scene import frustum_items, tint_items
 from simlab.worlds.rooms.visibility import ViewPair, camera_frame
 
 PICTURE_SIZE = (480, 360)
@@ -74,6 +76,7 @@ class RoomParts:
         self._pictures: dict[str, Image.Image] = {}
         self._tints: dict[str, tuple[RoomObject, tuple[bool, bool], SceneItem]] = {}
         self._still: _Still | None = None
+        self._frustums: dict[str, tuple[Camera, list[SceneItem]]] = {}
         self._last: dict[str, trimesh.Trimesh] = {}  # each object's mesh in the geometry made last
         self.renders = 0
         """How many pictures were rendered so far (what the caches saved shows in tests and the benchmark)."""
@@ -116,6 +119,14 @@ class RoomParts:
             return object_items(obj, self.mesh(obj))
         shift = np.subtract(obj.position, kept.obj.position)
         return [replace(item, mesh=_moved(item.mesh, shift)) for item in kept.made]
+
+    def frustum(self, role: str, camera: Camera) -> list[SceneItem]:
+        """:func:`~simlab.worlds.rooms.scene.frustum_items` of ``role``, made again only when its camera changed
+        (the same items while an object is dragged: the views keep them as they are)."""
+        kept = self._frustums.get(role)
+        if kept is None or kept[0] != camera:
+            kept = self._frustums[role] = (camera, frustum_items(role, camera))
+        return list(kept[1])
 
     def tints(self, scene: Scene, views: ViewPair) -> list[SceneItem]:
         """:func:`~simlab.worlds.rooms.scene.tint_items` from the kept ones: an object's tint is made again only
@@ -199,9 +210,12 @@ class _Still:
 
 def _moved(mesh: pv.PolyData, shift: np.ndarray) -> pv.PolyData:
     """``mesh`` moved by ``shift``: new points, the cells shared (pyvista's translate costs ten times more)."""
-    moved = mesh.copy(deep=False)
-    # points of their own: setting ``moved.points`` would write into the vtkPoints the shallow copy shares
-    moved.SetPoints(pv.vtk_points(np.asarray(mesh.points) + shift, deep=True))
+    # VTK's own methods, called on the class: pyvista's copy and points wrappers cost three times as much
+    moved = type(mesh)()
+    vtk.vtkPolyData.ShallowCopy(moved, mesh)
+    points = vtk.vtkPoints()  # points of their own: the shallow copy shares the vtkPoints of ``mesh``
+    points.SetData(numpy_to_vtk(vtk_to_numpy(vtk.vtkPointSet.GetPoints(mesh).GetData()) + shift, deep=True))
+    vtk.vtkPointSet.SetPoints(moved, points)
     return moved
 
 
