@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Generic, TypeVar
 
 import numpy as np
@@ -60,9 +61,19 @@ class _Kept(Generic[T]):
     key: str
     made: T
 
-    def holds(self, obj: RoomObject) -> bool:
-        """Whether this was made for ``obj`` as it is now (the same object, or one equal to it)."""
-        return self.obj is obj or self.key == state_key(obj)
+
+def _kept(table: dict[str, _Kept[T]], obj: RoomObject, make: Callable[[_Kept[T] | None], T]) -> T:
+    """What ``table`` keeps for ``obj`` when it was made for the same object or one equal to it, else what
+    ``make`` makes of what was kept (kept in its place). The state key is worked out once a call, and not at
+    all for the very object kept (a drag step's moved objects cost two JSON dumps a call, not four)."""
+    kept = table.get(obj.id)
+    if kept is not None and kept.obj is obj:
+        return kept.made
+    key = state_key(obj)
+    if kept is None or kept.key != key:
+        kept = table[obj.id] = _Kept(obj, key, make(kept))
+    kept.obj = obj  # an equal object: the next call finds it by identity
+    return kept.made
 
 
 class RoomParts:
@@ -83,10 +94,7 @@ class RoomParts:
 
     def mesh(self, obj: RoomObject) -> trimesh.Trimesh:
         """``obj``'s world mesh, built again only when the object changed."""
-        kept = self._meshes.get(obj.id)
-        if kept is None or not kept.holds(obj):
-            kept = self._meshes[obj.id] = _Kept(obj, state_key(obj), visibility.object_mesh(obj))
-        return kept.made
+        return _kept(self._meshes, obj, lambda _kept: visibility.object_mesh(obj))
 
     def geometry(self, scene: Scene) -> visibility.SceneGeometry:
         """The scene's ray-casting geometry from the kept meshes (only changed objects are meshed again): the
@@ -106,10 +114,8 @@ class RoomParts:
             self._shell[wall_opacity] = shell_items(scene, wall_opacity)
         out = list(self._shell[wall_opacity])
         for obj in scene.objects:
-            kept = self._items.get(obj.id)
-            if kept is None or not kept.holds(obj):
-                kept = self._items[obj.id] = _Kept(obj, state_key(obj), self._object_items(obj, kept))
-            out += kept.made
+            made: list[SceneItem] = _kept(self._items, obj, partial(self._object_items, obj))
+            out += made
         return out
 
     def _object_items(self, obj: RoomObject, kept: _Kept[list[SceneItem]] | None) -> list[SceneItem]:
