@@ -25,6 +25,7 @@ from PySide6.QtCore import QEvent, QObject, QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QCursor, QKeyEvent
 from PySide6.QtWidgets import QToolTip, QWidget
 from pyvistaqt import QtInteractor
+from vtkmodules.util.numpy_support import vtk_to_numpy
 
 from simlab.render.scene import (
     CameraPose,
@@ -370,11 +371,11 @@ class _Shown:
         self._now(item)
 
     def _now(self, item: SceneItem) -> None:
-        self.item, self.signature = item, (_look(item), item.mesh.bounds)
+        self.item, self.signature = item, (_look(item), _bounds(item.mesh))
 
     def shows(self, item: SceneItem | None) -> bool:
         """Whether the screen already shows ``item`` (the same look and the same bounds)."""
-        return item is not None and (item is self.item or (_look(item), item.mesh.bounds) == self.signature)
+        return item is not None and (item is self.item or (_look(item), _bounds(item.mesh)) == self.signature)
 
     def reuse(self, item: SceneItem | None) -> bool:
         """Show ``item`` with this actor when it looks the same but where or what it is: moved by a user
@@ -395,25 +396,40 @@ class _Shown:
         return True
 
 
+# A drag step compares the meshes of a moved object's items with the drawn ones through VTK's own methods,
+# called on the class: every attribute of a pyvista mesh goes through a Python __getattribute__ (35,000 calls a
+# drag step of a 30-object room, measured), and its ``points`` and ``bounds`` wrap what VTK returns.
+_CELLS = (vtk.vtkPolyData.GetPolys, vtk.vtkPolyData.GetLines, vtk.vtkPolyData.GetVerts, vtk.vtkPolyData.GetStrips)
+
+
+def _bounds(mesh: Any) -> tuple[float, ...]:
+    """A mesh's bounds (x0, x1, y0, y1, z0, z1)."""
+    return tuple(vtk.vtkDataSet.GetBounds(mesh))
+
+
+def _points(mesh: Any) -> np.ndarray:
+    """A mesh's points, (n, 3), a view of VTK's array."""
+    points = vtk.vtkPointSet.GetPoints(mesh)
+    return np.empty((0, 3)) if points is None else vtk_to_numpy(points.GetData())
+
+
 def _shape(mesh: Any) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
     """A mesh's points and its cells (faces, lines, vertices, strips)."""
     cells = tuple(np.asarray(getattr(mesh, kind)) for kind in ("faces", "lines", "verts", "strips"))
-    return np.asarray(mesh.points), cells
+    return _points(mesh), cells
 
 
 def _shares_cells(drawn: Any, mesh: Any) -> bool:
     """Whether ``mesh`` holds the very cell arrays of the ``drawn`` one (a shallow copy with points of its own,
     as an editor moves a dragged object's meshes): its cells are then the same without comparing them."""
-    return all(
-        _address(getattr(drawn, name)()) == _address(getattr(mesh, name)())
-        for name in ("GetPolys", "GetLines", "GetVerts", "GetStrips")
-    )
+    # VTK hands out one Python object per VTK object while it is referenced: the same array, the same object
+    return all(cells(drawn) is cells(mesh) for cells in _CELLS)
 
 
 def _offset(points: np.ndarray, cells: tuple[np.ndarray, ...], mesh: Any) -> tuple[float, float, float] | None:
     """The one offset that takes every point of a drawn mesh (its ``points`` and ``cells``; no cells: known to
     be the same) to ``mesh``'s, with the same cells; else None."""
-    after = np.asarray(mesh.points)
+    after = _points(mesh)
     if after.shape != points.shape or len(points) == 0:
         return None
     shift = after - points

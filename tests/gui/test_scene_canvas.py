@@ -75,6 +75,30 @@ def test_a_moved_item_keeps_its_actor_and_looks_as_a_fresh_one(canvas):
     assert canvas.key_at(*canvas.display_point(widget_point(canvas, (1.0, -0.5, 0.5)))) == "a"  # picked where moved
 
 
+def sharing_cells(item: SceneItem, points: np.ndarray) -> SceneItem:
+    """``item`` with ``points`` of its own and its mesh's very cells (a shallow copy, as an editor moves a mesh)."""
+    mesh = item.mesh.copy(deep=False)
+    mesh.SetPoints(pv.vtk_points(points, deep=True))
+    return replace(item, mesh=mesh)
+
+
+def test_a_mesh_sharing_the_drawn_cells_is_moved_when_its_points_moved_together_else_drawn_as_given(canvas):
+    """The cells shared with the drawn mesh are taken as the same without comparing them; the points still
+    decide: all moved by one offset (a drag), the actor is moved; one point apart, it is given the new mesh."""
+    drawn = box("a", (0.0, 0.0, 0.0))
+    canvas.show([drawn])
+    actor, points = actor_of(canvas, "a"), np.asarray(drawn.mesh.points)
+    canvas.show([sharing_cells(drawn, points + np.array([0.5, 0.25, 0.0]))])
+    assert actor_of(canvas, "a") is actor and actor.GetPosition() == pytest.approx((0.5, 0.25, 0.0))
+    assert actor.GetMapper().GetInput() is drawn.mesh
+    bent = points.copy()
+    bent[0] += (0.0, 0.0, 0.3)
+    stretched = sharing_cells(drawn, bent)
+    canvas.show([stretched])
+    assert actor_of(canvas, "a") is actor and actor.GetPosition() == pytest.approx((0.0, 0.0, 0.0))
+    assert actor.GetMapper().GetInput() is stretched.mesh
+
+
 def test_an_item_of_a_new_shape_keeps_its_actor_with_the_new_mesh_and_one_of_a_new_colour_gets_the_colour(canvas):
     canvas.show([box("a", (0.0, 0.0, 0.0))])
     first = actor_of(canvas, "a")

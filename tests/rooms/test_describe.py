@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from simlab.core.seeding import rng
-from simlab.worlds.rooms.describe import describe_objects, plural
+from simlab.worlds.rooms.describe import _short_levels, describe_objects, plural, short_descriptions
+from simlab.worlds.rooms.generator import generate_scene
 from tests.rooms.handmade import box, living_room, room
 
 
@@ -100,3 +101,17 @@ def test_plural():
         "plant containers",
         "libraries",
     ]
+
+
+def test_short_descriptions_counted_per_category_are_each_object_against_its_peers():
+    """The one-pass count of each level's keys gives what comparing every object with each of its category's
+    peers gives (the definition), in generated rooms."""
+    for k in range(40):
+        scene = generate_scene(0, k)
+        expected = {}
+        for obj in scene.objects:
+            peers = [o for o in scene.objects if o.category == obj.category and o.id != obj.id]
+            levels = _short_levels(obj)
+            unique = [t for n, (t, key) in enumerate(levels) if all(_short_levels(p)[n][1] != key for p in peers)]
+            expected[obj.id] = unique[0] if unique else None
+        assert short_descriptions(scene) == expected, k

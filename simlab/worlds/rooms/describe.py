@@ -19,6 +19,7 @@ objects are visited in sorted id order and ties are broken by id.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Sequence
 
 from simlab.worlds.rooms.model import RoomObject, Scene
@@ -79,13 +80,16 @@ def _short_levels(obj: RoomObject) -> list[tuple[str, tuple[str, ...]]]:
     ]
 
 
-def short_description(scene: Scene, obj: RoomObject) -> str | None:
-    """The first of category / colour / size+colour that no other object of the category shares, or None."""
-    peers = [o for o in scene.objects if o.category == obj.category and o.id != obj.id]
-    for level, (text, key) in enumerate(_short_levels(obj)):
-        if all(_short_levels(p)[level][1] != key for p in peers):
-            return text
-    return None
+def short_descriptions(scene: Scene) -> dict[str, str | None]:
+    """Each object's first of category / colour / size+colour that no other object of its category shares, or
+    None: each level's keys counted once per category (a room's objects against each other in one pass, not
+    each against all)."""
+    levels = {o.id: _short_levels(o) for o in scene.objects}
+    counts = Counter((o.category, k, key) for o in scene.objects for k, (_, key) in enumerate(levels[o.id]))
+    return {
+        o.id: next((text for k, (text, key) in enumerate(levels[o.id]) if counts[o.category, k, key] == 1), None)
+        for o in scene.objects
+    }
 
 
 def _relational(scene: Scene, obj: RoomObject, shorts: dict[str, str | None]) -> str | None:
@@ -115,7 +119,7 @@ def describe_objects(scene: Scene, ids: Sequence[str]) -> dict[str, str]:
     Uniqueness is among all the scene's objects of the same category, so the result for an object does not
     depend on which other ids are asked for.
     """
-    shorts = {o.id: short_description(scene, o) for o in scene.objects}
+    shorts = short_descriptions(scene)
     out: dict[str, str] = {}
     for object_id in sorted(set(ids)):
         text = shorts[object_id] or _relational(scene, scene.object(object_id), shorts)

@@ -61,7 +61,7 @@ from simlab.worlds.rooms.inspection import object_id_of, who_sees
 from simlab.worlds.rooms.model import ROOM_TYPES, SCENE_FORMAT, Camera, RoomObject, Scene
 from simlab.worlds.rooms.observations import ANSWERER, HELPER
 from simlab.worlds.rooms.render import camera_pose
-from simlab.worlds.rooms.scene import camera_presets, frustum_items
+from simlab.worlds.rooms.scene import camera_presets
 from simlab.worlds.rooms.scene_io import export_gltf, scene_from_json
 from simlab.worlds.rooms.visibility import ViewPair
 
@@ -289,7 +289,7 @@ class RoomDocument(EditorDocument):
         scene, views = self.scene, self.views
         items = self.parts.items(scene, WALL_OPACITY)
         for role in ROLES:
-            items += frustum_items(role, self.cams[role])
+            items += self.parts.frustum(role, self.cams[role])
         items += self.parts.tints(scene, views)
         if selected in self.objects:
             items += who_sees(views, self.geometry, self.objects[selected])[1]

@@ -11,7 +11,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from simlab.worlds.rooms.catalog import CATEGORIES
 from simlab.worlds.rooms.describe import describe_objects
@@ -24,21 +24,31 @@ Point = tuple[float, float]
 
 
 class Crossings:
-    """Which pairs of objects interpenetrate, kept between edits: a pair is judged again only when one of its
-    objects is no longer the one judged (an editor's drag step judges the dragged object against the rest, not
-    every pair of the room)."""
+    """Which pairs of objects interpenetrate, kept between edits: only the pairs of an object that is no longer
+    the one judged are judged again (an editor's drag step judges the dragged object against the rest, and
+    looks no other pair up)."""
 
     def __init__(self) -> None:
-        self._pairs: dict[tuple[str, str], tuple[RoomObject, RoomObject, bool]] = {}
+        self._judged: dict[str, RoomObject] = {}  # the objects judged, by id
+        self._into: dict[str, set[str]] = {}  # id -> the ids of the judged objects it goes into
 
-    def cross(self, a: RoomObject, b: RoomObject) -> bool:
-        """:func:`_cross` of ``a`` and ``b``, from the verdict kept for these very objects when there is one."""
-        kept = self._pairs.get((a.id, b.id))
-        if kept is not None and kept[0] is a and kept[1] is b:
-            return kept[2]
-        verdict = _cross(a, b)
-        self._pairs[(a.id, b.id)] = (a, b, verdict)
-        return verdict
+    def into(self, solid: Sequence[RoomObject]) -> dict[str, set[str]]:
+        """For each of ``solid``, the ids of the others it interpenetrates (:func:`_cross`, symmetric)."""
+        now = {o.id: o for o in solid}
+        stale = [i for i, o in self._judged.items() if now.get(i) is not o]
+        for i in stale:
+            for j in self._into.pop(i):
+                self._into[j].discard(i)
+            del self._judged[i]
+        for obj in solid:
+            if obj.id in self._judged:
+                continue
+            # against the objects judged so far: a pair of two new ones is judged once, by the later one
+            found = {o.id for o in self._judged.values() if _cross(obj, o)}
+            for i in found:
+                self._into[i].add(obj.id)
+            self._judged[obj.id], self._into[obj.id] = obj, found
+        return self._into
 
 
 def object_warnings(scene: Scene, crossings: Crossings | None = None) -> dict[str, str]:
@@ -46,11 +56,13 @@ def object_warnings(scene: Scene, crossings: Crossings | None = None) -> dict[st
     keeps the verdicts on pairs between calls."""
     described = describe_objects(scene, [o.id for o in scene.objects])
     ids = {o.id for o in scene.objects}
-    cross = (crossings or Crossings()).cross
     solid = [o for o in scene.objects if not _ignored(o)]
+    into = (crossings or Crossings()).into(solid)
+    order = {o.id: k for k, o in enumerate(solid)}
     out = {}
     for obj in scene.objects:
-        found = [_outside(scene, obj), _floating(scene, obj, ids), *_crossing(solid, obj, cross)]
+        crossed = sorted(into.get(obj.id, ()), key=order.__getitem__)  # in scene order
+        found = [_outside(scene, obj), _floating(scene, obj, ids), *(f"it goes into {i}" for i in crossed)]
         if obj.id not in described:
             found.append("no description singles it out: questions will leave it out")
         text = "; ".join(f for f in found if f)
@@ -91,16 +103,6 @@ def _floating(scene: Scene, obj: RoomObject, ids: set[str]) -> str:
     (lo, hi), (cx, cy, _) = base.bbox, obj.center
     under = lo[0] <= cx <= hi[0] and lo[1] <= cy <= hi[1] and abs(obj.bbox[0][2] - hi[2]) <= TOLERANCE
     return "" if under else f"it is not on {base.id} any more"
-
-
-def _crossing(
-    solid: Sequence[RoomObject], obj: RoomObject, cross: Callable[[RoomObject, RoomObject], bool]
-) -> list[str]:
-    """``it goes into sofa_1`` for every object of ``solid`` (those not :func:`_ignored`, in scene order) that
-    ``obj`` interpenetrates (``cross`` judges a pair)."""
-    if _ignored(obj):
-        return []
-    return [f"it goes into {o.id}" for o in solid if o.id != obj.id and cross(obj, o)]
 
 
 def _ignored(obj: RoomObject) -> bool:

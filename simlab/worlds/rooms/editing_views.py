@@ -14,20 +14,23 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Generic, TypeVar
 
 import numpy as np
 import pyvista as pv
 import trimesh
+import vtk
 from PIL import Image
+from vtkmodules.util.numpy_support import numpy_to_vtk, vtk_to_numpy
 
 from simlab.render.scene import SceneItem
 from simlab.worlds.rooms import visibility
 from simlab.worlds.rooms.model import Camera, RoomObject, Scene, Vec3
 from simlab.worlds.rooms.render import object_items, render_view_items, shell_items
-from simlab.worlds.rooms.scene import tint_items
+from simlab.worlds.rooms.scene import frustum_items, tint_items
 from simlab.worlds.rooms.visibility import ViewPair, camera_frame
 
 PICTURE_SIZE = (480, 360)
@@ -58,9 +61,19 @@ class _Kept(Generic[T]):
     key: str
     made: T
 
-    def holds(self, obj: RoomObject) -> bool:
-        """Whether this was made for ``obj`` as it is now (the same object, or one equal to it)."""
-        return self.obj is obj or self.key == state_key(obj)
+
+def _kept(table: dict[str, _Kept[T]], obj: RoomObject, make: Callable[[_Kept[T] | None], T]) -> T:
+    """What ``table`` keeps for ``obj`` when it was made for the same object or one equal to it, else what
+    ``make`` makes of what was kept (kept in its place). The state key is worked out once a call, and not at
+    all for the very object kept (a drag step's moved objects cost two JSON dumps a call, not four)."""
+    kept = table.get(obj.id)
+    if kept is not None and kept.obj is obj:
+        return kept.made
+    key = state_key(obj)
+    if kept is None or kept.key != key:
+        kept = table[obj.id] = _Kept(obj, key, make(kept))
+    kept.obj = obj  # an equal object: the next call finds it by identity
+    return kept.made
 
 
 class RoomParts:
@@ -73,19 +86,27 @@ class RoomParts:
         self._shell: dict[float, list[SceneItem]] = {}
         self._pictures: dict[str, Image.Image] = {}
         self._tints: dict[str, tuple[RoomObject, tuple[bool, bool], SceneItem]] = {}
+        self._still: _Still | None = None
+        self._frustums: dict[str, tuple[Camera, list[SceneItem]]] = {}
+        self._last: dict[str, trimesh.Trimesh] = {}  # each object's mesh in the geometry made last
         self.renders = 0
         """How many pictures were rendered so far (what the caches saved shows in tests and the benchmark)."""
 
     def mesh(self, obj: RoomObject) -> trimesh.Trimesh:
         """``obj``'s world mesh, built again only when the object changed."""
-        kept = self._meshes.get(obj.id)
-        if kept is None or not kept.holds(obj):
-            kept = self._meshes[obj.id] = _Kept(obj, state_key(obj), visibility.object_mesh(obj))
-        return kept.made
+        return _kept(self._meshes, obj, lambda _kept: visibility.object_mesh(obj))
 
     def geometry(self, scene: Scene) -> visibility.SceneGeometry:
-        """The scene's ray-casting geometry from the kept meshes (only changed objects are meshed again)."""
-        return visibility.SceneGeometry(scene, [self.mesh(o) for o in scene.objects])
+        """The scene's ray-casting geometry from the kept meshes (only changed objects are meshed again): the
+        objects left alone since the geometry before are cast at in a kept layer (its BVH built once, at the
+        first step of a drag), the others in a layer of their own, made afresh."""
+        meshes = {o.id: self.mesh(o) for o in scene.objects}
+        still = self._still
+        if still is None or not still.holds(scene, meshes):
+            unchanged = {i: m for i, m in meshes.items() if self._last.get(i, m) is m}
+            still = self._still = _Still.of(scene, unchanged)
+        self._last = meshes
+        return still.geometry(scene, meshes)
 
     def items(self, scene: Scene, wall_opacity: float) -> list[SceneItem]:
         """The room as scene items (:func:`~simlab.worlds.rooms.render.room_scene_items`), from the kept ones."""
@@ -93,10 +114,8 @@ class RoomParts:
             self._shell[wall_opacity] = shell_items(scene, wall_opacity)
         out = list(self._shell[wall_opacity])
         for obj in scene.objects:
-            kept = self._items.get(obj.id)
-            if kept is None or not kept.holds(obj):
-                kept = self._items[obj.id] = _Kept(obj, state_key(obj), self._object_items(obj, kept))
-            out += kept.made
+            made: list[SceneItem] = _kept(self._items, obj, partial(self._object_items, obj))
+            out += made
         return out
 
     def _object_items(self, obj: RoomObject, kept: _Kept[list[SceneItem]] | None) -> list[SceneItem]:
@@ -106,6 +125,14 @@ class RoomParts:
             return object_items(obj, self.mesh(obj))
         shift = np.subtract(obj.position, kept.obj.position)
         return [replace(item, mesh=_moved(item.mesh, shift)) for item in kept.made]
+
+    def frustum(self, role: str, camera: Camera) -> list[SceneItem]:
+        """:func:`~simlab.worlds.rooms.scene.frustum_items` of ``role``, made again only when its camera changed
+        (the same items while an object is dragged: the views keep them as they are)."""
+        kept = self._frustums.get(role)
+        if kept is None or kept[0] != camera:
+            kept = self._frustums[role] = (camera, frustum_items(role, camera))
+        return list(kept[1])
 
     def tints(self, scene: Scene, views: ViewPair) -> list[SceneItem]:
         """:func:`~simlab.worlds.rooms.scene.tint_items` from the kept ones: an object's tint is made again only
@@ -151,11 +178,50 @@ class RoomParts:
         return {role: self._pictures[role] for role in cameras}
 
 
+@dataclass
+class _Still:
+    """The ray layer of the room's shell and the objects an edit left alone, with the meshes it holds."""
+
+    room: Scene
+    meshes: dict[str, trimesh.Trimesh]
+    layer: visibility.RayLayer
+    owner: np.ndarray  # each face's object, as its place in ``meshes``, or SHELL
+
+    @classmethod
+    def of(cls, scene: Scene, meshes: dict[str, trimesh.Trimesh]) -> _Still:
+        """The layer of ``scene``'s shell and ``meshes``."""
+        part = replace(scene, objects=tuple(o for o in scene.objects if o.id in meshes))
+        mesh, owner = visibility.scene_mesh(part, [meshes[o.id] for o in part.objects])
+        return cls(
+            replace(scene, objects=()), {o.id: meshes[o.id] for o in part.objects}, visibility.RayLayer(mesh), owner
+        )
+
+    def holds(self, scene: Scene, meshes: Mapping[str, trimesh.Trimesh]) -> bool:
+        """Whether every object of the layer is in ``scene`` as it was, and the room too."""
+        return self.room == replace(scene, objects=()) and all(meshes.get(i) is m for i, m in self.meshes.items())
+
+    def geometry(self, scene: Scene, meshes: Mapping[str, trimesh.Trimesh]) -> visibility.SceneGeometry:
+        """``scene``'s geometry: this layer, then one of the objects not in it (when there are any)."""
+        index = {o.id: k for k, o in enumerate(scene.objects)}
+        # the layer's object places to the scene's; SHELL (-1) picks the last entry, itself
+        places = np.array([*(index[i] for i in self.meshes), visibility.SHELL], dtype=np.int64)
+        layers, owners = [self.layer], [places[self.owner]]
+        rest = [k for k, o in enumerate(scene.objects) if o.id not in self.meshes]
+        if rest:
+            parts = [meshes[scene.objects[k].id] for k in rest]
+            layers.append(visibility.RayLayer(visibility.join_meshes(parts)))
+            owners.append(np.repeat(np.asarray(rest, dtype=np.int64), [len(m.faces) for m in parts]))
+        return visibility.SceneGeometry.of_layers(scene, layers, np.concatenate(owners))
+
+
 def _moved(mesh: pv.PolyData, shift: np.ndarray) -> pv.PolyData:
     """``mesh`` moved by ``shift``: new points, the cells shared (pyvista's translate costs ten times more)."""
-    moved = mesh.copy(deep=False)
-    # points of their own: setting ``moved.points`` would write into the vtkPoints the shallow copy shares
-    moved.SetPoints(pv.vtk_points(np.asarray(mesh.points) + shift, deep=True))
+    # VTK's own methods, called on the class: pyvista's copy and points wrappers cost three times as much
+    moved = type(mesh)()
+    vtk.vtkPolyData.ShallowCopy(moved, mesh)
+    points = vtk.vtkPoints()  # points of their own: the shallow copy shares the vtkPoints of ``mesh``
+    points.SetData(numpy_to_vtk(vtk_to_numpy(vtk.vtkPointSet.GetPoints(mesh).GetData()) + shift, deep=True))
+    vtk.vtkPointSet.SetPoints(moved, points)
     return moved
 
 

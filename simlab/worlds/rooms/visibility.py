@@ -66,6 +66,11 @@ def scene_mesh(scene: Scene, meshes: Sequence[trimesh.Trimesh] | None = None) ->
     for _, mesh, _ in room_shell(scene):
         parts.append(mesh)
         owners.append(np.full(len(mesh.faces), SHELL, dtype=np.int64))
+    return join_meshes(parts), np.concatenate(owners)
+
+
+def join_meshes(parts: Sequence[trimesh.Trimesh]) -> trimesh.Trimesh:
+    """``parts`` as one mesh, their faces in order."""
     # Joined with numpy as trimesh.util.concatenate joins them (the same vertices, faces and each part's face
     # normals), without the colours and metadata it also merges, which nothing here reads: 6 ms of the 7 it took
     # for a 30-object room
@@ -75,21 +80,17 @@ def scene_mesh(scene: Scene, meshes: Sequence[trimesh.Trimesh] | None = None) ->
         [np.asarray(mesh.faces, dtype=np.int64) + start for mesh, start in zip(parts, starts, strict=True)]
     )
     normals = np.concatenate([np.asarray(mesh.face_normals, dtype=float) for mesh in parts])
-    return trimesh.Trimesh(vertices, faces, face_normals=normals, process=False), np.concatenate(owners)
+    return trimesh.Trimesh(vertices, faces, face_normals=normals, process=False)
 
 
-class SceneGeometry:
-    """A scene's triangles, the owner of each face and a ray intersector, built once per scene.
+class RayLayer:
+    """Triangles and their ray intersector (a BVH), built once: a :class:`SceneGeometry` casts at one or more."""
 
-    ``backend`` is ``"embree"`` when embreex is installed, else ``"python"`` (trimesh's ray_triangle module,
-    about a thousand times slower). ``meshes``: the objects' meshes when already built (see :func:`scene_mesh`)."""
-
-    def __init__(self, scene: Scene, meshes: Sequence[trimesh.Trimesh] | None = None) -> None:
-        self.scene = scene
-        self.mesh, self.face_owner = scene_mesh(scene, meshes)
-        self.intersector, self.backend = _intersector(self.mesh)
-        self._normals = np.asarray(self.mesh.face_normals, dtype=float)
-        self._anchors = np.asarray(self.mesh.triangles[:, 0, :], dtype=float)
+    def __init__(self, mesh: trimesh.Trimesh) -> None:
+        self.mesh = mesh
+        self.intersector, self.backend = _intersector(mesh)
+        self._normals = np.asarray(mesh.face_normals, dtype=float)
+        self._anchors = np.asarray(mesh.triangles[:, 0, :], dtype=float)
 
     def first_hits(self, origins: np.ndarray, directions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Distance to the first hit (inf when none) and the face hit (-1 when none), one query for all rays."""
@@ -102,6 +103,49 @@ class SceneGeometry:
             gap = np.einsum("ij,ij->i", n, self._anchors[faces[hit]] - origins[hit])
             with np.errstate(divide="ignore", invalid="ignore"):
                 distance[hit] = np.where(np.abs(along) > 1e-12, gap / along, 0.0)
+        return distance, faces
+
+
+class SceneGeometry:
+    """A scene's triangles, the owner of each face and a ray intersector, built once per scene.
+
+    ``backend`` is ``"embree"`` when embreex is installed, else ``"python"`` (trimesh's ray_triangle module,
+    about a thousand times slower). ``meshes``: the objects' meshes when already built (see :func:`scene_mesh`).
+    :meth:`of_layers` makes one from several :class:`RayLayer` (an editor keeps what a drag leaves alone in one
+    and casts at the dragged object's own), which casts as the joined triangles do."""
+
+    def __init__(self, scene: Scene, meshes: Sequence[trimesh.Trimesh] | None = None) -> None:
+        mesh, face_owner = scene_mesh(scene, meshes)
+        self._setup(scene, [RayLayer(mesh)], face_owner)
+
+    @classmethod
+    def of_layers(cls, scene: Scene, layers: Sequence[RayLayer], face_owner: np.ndarray) -> SceneGeometry:
+        """The geometry of ``scene`` cast at ``layers``; ``face_owner``: the owner of each of their faces, the
+        layers' faces one after the other (object index in ``scene``, or :data:`SHELL`)."""
+        geom = cls.__new__(cls)
+        geom._setup(scene, layers, face_owner)
+        return geom
+
+    def _setup(self, scene: Scene, layers: Sequence[RayLayer], face_owner: np.ndarray) -> None:
+        self.scene, self.layers, self.face_owner = scene, list(layers), face_owner
+        self.backend = self.layers[0].backend
+        self._offsets = np.cumsum([0, *(len(layer.mesh.faces) for layer in self.layers[:-1])])
+
+    @property
+    def mesh(self) -> trimesh.Trimesh:
+        """All the triangles as one mesh, in the order of :attr:`face_owner`."""
+        if len(self.layers) == 1:
+            return self.layers[0].mesh
+        return join_meshes([layer.mesh for layer in self.layers])
+
+    def first_hits(self, origins: np.ndarray, directions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Distance to the first hit (inf when none) and the face hit (-1 when none), one query a layer for all
+        rays: the nearest of the layers' first hits (a tie goes to the earlier layer)."""
+        distance, faces = self.layers[0].first_hits(origins, directions)
+        for layer, offset in zip(self.layers[1:], self._offsets[1:], strict=True):
+            near, hit = layer.first_hits(origins, directions)
+            nearer = near < distance
+            distance, faces = np.where(nearer, near, distance), np.where(nearer, hit + offset, faces)
         return distance, faces
 
 
