@@ -160,7 +160,8 @@ class RoleTurn:
 
 
 class EpisodeIndex:
-    """Per-role lookups over an episode's events, built once per episode."""
+    """Per-role lookups over an episode's events, built once per episode; what a role saw and did at a turn is
+    worded once (a step back and forth words no event again)."""
 
     def __init__(self, episode: Episode) -> None:
         self.episode = episode
@@ -176,6 +177,7 @@ class EpisodeIndex:
         for call in model_calls(episode.raw):
             self.calls.setdefault((call.role, call.turn), []).append(call)
         self.model_roles = {role for role, _turn in self.calls}
+        self._role_turns: dict[tuple[str, int, bool], RoleTurn] = {}
 
     def roles(self) -> list[str]:
         """The episode's roles in its family's order (the agents it recorded, else the observed roles)."""
@@ -183,7 +185,14 @@ class EpisodeIndex:
 
     def role_turn(self, role: str, turn: int, as_told: bool = False) -> RoleTurn:
         """What ``role`` was given and did at ``turn``; ``as_told`` words results only as the engine tells the
-        roles (while a person plays: no mistake judged against the hidden target)."""
+        roles (while a person plays: no mistake judged against the hidden target). Worded once per episode and
+        shared: callers do not change it."""
+        key = (role, turn, as_told)
+        if key not in self._role_turns:
+            self._role_turns[key] = self._word_role_turn(role, turn, as_told)
+        return self._role_turns[key]
+
+    def _word_role_turn(self, role: str, turn: int, as_told: bool) -> RoleTurn:
         out = RoleTurn(role, turn)
         turns = self._obs_turns.get(role, [])
         k = bisect.bisect_right(turns, turn) - 1

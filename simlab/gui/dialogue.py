@@ -9,8 +9,9 @@ their roles are told: public messages, and their own actions and results worded 
 mistake and no tag, which the engine judged against the hidden target).
 Every piece of model output is HTML-escaped: it is data, never markup. The HTML is rebuilt only when the
 episode, the reasoning toggle or that wording changes; a turn change only moves the highlight (an extra
-selection) and scrolls to the turn's heading. Clicking a message seeks the playback to its turn. Ctrl+F opens
-a search bar. *Raw* shows the episode's model calls, for the current turn or for all turns, as chats
+selection) and, when the turn's section is not already wholly in view, scrolls its heading to the top.
+Clicking a message seeks the playback to its turn. Ctrl+F opens a search bar. *Raw* shows the episode's model
+calls, for the current turn or for all turns, as chats
 (:mod:`simlab.render.model_calls`): per call its turn, role, model, tokens, latency, retries and why, cost,
 errors in red, then the messages sent as bubbles (system prompts shortened until "Full system prompts" is
 ticked, pictures as thumbnails re-rendered from the recording and marked when they are byte for byte the ones
@@ -28,7 +29,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from PIL import Image
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QEvent, QObject, QRect, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import (
     QColor,
     QFontDatabase,
@@ -469,9 +470,32 @@ class DialoguePane(QWidget):
             return
         self._clear_text_selection()
         if self.turn_position(turn) is not None:
-            self.browser.scrollToAnchor(f"turn-{turn}")
+            self._follow_turn(turn)
         elif turn == 0:
             self.browser.verticalScrollBar().setValue(0)
+
+    def _follow_turn(self, turn: int) -> None:
+        """Bring ``turn``'s heading to the top unless its whole section is already in view with a line to spare
+        below, as an editor follows its cursor: a scroll repaints the whole dialogue (in a window holding a GL
+        view Qt cannot scroll by copying pixels), while a turn already in view needs only its highlight."""
+        if not self.turn_in_view(turn):
+            self.browser.scrollToAnchor(f"turn-{turn}")
+
+    def turn_in_view(self, turn: int) -> bool:
+        """Whether ``turn``'s section, from its heading to its last line, lies wholly in the dialogue's view
+        with a free line below it (False for a turn without a heading)."""
+        span = self._turn_range(turn)
+        if span is None:
+            return False
+        top, bottom = (self._line_rect(position) for position in span)
+        spare = self.browser.fontMetrics().lineSpacing()
+        return top.top() >= 0 and bottom.bottom() + spare <= self.browser.viewport().height()
+
+    def _line_rect(self, position: int) -> QRect:
+        """The rectangle of the line holding document ``position``, in the dialogue's view."""
+        cursor = QTextCursor(self.browser.document())
+        cursor.setPosition(position)
+        return self.browser.cursorRect(cursor)
 
     def _turn_range(self, turn: int) -> tuple[int, int] | None:
         for k, (position, t) in enumerate(self._turn_starts):
@@ -547,7 +571,7 @@ class DialoguePane(QWidget):
         return source, picture[1]
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        """After the dialogue re-wraps (a resize), bring the selected turn's heading back to the top."""
+        """After the dialogue re-wraps (a resize), bring the selected turn back into view."""
         if watched is self.browser.viewport() and event.type() == QEvent.Type.Resize:
             QTimer.singleShot(0, self._rescroll)
         return super().eventFilter(watched, event)
@@ -556,7 +580,7 @@ class DialoguePane(QWidget):
         if self.browser.textCursor().hasSelection():
             self.browser.ensureCursorVisible()  # a search hit is being shown
         elif self.turn_position(self._selected_turn) is not None:
-            self.browser.scrollToAnchor(f"turn-{self._selected_turn}")
+            self._follow_turn(self._selected_turn)
 
     # ---- view -> model -----------------------------------------------------------------------------------
     def _on_anchor(self, url: QUrl) -> None:

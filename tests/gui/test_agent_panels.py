@@ -8,7 +8,7 @@ from PySide6.QtGui import QTextDocumentFragment
 from simlab.core.episode import Episode
 from simlab.core.recording import load_run
 from simlab.gui import agent_panels
-from simlab.gui.agent_panels import ANNOTATED, AS_SENT, MIN_PICTURE_WIDTH, AgentPanels
+from simlab.gui.agent_panels import ANNOTATED, AS_SENT, MIN_PICTURE_WIDTH, AgentPanels, EpisodeIndex
 from simlab.gui.playback import PlaybackModel
 from simlab.render.episode_pictures import agent_pictures
 from tests.gui.model_run import HOSTILE, record_model_run
@@ -51,6 +51,21 @@ def test_shown_turn_follows_playback(panels, episode):
         playback.seek(turn)
         for role in widget.roles():
             assert widget.panel(role).shown_turn == _last_observation_turn(episode, role, turn)
+
+
+def test_a_role_turn_is_worded_once_and_as_a_fresh_index_words_it(episode):
+    index, fresh = EpisodeIndex(episode), EpisodeIndex(episode)
+    asked = [
+        (role, turn, as_told)
+        for role in index.roles()
+        for turn in range(episode.last_turn + 1)
+        for as_told in (False, True)
+    ]
+    worded = {key: index.role_turn(*key) for key in asked}
+    for key in reversed(asked):  # stepping back: the same wording, not worded again
+        assert index.role_turn(*key) is worded[key]
+        assert worded[key] == fresh.role_turn(*key)
+    assert any(info.said or info.did for info in worded.values())
 
 
 def test_builder_shows_its_action_and_images(panels, episode):

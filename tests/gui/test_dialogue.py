@@ -8,6 +8,7 @@ import time
 
 import pytest
 from PySide6.QtCore import QUrl
+from PySide6.QtGui import QTextCursor
 
 from simlab.core.episode import Episode
 from simlab.core.events import Event
@@ -66,6 +67,33 @@ def test_seek_highlights_and_scrolls(pane, episode):
         assert widget.selected_turn == turn
         assert _anchor_visible(widget, turn)
         assert widget.browser.extraSelections()
+
+
+def test_a_step_scrolls_only_to_a_turn_not_wholly_in_view(pane, episode):
+    widget, playback = pane
+    bar = widget.browser.verticalScrollBar()
+    stayed = scrolled = 0
+    for turn in [*range(1, episode.last_turn + 1), *range(episode.last_turn - 1, 0, -1)]:
+        was_in_view, value = widget.turn_in_view(turn), bar.value()
+        playback.seek(turn)
+        heading_top = widget.browser.cursorRect(_cursor_at(widget, widget.turn_position(turn))).top()
+        if was_in_view:  # only its highlight moved
+            stayed += 1
+            assert bar.value() == value
+        else:  # its heading at the top, as far as the scroll bar goes
+            scrolled += 1
+            assert heading_top == 0 or bar.value() == bar.maximum()
+        assert _anchor_visible(widget, turn)
+        selections = widget.browser.extraSelections()  # kept: the cursors die with the list
+        assert widget.turn_at(selections[0].cursor.selectionStart()) == turn == widget.selected_turn
+    assert stayed and scrolled  # the episode has turns of both kinds at this size
+
+
+def _cursor_at(widget: DialoguePane, position: int | None) -> QTextCursor:
+    assert position is not None
+    cursor = widget.browser.textCursor()
+    cursor.setPosition(position)
+    return cursor
 
 
 def test_clicking_a_message_seeks(pane, episode):
