@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import time
 
 import pytest
 from PySide6.QtCore import QUrl
@@ -278,7 +277,8 @@ def test_raw_tab_json_button_shows_the_records(raw_pane, model_episode):
     assert json.loads(widget.raw_view.toPlainText()) == records
 
 
-def test_turn_change_is_fast_on_40_turns(qtbot, tmp_path):
+def test_stepping_through_40_turns_selects_and_shows_each_turn(qtbot, tmp_path):
+    # Its speed is the step row of make bench (benchmarks/gui.py): tests never assert times.
     out = tmp_path / "run40"
     run(RunConfig("blocks", seed=0, episodes=1, agents=["builder=random"], settings={"turns": 40}), out)
     long_episode = load_run(out).episodes()[0]
@@ -288,9 +288,6 @@ def test_turn_change_is_fast_on_40_turns(qtbot, tmp_path):
     widget.resize(600, 400)
     widget.show()
     playback.set_episode(long_episode)
-    start = time.perf_counter()
     for turn in range(1, long_episode.last_turn + 1):
         playback.seek(turn)
-    per_turn = (time.perf_counter() - start) / long_episode.last_turn
-    assert widget.selected_turn == long_episode.last_turn
-    assert per_turn < 0.02, f"{per_turn * 1000:.1f} ms per turn change"
+        assert widget.selected_turn == turn and widget.turn_in_view(turn)
