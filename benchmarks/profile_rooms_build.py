@@ -48,6 +48,7 @@ from types import ModuleType
 from typing import Any
 
 from benchmarks.rooms import cpu_seconds
+from simlab.render import images
 from simlab.worlds.rooms import benchmark, cameras, render
 from simlab.worlds.rooms.benchmark import build_benchmark
 
@@ -62,7 +63,7 @@ PHASES: list[tuple[ModuleType, str, str]] = [
     (render, "room_flat_parts", "  surfaces and their actors"),
     (render, "_render_parts", "  both views' frames"),
     (render, "topdown_map", "  maps"),
-    (benchmark, "png_up", "  PNG encoding"),
+    (images, "_png_up", "  PNG encoding"),
 ]
 """What ``--phases`` times: (module, function, label), looked up in the module at call time."""
 

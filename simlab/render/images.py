@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import base64
 import io
+import struct
+import zlib
 from functools import lru_cache
 from typing import Any
 
+import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from simlab.core.assets import asset_path
@@ -60,13 +63,39 @@ def to_png_bytes(image: Image.Image | bytes | Any, compress_level: int | None = 
 
     By default the smallest file (Pillow's ``optimize``): the bytes whose sha256 a run records for every
     picture sent to a model, so keep it for those. ``compress_level`` (a zlib level, 0-9) trades size for
-    time where only people look at the files: a 1024x768 room view at 6 is 4% bigger and 4x faster to make."""
+    time where only people look at the files (a build's views, a transcript's pictures): every row filtered by
+    PNG's "up" filter in numpy and deflated at that level, the same pixels as Pillow's file, a room view a tenth
+    smaller in under half the time (Pillow tries five filters on every row, most of its time)."""
     if isinstance(image, bytes):
         return image
+    if compress_level is not None:
+        return _png_up(image, compress_level)
     buffer = io.BytesIO()
-    options: dict[str, Any] = {"optimize": True} if compress_level is None else {"compress_level": compress_level}
-    image.save(buffer, format="PNG", **options)
+    image.save(buffer, format="PNG", optimize=True)
     return buffer.getvalue()
+
+
+_PNG_COLOUR_TYPES = {"L": 0, "RGB": 2, "RGBA": 6}  # grey, truecolour, truecolour with alpha
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def _png_up(image: Image.Image, level: int) -> bytes:
+    """``image`` (any other mode as RGB, or RGBA when it has transparency) as an 8-bit PNG file, every row by
+    the "up" filter (each byte minus the one above it), deflated at zlib ``level``."""
+    if image.mode not in _PNG_COLOUR_TYPES:
+        image = image.convert("RGBA" if image.has_transparency_data else "RGB")
+    rows = np.asarray(image, dtype=np.uint8).reshape(image.height, -1)
+    lines = np.empty((image.height, rows.shape[1] + 1), dtype=np.uint8)
+    lines[:, 0] = 2  # "up"; the first row's row above is zeros, so it is itself
+    lines[0, 1:] = rows[0]
+    np.subtract(rows[1:], rows[:-1], out=lines[1:, 1:])  # uint8 wraps modulo 256, as PNG's filter does
+    header = struct.pack(">IIBBBBB", image.width, image.height, 8, _PNG_COLOUR_TYPES[image.mode], 0, 0, 0)
+    chunks = ((b"IHDR", header), (b"IDAT", zlib.compress(lines.tobytes(), level)), (b"IEND", b""))
+    return _PNG_SIGNATURE + b"".join(_png_chunk(kind, data) for kind, data in chunks)
+
+
+def _png_chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
 
 def data_url(image: Image.Image | bytes) -> str:
