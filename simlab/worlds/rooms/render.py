@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -380,15 +381,17 @@ def render_ids_many(
         return [decode_ids(_id_pixels(plotter, camera)) for camera in cameras]
 
 
-_ID_MESHES: dict[int, tuple[trimesh.Trimesh, np.ndarray, vtkActor]] = {}
-"""Per plotter (by id): the room mesh and owners whose id actor it last showed, and that actor."""
+_ID_MESHES: weakref.WeakKeyDictionary[pv.Plotter, tuple[trimesh.Trimesh, np.ndarray, vtkActor]] = (
+    weakref.WeakKeyDictionary()
+)
+"""Per plotter (gone with it): the room mesh and owners whose id actor it last showed, and that actor."""
 
 
 def _show_id_mesh(plotter: pv.Plotter, mesh: trimesh.Trimesh, owners: np.ndarray) -> None:
     """Put ``mesh``'s id actor alone on ``plotter``: the one it holds already when it shows the same mesh
     (view sampling renders a room's pixel filter for up to three samplings, each from the room's geometry)."""
     plotter.renderer.set_background("black")
-    kept = _ID_MESHES.get(id(plotter))
+    kept = _ID_MESHES.get(plotter)
     if (
         kept is not None
         and kept[0] is mesh
@@ -396,7 +399,7 @@ def _show_id_mesh(plotter: pv.Plotter, mesh: trimesh.Trimesh, owners: np.ndarray
         and list(plotter.renderer.actors.values()) == [kept[2]]
     ):
         return
-    _ID_MESHES[id(plotter)] = (mesh, owners, _add_id_mesh(plotter, id_polydata(mesh, owners)))
+    _ID_MESHES[plotter] = (mesh, owners, _add_id_mesh(plotter, id_polydata(mesh, owners)))
 
 
 def _id_mesh(scene: Scene, geom: visibility.SceneGeometry | None) -> tuple[trimesh.Trimesh, np.ndarray]:
