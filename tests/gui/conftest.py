@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Collection
 
 import pytest
 
@@ -11,7 +12,7 @@ os.environ.pop("QT_QPA_PLATFORM", None)
 os.environ.pop("PYVISTA_OFF_SCREEN", None)
 
 from PySide6.QtCore import QEvent, QObject, QSettings  # after the environment is set for Qt and VTK
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QApplication, QWidget
 
 from simlab.gui.main_window import MainWindow
 from tests.said_run import add_said_episode, demo_copy
@@ -60,14 +61,24 @@ def said_run(tmp_path):
     return run
 
 
-class LayoutRequests(QObject):
-    """Counts the layout requests ``watched`` gets."""
+class EventCounter(QObject):
+    """Counts the events of ``kinds`` that ``watched`` gets or, given ``inside`` instead, that any widget inside
+    that one gets (the filter then sits on the application until :meth:`remove`)."""
 
-    def __init__(self, watched: QWidget) -> None:
+    def __init__(
+        self, kinds: Collection[QEvent.Type], watched: QObject | None = None, inside: QWidget | None = None
+    ) -> None:
         super().__init__()
-        self.count = 0
-        watched.installEventFilter(self)
+        self.kinds, self.inside, self.count = set(kinds), inside, 0
+        self._on = watched if watched is not None else QApplication.instance()
+        self._on.installEventFilter(self)
 
-    def eventFilter(self, _watched: QObject, event: QEvent) -> bool:
-        self.count += event.type() == QEvent.Type.LayoutRequest
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() in self.kinds and (
+            self.inside is None or (isinstance(watched, QWidget) and self.inside.isAncestorOf(watched))
+        ):
+            self.count += 1
         return False
+
+    def remove(self) -> None:
+        self._on.removeEventFilter(self)

@@ -11,7 +11,7 @@ import itertools
 import numpy as np
 import pytest
 import pyvista as pv
-from PySide6.QtCore import QEvent, QObject
+from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QApplication, QWidget
 
 from simlab.core.recording import load_run
@@ -21,7 +21,7 @@ from simlab.gui.scene_canvas import SceneCanvas
 from simlab.render.scene import EDGE_DARKENING, CameraPose, SceneItem, darker, is_text
 from simlab.runner.batch import RunConfig, run
 from simlab.runner.demo import DEMO_RUN
-from tests.gui.conftest import LayoutRequests, shown_window, wait_shown
+from tests.gui.conftest import EventCounter, shown_window, wait_shown
 from tests.gui.test_rooms_app import _display_point
 
 CAMERA = CameraPose("test", (4.0, -6.0, 5.0), (1.0, 1.0, 0.5), (0.0, 0.0, 1.0))
@@ -180,7 +180,7 @@ def test_the_turns_number_changes_without_laying_out_the_status_bar_or_the_timel
     win.open_episode_id(win.browser.visible_episode_ids()[0])
     win.playback.seek(1)
     QApplication.processEvents()
-    watched = [LayoutRequests(widget) for widget in (win.statusBar(), win.timeline)]
+    watched = [EventCounter([QEvent.Type.LayoutRequest], widget) for widget in (win.statusBar(), win.timeline)]
     for turn in (2, 3, 9, 10, 4):  # labels of fixed size: a new text asks no layout of the window
         win.playback.seek(turn)
         QApplication.processEvents()
@@ -191,30 +191,9 @@ def test_the_turns_number_changes_without_laying_out_the_status_bar_or_the_timel
     win.close()
 
 
-class ShowsAndHides(QObject):
-    """Counts the show and hide events of the widgets inside ``container`` (installed on the application)."""
-
-    def __init__(self, container: QWidget) -> None:
-        super().__init__()
-        self.container = container
-        self.count = 0
-        QApplication.instance().installEventFilter(self)
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        kinds = (QEvent.Type.Show, QEvent.Type.Hide)
-        if event.type() in kinds and isinstance(watched, QWidget) and self.container.isAncestorOf(watched):
-            self.count += 1
-        return False
-
-    def remove(self) -> None:
-        QApplication.instance().removeEventFilter(self)
-
-
-def _sections(panel: AgentPanel) -> list[QWidget]:
-    return [panel.message, *panel.sections]
-
-
-def test_a_step_collapses_and_expands_sections_without_showing_or_hiding_a_widget(qtbot):
+@pytest.fixture
+def demo_panels(qtbot) -> tuple[AgentPanels, PlaybackModel]:
+    """The agent panels shown on the demo run's first episode, and their playback."""
     episode = load_run(DEMO_RUN).episodes()[0]
     playback = PlaybackModel()
     widget = AgentPanels(playback)
@@ -223,9 +202,19 @@ def test_a_step_collapses_and_expands_sections_without_showing_or_hiding_a_widge
     widget.show()
     wait_shown(qtbot, widget)
     playback.set_episode(episode)
+    return widget, playback
+
+
+def _sections(panel: AgentPanel) -> list[QWidget]:
+    return [panel.message, *panel.sections]
+
+
+def test_a_step_collapses_and_expands_sections_without_showing_or_hiding_a_widget(demo_panels, qtbot):
+    widget, playback = demo_panels
     playback.seek(4)  # every director has observed by now: a role's first pictures are shown (once, not collapsed)
     qtbot.wait(1)
-    events = ShowsAndHides(widget.scroll_area.widget())  # the panels (the dock's scroll bar comes and goes)
+    # the panels inside the dock (its scroll bar comes and goes)
+    events = EventCounter((QEvent.Type.Show, QEvent.Type.Hide), inside=widget.scroll_area.widget())
     changed = 0
     for turn in (*range(5, 13), 4, 5, 0, 1, 2, 3, 4):  # turn 0: no role has observed yet
         before = [section.height() for role in widget.roles() for section in _sections(widget.panel(role))]
@@ -238,15 +227,8 @@ def test_a_step_collapses_and_expands_sections_without_showing_or_hiding_a_widge
     assert events.count == 0
 
 
-def test_collapsed_sections_take_no_room_and_leave_no_gap(qtbot):
-    episode = load_run(DEMO_RUN).episodes()[0]
-    playback = PlaybackModel()
-    widget = AgentPanels(playback)
-    qtbot.addWidget(widget)
-    widget.resize(480, 900)
-    widget.show()
-    wait_shown(qtbot, widget)
-    playback.set_episode(episode)
+def test_collapsed_sections_take_no_room_and_leave_no_gap(demo_panels, qtbot):
+    widget, playback = demo_panels
     for turn in (2, 3, 4):  # D1 speaks at turn 2 only: its message is shown, then collapsed
         playback.seek(turn)
         qtbot.wait(1)
@@ -267,7 +249,7 @@ def test_a_picture_familys_step_lays_out_no_window(qtbot, tmp_path):
     for turn in (1, 2, 1, 2):  # settled after opening (the window is laid out once for its new contents)
         win.playback.seek(turn)
         QApplication.processEvents()
-    requests = LayoutRequests(win)
+    requests = EventCounter([QEvent.Type.LayoutRequest], win)
     for turn in (1, 2, 1, 2):  # the module's picture changes at every turn
         shown = win.world.picture.pixmap().cacheKey()
         win.playback.seek(turn)

@@ -6,7 +6,7 @@ import itertools
 from collections.abc import Iterator
 
 import pytest
-from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
 from PySide6.QtGui import QWheelEvent
 from PySide6.QtWidgets import QApplication
 
@@ -17,7 +17,7 @@ from simlab.gui.playback import PlaybackModel
 from simlab.gui.timeline import SCORE_COLOURS, SCORE_WORDS, TimelineScrubber, TimelineWidget
 from simlab.render.formatting import headline_metrics
 from simlab.runner.batch import RunConfig, run
-from tests.gui.conftest import LayoutRequests, wait_shown
+from tests.gui.conftest import EventCounter, wait_shown
 
 LEFT = Qt.MouseButton.LeftButton
 
@@ -148,7 +148,7 @@ def test_label_follows_turn_changed(timeline: TimelineWidget, model, random_epis
 def test_a_step_repaints_the_turn_label_without_laying_the_timeline_out(
     qtbot, timeline: TimelineWidget, model, random_episode: Episode
 ) -> None:
-    requests = LayoutRequests(timeline)
+    requests = EventCounter([QEvent.Type.LayoutRequest], timeline)
     for turn in (1, 5, 2, random_episode.last_turn):
         model.seek(turn)
         QApplication.processEvents()
