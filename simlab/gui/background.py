@@ -12,7 +12,9 @@ while an episode opened). Two guards, which share one count of holds on the auto
   for a person lasts.
 - :func:`collector_paused` (every background job): the collector is off while the job runs, for code that
   runs without the app's collector (tests, an embedding application); reference counting still frees all the
-  rest at once.
+  rest at once. When the last job ends in a worker thread, the GUI thread switches collection back on: switched
+  on in the worker, the collection owed since the job began ran there at its next allocation (seen: a live
+  episode's thread collecting as it left, while the GUI thread connected a signal, both waiting for ever).
 """
 
 from __future__ import annotations
@@ -22,28 +24,55 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from PySide6.QtCore import QObject, QTimer
+from PySide6.QtCore import QObject, QTimer, Signal
 
 _lock = threading.Lock()
 _holds = 0  # collector_paused jobs running now, plus the GUI-thread collector while it runs
 _resume = False  # whether the collector was on when the first hold was taken
+_pending = False  # the last hold ended in a worker thread: the GUI thread is to switch the collector back on
 
 
 def _hold() -> None:
-    global _holds, _resume
+    global _holds, _resume, _pending
     with _lock:
         if _holds == 0:
-            _resume = gc.isenabled()
+            _resume, _pending = gc.isenabled() or _pending, False
             gc.disable()
         _holds += 1
 
 
 def _release() -> None:
-    global _holds
+    global _holds, _pending
     with _lock:
         _holds -= 1
-        if _holds == 0 and _resume:
+        if _holds or not _resume:
+            return
+        if threading.current_thread() is threading.main_thread():
             gc.enable()
+            return
+        # Not here: the collection owed since the first hold would run at this thread's next allocation.
+        _pending = True
+    _gui_thread.resume.emit()  # queued to the GUI thread (the one this module was imported in)
+
+
+class _GuiThread(QObject):
+    """Switches the collector back on in the GUI thread, for the last hold to end in a worker thread."""
+
+    resume = Signal()
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.resume.connect(self._resume)
+
+    def _resume(self) -> None:
+        global _pending
+        with _lock:
+            if _holds == 0 and _pending:
+                gc.enable()
+                _pending = False
+
+
+_gui_thread = _GuiThread()
 
 
 def holds() -> int:
@@ -55,7 +84,8 @@ def holds() -> int:
 @contextmanager
 def collector_paused() -> Iterator[None]:
     """While inside (a worker thread's job): no automatic garbage collection in any thread; it is switched
-    back on when the last hold ends, if it was on when the first began."""
+    back on when the last hold ends, if it was on when the first began (by the GUI thread's event loop when
+    that hold ends in another thread)."""
     _hold()
     try:
         yield
