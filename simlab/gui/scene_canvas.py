@@ -29,10 +29,10 @@ from vtkmodules.util.numpy_support import vtk_to_numpy
 
 from simlab.render.scene import (
     CameraPose,
+    FlatMerged,
     SceneItem,
     actor_look,
     add_items,
-    add_merged,
     is_text,
     mergeable,
     paint_actor,
@@ -73,6 +73,7 @@ class SceneCanvas(QObject):
         self.plotter.iren.add_observer("MouseMoveEvent", lambda *_args: self._hover.start())
         self.plotter.iren.add_observer("LeftButtonPressEvent", self._on_press)
         self.plotter.iren.add_observer("LeftButtonReleaseEvent", self._on_release)
+        self._lighting = self.plotter.renderer.AddObserver("StartEvent", self._light_merged)
         self._vtk_keys = _SwallowVtkKeys(self)
         self.plotter.interactor.installEventFilter(self._vtk_keys)
 
@@ -150,8 +151,10 @@ class SceneCanvas(QObject):
 
     def _merge(self, changed: set[str]) -> None:
         """While drafting, draw the items unchanged since the draft began merged into one actor a look, their own
-        actors hidden (one draw call for a room's hundred objects: a tenth of a draft's render measured); the
-        items ``changed`` now or before in the draft (a dragged object's) stay alone."""
+        actors hidden (one draw call for a room's hundred objects: a tenth of a draft's render measured), unlit,
+        their faces coloured as the lights light them (:class:`~simlab.render.scene.FlatMerged`: per-pixel
+        lighting was most of a draft's render); the items ``changed`` now or before in the draft (a dragged
+        object's) stay alone."""
         if changed <= self._changed:
             return  # only items already drawn alone changed (a drag's later steps): the merged ones stand
         self._changed |= changed
@@ -165,8 +168,7 @@ class SceneCanvas(QObject):
                 continue
             self._unmerge(look)
             if len(keys) > 1:
-                actor = add_merged(self.plotter, [self._shown[key].item for key in keys])
-                self._merged[look] = _Merged(keys, actor)
+                self._merged[look] = _Merged(keys, FlatMerged(self.plotter, [self._shown[key].item for key in keys]))
                 for key in keys:
                     self._shown[key].actor.VisibilityOff()
 
@@ -175,10 +177,16 @@ class SceneCanvas(QObject):
         merged = self._merged.pop(look, None)
         if merged is None:
             return
-        self.plotter.remove_actor(merged.actor, render=False)
+        self.plotter.remove_actor(merged.faces.actor, render=False)
         for key in merged.keys:
             if key in self._shown:
                 self._shown[key].actor.VisibilityOn()
+
+    def _light_merged(self, *_args: Any) -> None:
+        """Before each render: the merged actors' faces coloured as the lights light them from the camera now
+        (they are drawn unlit; a drag moves no camera, so this is nothing most frames)."""
+        for merged in self._merged.values():
+            merged.faces.light(self.plotter.renderer)
 
     def clear(self) -> None:
         """Remove every item (the next :meth:`show` adds all of them afresh)."""
@@ -323,6 +331,7 @@ class SceneCanvas(QObject):
         PySide never learns that Qt deleted it) otherwise stays registered at a freed address, and PySide later
         handed it out for a new object living there (pyqtgraph, building a plot, met a "QSurface" child)."""
         self._hover.stop()
+        self.plotter.renderer.RemoveObserver(self._lighting)  # VTK would hold this canvas past its window
         self.plotter.close()
         forget = getattr(self.plotter, "_forget_context", None)  # pyvistaqt >= 0.13; older ones keep no surface
         if forget is not None:
@@ -352,10 +361,10 @@ def _actor_look(item: SceneItem) -> tuple[Any, ...]:
 
 
 class _Merged:
-    """The actor drawing the items of ``keys`` merged while drafting."""
+    """The faces drawing the items of ``keys`` merged while drafting."""
 
-    def __init__(self, keys: tuple[str, ...], actor: Any) -> None:
-        self.keys, self.actor = keys, actor
+    def __init__(self, keys: tuple[str, ...], faces: FlatMerged) -> None:
+        self.keys, self.faces = keys, faces
 
 
 class _Shown:

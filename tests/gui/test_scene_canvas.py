@@ -202,3 +202,39 @@ def test_a_drafts_unchanged_items_are_drawn_merged_as_their_own_actors_draw_them
     assert len(_drawn(canvas)) == 3 and canvas.key_at(*canvas.display_point(on_b3)) == "b3"
     canvas.set_draft(1)
     assert len(_drawn(canvas)) == 5 and canvas.key_at(*canvas.display_point(on_b0)) == "b0"
+
+
+def test_a_drafts_merged_faces_are_unlit_and_coloured_as_vtk_lights_them_from_any_camera(canvas):
+    """The merged actor is drawn without lighting (per-pixel lighting was most of a draft's render on software GL),
+    its faces coloured as the light kit lights the items' own actors, from a perspective camera as from the top, and
+    again when the camera moves during the draft."""
+    colours = [(0.8, 0.2, 0.2), (0.2, 0.6, 0.3), (0.3, 0.3, 0.9), (0.9, 0.8, 0.1)]
+    items = [replace(box(f"b{k}", (k - 1.5, 0.5 * k - 0.7, 0.3 * k), 0.8), color=c) for k, c in enumerate(colours)]
+    floor = SceneItem("floor", "object", pv.Plane(i_size=6, j_size=4), (0.7, 0.6, 0.5))
+    canvas.show([*items, floor])
+    canvas.set_draft(2)
+    moved = replace(items[3], mesh=box("b3", (1.5, -1.0, 0.6), 0.8).mesh)
+    canvas.show([*items[:3], moved, floor])  # a draft step: the boxes and the floor left alone are merged
+    (merged,) = canvas._merged.values()
+    assert not merged.faces.actor.GetProperty().GetLighting()
+    for pose in (
+        CameraPose("three-quarter", (4.0, -5.0, 4.0), (0.0, 0.0, 0.0), (0.0, 0.0, 1.0)),
+        CameraPose("low", (-3.0, -4.0, 1.0), (0.5, 0.5, 0.3), (0.0, 0.0, 1.0), view_angle=50.0),
+        TOP,
+    ):
+        canvas.set_camera(pose)  # the same merged actor, its faces coloured again for this camera
+        drafted = picture(canvas)
+        assert np.abs(drafted - _unmerged(canvas, merged)).max() <= 2, pose.name
+    canvas.set_draft(1)
+
+
+def _unmerged(canvas: SceneCanvas, merged) -> np.ndarray:
+    """The frame with the merged items drawn by their own, lit actors instead, the merged actor put back after."""
+    merged.faces.actor.VisibilityOff()
+    for key in merged.keys:
+        actor_of(canvas, key).VisibilityOn()
+    own = picture(canvas)
+    merged.faces.actor.VisibilityOn()
+    for key in merged.keys:
+        actor_of(canvas, key).VisibilityOff()
+    return own
