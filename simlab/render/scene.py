@@ -185,16 +185,18 @@ class FlatMerged:
         self._pose: tuple[Any, ...] = ()
 
     def light(self, renderer: Any) -> None:
-        """Colour the faces as ``renderer``'s lights light them from its camera, when the camera has moved."""
+        """Colour the faces as ``renderer``'s lights light them from its camera, when the camera or the actor has
+        moved."""
         camera = renderer.GetActiveCamera()
-        pose = (camera.GetPosition(), camera.GetFocalPoint(), camera.GetViewUp(), camera.GetParallelProjection())
+        shift = self.actor.GetPosition()  # moved by a user transform (a dragged object's faces)
+        pose = (shift, camera.GetPosition(), camera.GetFocalPoint(), camera.GetViewUp(), camera.GetParallelProjection())
         if pose == self._pose:
             return
         self._pose = pose
         if camera.GetParallelProjection():  # every face seen from the one direction the view looks along
             toward_eye = -np.asarray(camera.GetDirectionOfProjection(), dtype=float)[None, :]
         else:
-            toward_eye = np.asarray(camera.GetPosition(), dtype=float) - self.anchors
+            toward_eye = np.asarray(camera.GetPosition(), dtype=float) - self.anchors - shift
         towards, intensities = camera_lights(renderer)
         self.colours[:] = flat_shade(self.rgb, self.normals, toward_eye, towards, intensities)
         self.array.Modified()
