@@ -160,7 +160,9 @@ class FlatMerged:
     software GL (a draft of the editor's room: 0.38x with lighting off). It cannot be picked."""
 
     def __init__(self, plotter: Any, items: Sequence[SceneItem], name: str = "merged") -> None:
-        mesh = _merged_faces([item.mesh for item in items])
+        meshes = [item.mesh for item in items]
+        # one item's (a dragged object's part) is shared, a shallow copy of it taking the colours added here
+        mesh = _merged_faces(meshes) if len(meshes) > 1 else pv.PolyData(meshes[0], deep=False)
         points = np.asarray(mesh.points, dtype=float)
         polys = mesh.GetPolys()
         firsts = vtk_to_numpy(polys.GetConnectivityArray())[_ids(polys.GetOffsetsArray())[:-1, None] + [0, 1, 2]]

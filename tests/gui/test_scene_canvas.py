@@ -221,6 +221,7 @@ def test_a_drafts_merged_faces_are_unlit_and_coloured_as_vtk_lights_them_from_an
         (0.0, -1.8, -0.3), abs=1e-6
     )  # moved, not remade
     assert not merged.faces.actor.GetProperty().GetLighting() and not flat.actor.GetProperty().GetLighting()
+    assert "lit" not in items[3].mesh.cell_data  # its colours went to a copy: the item's mesh is the family's
     for pose in (
         CameraPose("three-quarter", (4.0, -5.0, 4.0), (0.0, 0.0, 0.0), (0.0, 0.0, 1.0)),
         CameraPose("low", (-3.0, -4.0, 1.0), (0.5, 0.5, 0.3), (0.0, 0.0, 1.0), view_angle=50.0),
