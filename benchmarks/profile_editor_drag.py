@@ -69,7 +69,9 @@ def frame_anatomy(app: QApplication, window: EditorWindow, target: str, repeats:
     window.end_drag()
     window.canvas.set_draft(DRAFT_SCALE)  # drafts held without a drag: no rest timer brings full quality back
     window.pictures.set_draft(True)
-    window.push_op(doc.move, target, (x, y, z), "anatomy")  # a draft's step: what it left alone drawn merged
+    # a draft's step, what it left alone drawn merged: a move to where the object is would change nothing
+    back = (x, y, z) if tuple(doc.objects[target].position) != (x, y, z) else (x + 0.1, y, z)
+    window.push_op(doc.move, target, back, "anatomy")
     app.processEvents()
     parts: dict[str, Callable[[], object]] = {"the window composed (a label repainted)": window.summary.update}
     for name, canvas in {"3D view": window.canvas, **window.pictures.live}.items():

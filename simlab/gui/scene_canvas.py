@@ -153,11 +153,11 @@ class SceneCanvas(QObject):
         return True
 
     def _merge(self, changed: set[str]) -> None:
-        """While drafting, draw the items unchanged since the draft began merged into one actor a look, their own
-        actors hidden (one draw call for a room's hundred objects: a tenth of a draft's render measured), unlit,
-        their faces coloured as the lights light them (:class:`~simlab.render.scene.FlatMerged`: per-pixel
-        lighting was most of a draft's render); the items ``changed`` now or before in the draft (a dragged
-        object's) stay alone."""
+        """While drafting, draw the items unchanged since the draft began merged into one actor a look (a look of
+        one item too: a room's floor), their own actors hidden (one draw call for a room's hundred objects: a tenth
+        of a draft's render measured), unlit, their faces coloured as the lights light them
+        (:class:`~simlab.render.scene.FlatMerged`: per-pixel lighting was most of a draft's render); the items
+        ``changed`` now or before in the draft (a dragged object's) stay alone (:meth:`_flatten`)."""
         if changed <= self._changed:
             return  # only items already drawn alone changed (a drag's later steps): the merged ones stand
         self._changed |= changed
@@ -170,7 +170,7 @@ class SceneCanvas(QObject):
             if look in self._merged and self._merged[look].keys == keys:
                 continue
             self._unmerge(look)
-            if len(keys) > 1:
+            if keys:
                 self._merged[look] = _Merged(keys, FlatMerged(self.plotter, [self._shown[key].item for key in keys]))
                 for key in keys:
                     self._shown[key].actor.VisibilityOff()
