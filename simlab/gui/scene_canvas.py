@@ -33,6 +33,7 @@ from simlab.render.scene import (
     SceneItem,
     actor_look,
     add_items,
+    camera_lights,
     is_text,
     mergeable,
     paint_actor,
@@ -216,8 +217,11 @@ class SceneCanvas(QObject):
         (they are drawn unlit; a drag moves no camera, so this is nothing most frames)."""
         faces = [merged.faces for merged in self._merged.values()]
         faces += [shown.flat for shown in self._shown.values() if shown.flat is not None]
-        for each in faces:
-            each.light(self.plotter.renderer)
+        if faces:
+            renderer = self.plotter.renderer
+            lights = camera_lights(renderer)  # once for all (a dragged chair's parts are a dozen actors)
+            for each in faces:
+                each.light(renderer, lights)
 
     def clear(self) -> None:
         """Remove every item (the next :meth:`show` adds all of them afresh)."""

@@ -186,20 +186,22 @@ class FlatMerged:
         look.SetDiffuse(1.0)
         self._pose: tuple[Any, ...] = ()
 
-    def light(self, renderer: Any) -> None:
+    def light(self, renderer: Any, lights: tuple[np.ndarray, np.ndarray] | None = None) -> None:
         """Colour the faces as ``renderer``'s lights light them from its camera, when the camera or the actor has
-        moved."""
+        moved; ``lights``: its :func:`camera_lights`, when the caller lights several actors (looked up once)."""
         camera = renderer.GetActiveCamera()
+        parallel = camera.GetParallelProjection()
         shift = self.actor.GetPosition()  # moved by a user transform (a dragged object's faces)
-        pose = (shift, camera.GetPosition(), camera.GetFocalPoint(), camera.GetViewUp(), camera.GetParallelProjection())
+        eye = (camera.GetPosition(), camera.GetFocalPoint(), camera.GetViewUp(), parallel)
+        pose = eye if parallel else (shift, *eye)  # seen along one direction, a shift changes no colour
         if pose == self._pose:
             return
         self._pose = pose
-        if camera.GetParallelProjection():  # every face seen from the one direction the view looks along
+        if parallel:  # every face seen from the one direction the view looks along
             toward_eye = -np.asarray(camera.GetDirectionOfProjection(), dtype=float)[None, :]
         else:
             toward_eye = np.asarray(camera.GetPosition(), dtype=float) - self.anchors - shift
-        towards, intensities = camera_lights(renderer)
+        towards, intensities = lights if lights is not None else camera_lights(renderer)
         self.colours[:] = flat_shade(self.rgb, self.normals, toward_eye, towards, intensities)
         self.array.Modified()
 
