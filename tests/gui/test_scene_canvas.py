@@ -229,7 +229,12 @@ def test_a_drafts_merged_faces_are_unlit_and_coloured_as_vtk_lights_them_from_an
         canvas.set_camera(pose)  # the same merged actor, its faces coloured again for this camera
         drafted = picture(canvas)
         assert np.abs(drafted - _lit_instead(canvas)).max() <= 2, pose.name
-    canvas.set_draft(1)
+    canvas.set_draft(1)  # released: every item's own lit actor again, no unlit one left
+    assert not canvas._merged and all(shown.flat is None for shown in canvas._shown.values())
+    released = picture(canvas)
+    canvas.clear()
+    canvas.show([*items[:3], moved, floor])
+    assert np.abs(picture(canvas) - released).max() == 0  # the pixels of everything drawn afresh
 
 
 def _lit_instead(canvas: SceneCanvas) -> np.ndarray:
