@@ -5,8 +5,12 @@ alone during the drag), and what one frame of a drag costs part by part, in wall
 this process, llvmpipe's threads included, stays put on a loaded machine where wall time does not), each view's
 VTK render alone included (the rest of its paint is the blit to the widget and Qt composing the window).
 
-Run ``xvfb-run -a python -m benchmarks.profile_editor_drag [--top N] [--steps N]``; it prints the functions
-with the most cumulative and own time, so a change to the drag path can be aimed at what costs.
+Then a draft's 3D view rendered with only one kind of its actors shown at a time (unlit faces, lit faces, lines,
+texts: where llvmpipe's time goes), and ``--composition`` measures what Qt's composition of a window costs with
+0, 1 and 3 GL views in it (a label repainted in a 1500x950 window, alternated), the cost no view can save.
+
+Run ``xvfb-run -a python -m benchmarks.profile_editor_drag [--top N] [--steps N] [--composition]``; it prints the
+functions with the most cumulative and own time, so a change to the drag path can be aimed at what costs.
 """
 
 from __future__ import annotations
@@ -21,7 +25,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, cast
 
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtOpenGLWidgets import QOpenGLWidget
+from PySide6.QtWidgets import QApplication, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from benchmarks.editor import room_file
 from simlab.gui.editor import DRAFT_SCALE, EditorWindow
@@ -64,7 +69,9 @@ def frame_anatomy(app: QApplication, window: EditorWindow, target: str, repeats:
     window.end_drag()
     window.canvas.set_draft(DRAFT_SCALE)  # drafts held without a drag: no rest timer brings full quality back
     window.pictures.set_draft(True)
-    window.push_op(doc.move, target, (x, y, z), "anatomy")  # a draft's step: what it left alone drawn merged
+    # a draft's step, what it left alone drawn merged: a move to where the object is would change nothing
+    back = (x, y, z) if tuple(doc.objects[target].position) != (x, y, z) else (x + 0.1, y, z)
+    window.push_op(doc.move, target, back, "anatomy")
     app.processEvents()
     parts: dict[str, Callable[[], object]] = {"the window composed (a label repainted)": window.summary.update}
     for name, canvas in {"3D view": window.canvas, **window.pictures.live}.items():
@@ -74,9 +81,81 @@ def frame_anatomy(app: QApplication, window: EditorWindow, target: str, repeats:
     views = {"3D view": window.canvas, **window.pictures.live}
     renders = {f"{name} rendered alone (draft)": _render(canvas.plotter.ren_win) for name, canvas in views.items()}
     _parts(app, repeats, renders, paint=False)
+    render_by_kind(window.canvas.plotter, repeats)
     window.canvas.set_draft(1)
     window.pictures.set_draft(False)
     app.processEvents()
+
+
+def render_by_kind(plotter: Any, repeats: int) -> None:
+    """Median ms of a render of ``plotter`` with only each kind of its shown actors left visible."""
+    renderer = plotter.renderer
+    props = [renderer.GetViewProps().GetItemAsObject(k) for k in range(renderer.GetViewProps().GetNumberOfItems())]
+    shown = [prop for prop in props if prop.GetVisibility()]
+    kinds: dict[str, list[Any]] = {}
+    for prop in shown:
+        kinds.setdefault(_kind(prop), []).append(prop)
+    render = _render(plotter.ren_win)
+    for kind, members in {"all": shown, **kinds}.items():
+        for prop in shown:
+            prop.SetVisibility(prop in members)
+        times = []
+        for _ in range(repeats):
+            start = time.perf_counter()
+            render()
+            times.append(time.perf_counter() - start)
+        name = f"3D view draft, only {kind} ({len(members)} actors)"
+        print(f"{name:<42} {statistics.median(times) * 1000:8.1f} ms wall")
+    for prop in shown:
+        prop.VisibilityOn()
+
+
+def _kind(prop: Any) -> str:
+    if not prop.IsA("vtkActor"):
+        return "texts"
+    if not prop.GetMapper().GetInput().GetNumberOfPolys():
+        return "lines"
+    return "lit faces" if prop.GetProperty().GetLighting() else "unlit faces"
+
+
+def composition(app: QApplication, rounds: int = 5) -> None:
+    """Median ms of a label's repaint in a 1500x950 window holding 0, 1 and 3 QOpenGLWidgets, alternated: Qt
+    composes a window holding any GL view through GL, every pixel of it, at every frame."""
+    windows = {count: _window_with_gl(app, count) for count in (0, 1, 3)}
+    times: dict[int, list[float]] = {count: [] for count in windows}
+    for _ in range(rounds):
+        for count, (window, label) in windows.items():
+            for other, _label in windows.values():
+                other.setVisible(other is window)
+            for k in range(20):
+                app.processEvents()
+                start = time.perf_counter()
+                label.setText(str(k))
+                app.processEvents()
+                times[count].append(time.perf_counter() - start)
+    for count, samples in times.items():
+        name = f"a window with {count} GL views composed"
+        print(f"{name:<42} {statistics.median(samples) * 1000:8.1f} ms wall (a label repainted)")
+    for window, _label in windows.values():
+        window.close()
+
+
+def _window_with_gl(app: QApplication, count: int) -> tuple[QWidget, QLabel]:
+    window = QWidget()
+    window.resize(1500, 950)
+    row = QHBoxLayout(window)
+    label = QLabel("0")
+    row.addWidget(label)
+    column = QVBoxLayout()
+    row.addLayout(column)
+    for _ in range(count):
+        view = QOpenGLWidget()
+        view.setMinimumSize(300, 225)
+        column.addWidget(view)
+    window.show()
+    for _ in range(5):
+        app.processEvents()
+    return window, label
 
 
 def _render(window: Any) -> Callable[[], object]:
@@ -109,8 +188,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--top", type=int, default=25, help="functions shown per listing")
     parser.add_argument("--steps", type=int, default=10, help="drag steps profiled per object")
+    parser.add_argument("--composition", action="store_true", help="only time Qt's composition with 0, 1, 3 GL views")
     args = parser.parse_args()
     app = cast(QApplication, QApplication.instance() or QApplication([]))
+    if args.composition:
+        composition(app)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         window = EditorWindow(open_document(room_file(Path(tmp))))
         window.show()

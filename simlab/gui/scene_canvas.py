@@ -29,10 +29,11 @@ from vtkmodules.util.numpy_support import vtk_to_numpy
 
 from simlab.render.scene import (
     CameraPose,
+    FlatMerged,
     SceneItem,
     actor_look,
     add_items,
-    add_merged,
+    camera_lights,
     is_text,
     mergeable,
     paint_actor,
@@ -73,6 +74,7 @@ class SceneCanvas(QObject):
         self.plotter.iren.add_observer("MouseMoveEvent", lambda *_args: self._hover.start())
         self.plotter.iren.add_observer("LeftButtonPressEvent", self._on_press)
         self.plotter.iren.add_observer("LeftButtonReleaseEvent", self._on_release)
+        self._lighting = self.plotter.renderer.AddObserver("StartEvent", self._light_merged)
         self._vtk_keys = _SwallowVtkKeys(self)
         self.plotter.interactor.installEventFilter(self._vtk_keys)
 
@@ -101,10 +103,12 @@ class SceneCanvas(QObject):
             self._shown[key] = _Shown(wanted[key], actor)
         if fresh:  # a handed-on actor may carry the line width of another draft scale (or none)
             self._fit_lines(self._shown[item.key] for item in fresh)
+        flattened = False
         if self.draft_scale != 1:
             self._merge({*stale, *(item.key for item in fresh)})
-        if stale != kept or fresh:  # a reused actor keeps its address, key and tooltip
-            pickable = {k: (shown.actor, wanted[k]) for k, shown in self._shown.items() if wanted[k].tooltip}
+            flattened = self._flatten()
+        if stale != kept or fresh or flattened:  # a reused actor keeps its address, key and tooltip
+            pickable = {k: (shown.picked, wanted[k]) for k, shown in self._shown.items() if wanted[k].tooltip}
             self._tooltips = {_address(a): item.tooltip for a, item in pickable.values()}
             self._keys = {_address(a): k for k, (a, _item) in pickable.items()}
         # Ask Qt for a repaint: paintGL renders the scene once. pyvistaqt's render() would render now and
@@ -116,6 +120,7 @@ class SceneCanvas(QObject):
         spare: dict[tuple[Any, ...], list[Any]] = {}
         for key in keys:
             shown = self._shown.pop(key)
+            self._unflatten(shown)
             if shown.actor.IsA("vtkActor"):  # a text's is a 2D actor with a label mapper: never handed on
                 spare.setdefault(_actor_look(shown.item), []).append(shown.actor)
             else:
@@ -149,9 +154,11 @@ class SceneCanvas(QObject):
         return True
 
     def _merge(self, changed: set[str]) -> None:
-        """While drafting, draw the items unchanged since the draft began merged into one actor a look, their own
-        actors hidden (one draw call for a room's hundred objects: a tenth of a draft's render measured); the
-        items ``changed`` now or before in the draft (a dragged object's) stay alone."""
+        """While drafting, draw the items unchanged since the draft began merged into one actor a look (a look of
+        one item too: a room's floor), their own actors hidden (one draw call for a room's hundred objects: a tenth
+        of a draft's render measured), unlit, their faces coloured as the lights light them
+        (:class:`~simlab.render.scene.FlatMerged`: per-pixel lighting was most of a draft's render); the items
+        ``changed`` now or before in the draft (a dragged object's) stay alone (:meth:`_flatten`)."""
         if changed <= self._changed:
             return  # only items already drawn alone changed (a drag's later steps): the merged ones stand
         self._changed |= changed
@@ -164,21 +171,57 @@ class SceneCanvas(QObject):
             if look in self._merged and self._merged[look].keys == keys:
                 continue
             self._unmerge(look)
-            if len(keys) > 1:
-                actor = add_merged(self.plotter, [self._shown[key].item for key in keys])
-                self._merged[look] = _Merged(keys, actor)
+            if keys:
+                self._merged[look] = _Merged(keys, FlatMerged(self.plotter, [self._shown[key].item for key in keys]))
                 for key in keys:
                     self._shown[key].actor.VisibilityOff()
+
+    def _flatten(self) -> bool:
+        """While drafting, draw each item drawn alone (changed since the draft began: a dragged object's) that
+        :func:`~simlab.render.scene.mergeable` allows by an unlit actor of its own, its faces coloured as the
+        lights light them and moved as its lit actor is, which stays hidden (the lit actors of a dragged chair
+        cost a third of a draft's render). Whether any was made (their addresses are then picked)."""
+        made = False
+        for key, shown in self._shown.items():
+            if key not in self._changed or not shown.actor.IsA("vtkActor") or not mergeable(shown.drawn):
+                continue
+            if shown.flat is None or shown.flat_of is not shown.drawn:
+                self._unflatten(shown)
+                shown.flat, shown.flat_of = FlatMerged(self.plotter, [shown.drawn], name=key), shown.drawn
+                shown.flat.actor.SetPickable(shown.actor.GetPickable())
+                made = True
+            shown.flat.actor.SetPosition(shown.actor.GetPosition())
+            shown.flat.actor.GetProperty().SetLineWidth(shown.actor.GetProperty().GetLineWidth())
+            shown.actor.VisibilityOff()
+        return made
+
+    def _unflatten(self, shown: _Shown) -> None:
+        """Draw ``shown`` by its own lit actor again, its unlit one (:meth:`_flatten`) removed."""
+        if shown.flat is not None:
+            self.plotter.remove_actor(shown.flat.actor, render=False)
+            shown.flat = shown.flat_of = None
+            shown.actor.VisibilityOn()
 
     def _unmerge(self, look: tuple[Any, ...]) -> None:
         """Remove the merged actor of ``look``; its items still shown are drawn by their own actors again."""
         merged = self._merged.pop(look, None)
         if merged is None:
             return
-        self.plotter.remove_actor(merged.actor, render=False)
+        self.plotter.remove_actor(merged.faces.actor, render=False)
         for key in merged.keys:
             if key in self._shown:
                 self._shown[key].actor.VisibilityOn()
+
+    def _light_merged(self, *_args: Any) -> None:
+        """Before each render: the merged actors' faces coloured as the lights light them from the camera now
+        (they are drawn unlit; a drag moves no camera, so this is nothing most frames)."""
+        faces = [merged.faces for merged in self._merged.values()]
+        faces += [shown.flat for shown in self._shown.values() if shown.flat is not None]
+        if faces:
+            renderer = self.plotter.renderer
+            lights = camera_lights(renderer)  # once for all (a dragged chair's parts are a dozen actors)
+            for each in faces:
+                each.light(renderer, lights)
 
     def clear(self) -> None:
         """Remove every item (the next :meth:`show` adds all of them afresh)."""
@@ -225,6 +268,8 @@ class SceneCanvas(QObject):
         if scale == 1:
             for look in list(self._merged):
                 self._unmerge(look)
+            for shown in self._shown.values():
+                self._unflatten(shown)
             self._changed.clear()
         window = self._window
         window.SetMultiSamples(self._samples if scale == 1 else 0)
@@ -323,6 +368,7 @@ class SceneCanvas(QObject):
         PySide never learns that Qt deleted it) otherwise stays registered at a freed address, and PySide later
         handed it out for a new object living there (pyqtgraph, building a plot, met a "QSurface" child)."""
         self._hover.stop()
+        self.plotter.renderer.RemoveObserver(self._lighting)  # VTK would hold this canvas past its window
         self.plotter.close()
         forget = getattr(self.plotter, "_forget_context", None)  # pyvistaqt >= 0.13; older ones keep no surface
         if forget is not None:
@@ -352,10 +398,10 @@ def _actor_look(item: SceneItem) -> tuple[Any, ...]:
 
 
 class _Merged:
-    """The actor drawing the items of ``keys`` merged while drafting."""
+    """The faces drawing the items of ``keys`` merged while drafting."""
 
-    def __init__(self, keys: tuple[str, ...], actor: Any) -> None:
-        self.keys, self.actor = keys, actor
+    def __init__(self, keys: tuple[str, ...], faces: FlatMerged) -> None:
+        self.keys, self.faces = keys, faces
 
 
 class _Shown:
@@ -364,11 +410,18 @@ class _Shown:
 
     def __init__(self, item: SceneItem, actor: Any) -> None:
         self.drawn, self.actor = item, actor
+        self.flat: FlatMerged | None = None  # while drafting: the unlit actor drawing it instead (of flat_of)
+        self.flat_of: SceneItem | None = None
         # a text label is a 2D actor, whose position is on the screen: it is made again when it moves
         self.movable = isinstance(actor, vtk.vtkProp3D)
         self._points: np.ndarray | None = None  # the drawn mesh's points and cells, read when it first moves
         self._cells: tuple[np.ndarray, ...] = ()
         self._now(item)
+
+    @property
+    def picked(self) -> Any:
+        """The actor a picker finds for this item: the one drawing it."""
+        return self.actor if self.flat is None else self.flat.actor
 
     def _now(self, item: SceneItem) -> None:
         self.item, self.signature = item, (_look(item), _bounds(item.mesh))

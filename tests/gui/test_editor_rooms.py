@@ -62,9 +62,13 @@ def tint(window: EditorWindow, object_id: str):
 
 def helper_view(window: EditorWindow) -> np.ndarray:
     """What the Helper's live view shows now (rendered, then read back)."""
-    plotter = window.pictures.live["Helper's view"].plotter
-    plotter.render()
-    return np.asarray(plotter.screenshot(return_img=True), dtype=int)
+    return view_picture(window.pictures.live["Helper's view"])
+
+
+def view_picture(canvas) -> np.ndarray:
+    """What a view shows now (rendered, then read back)."""
+    canvas.plotter.render()
+    return np.asarray(canvas.plotter.screenshot(return_img=True), dtype=int)
 
 
 def test_a_dragged_sofa_hides_what_the_helper_saw_and_undo_shows_it_again(window, qtbot):
@@ -179,11 +183,14 @@ def test_a_drag_step_drawn_as_a_draft_shows_the_same_visibility_as_a_full_redraw
     helper.set_draft(scale)
     assert _drawn(helper) == len(helper.items) and np.abs(helper_view(window) - merged).mean() < 0.5
     qtbot.mouseRelease(widget, Qt.MouseButton.LeftButton, pos=moves[-1])
+    released = [view_picture(canvas) for canvas in _canvases(window)]
     # ...and what it showed is what a full redraw from nothing shows, and what the room file itself gives
     for canvas in _canvases(window):
         canvas.clear()
     window.refresh()
     assert _shown_facts(window) == during
+    # the views released are the pixels of the views redrawn afresh (no draft's unlit or merged actor left)
+    assert all(np.array_equal(view_picture(c), shown) for c, shown in zip(_canvases(window), released, strict=True))
     fresh = RoomDocument(window.document.scene, dict(window.document.cams))  # nothing kept from the edits
     assert fresh.visible == window.document.visible and fresh.summary() == window.document.summary()
     assert fresh.warnings == window.document.warnings

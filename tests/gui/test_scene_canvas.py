@@ -181,8 +181,8 @@ def _drawn(canvas: SceneCanvas) -> list[object]:
 
 def test_a_drafts_unchanged_items_are_drawn_merged_as_their_own_actors_draw_them(canvas):
     """While drafting, the items a gesture left alone are one actor a look (one draw call), each face in its
-    item's colour and lit as before; the moved item keeps its own actor and can be picked; full quality brings
-    every item's own actor back."""
+    item's colour and lit as before; the moved item is drawn alone and can be picked; full quality brings every
+    item's own actor back."""
     colours = [(0.8, 0.2, 0.2), (0.2, 0.6, 0.3), (0.3, 0.3, 0.9), (0.9, 0.8, 0.1)]
     items = [replace(box(f"b{k}", (k - 1.5, 0.5 * k - 0.7, 0.0), 0.8), color=c) for k, c in enumerate(colours)]
     glass = SceneItem("glass", "tint", pv.Box(bounds=(-2.5, 2.5, -1.6, -1.2, 0.0, 0.6)), (0.1, 0.1, 0.1), opacity=0.4)
@@ -192,7 +192,7 @@ def test_a_drafts_unchanged_items_are_drawn_merged_as_their_own_actors_draw_them
     moved = [*items[:3], replace(box("b3", (1.5, -1.0, 0.0), 0.8), color=colours[3]), glass]
     canvas.show(moved)  # the first draft step: b3 moved, the rest merged
     assert len(_drawn(canvas)) == 3  # the three opaque boxes as one actor, b3 alone, the glass alone
-    assert actor_of(canvas, "b3").GetVisibility() and not actor_of(canvas, "b0").GetVisibility()
+    assert canvas._shown["b3"].picked.GetVisibility() and not actor_of(canvas, "b0").GetVisibility()
     merged = picture(canvas)
     canvas.set_draft(1)
     canvas.set_draft(2)  # drafting again: every item drawn by its own actor until the next step
@@ -202,3 +202,53 @@ def test_a_drafts_unchanged_items_are_drawn_merged_as_their_own_actors_draw_them
     assert len(_drawn(canvas)) == 3 and canvas.key_at(*canvas.display_point(on_b3)) == "b3"
     canvas.set_draft(1)
     assert len(_drawn(canvas)) == 5 and canvas.key_at(*canvas.display_point(on_b0)) == "b0"
+
+
+def test_a_drafts_merged_faces_are_unlit_and_coloured_as_vtk_lights_them_from_any_camera(canvas):
+    """The merged actor and the moved item's are drawn without lighting (per-pixel lighting was most of a draft's
+    render on software GL), their faces coloured as the light kit lights the items' own actors, from a perspective
+    camera as from the top, and again when the camera moves during the draft."""
+    colours = [(0.8, 0.2, 0.2), (0.2, 0.6, 0.3), (0.3, 0.3, 0.9), (0.9, 0.8, 0.1)]
+    items = [replace(box(f"b{k}", (k - 1.5, 0.5 * k - 0.7, 0.3 * k), 0.8), color=c) for k, c in enumerate(colours)]
+    floor = SceneItem("floor", "object", pv.Plane(i_size=6, j_size=4), (0.7, 0.6, 0.5))
+    canvas.show([*items, floor])
+    canvas.set_draft(2)
+    moved = replace(items[3], mesh=box("b3", (1.5, -1.0, 0.6), 0.8).mesh)
+    canvas.show([*items[:3], moved, floor])  # a draft step: the boxes left alone merged, the floor (no tooltip) alone
+    assert sorted(len(merged.keys) for merged in canvas._merged.values()) == [1, 3]
+    flat = canvas._shown["b3"].flat
+    assert flat is not None and flat.actor.GetPosition() == pytest.approx((0.0, -1.8, -0.3), abs=1e-6)  # not remade
+    unlit = [flat.actor, *(merged.faces.actor for merged in canvas._merged.values())]
+    assert not any(actor.GetProperty().GetLighting() for actor in unlit)
+    assert "lit" not in items[3].mesh.cell_data  # its colours went to a copy: the item's mesh is the family's
+    for pose in (
+        CameraPose("three-quarter", (4.0, -5.0, 4.0), (0.0, 0.0, 0.0), (0.0, 0.0, 1.0)),
+        CameraPose("low", (-3.0, -4.0, 1.0), (0.5, 0.5, 0.3), (0.0, 0.0, 1.0), view_angle=50.0),
+        TOP,
+    ):
+        canvas.set_camera(pose)  # the same merged actor, its faces coloured again for this camera
+        drafted = picture(canvas)
+        assert np.abs(drafted - _lit_instead(canvas)).max() <= 2, pose.name
+    canvas.set_draft(1)  # released: every item's own lit actor again, no unlit one left
+    assert not canvas._merged and all(shown.flat is None for shown in canvas._shown.values())
+    released = picture(canvas)
+    canvas.clear()
+    canvas.show([*items[:3], moved, floor])
+    assert np.abs(picture(canvas) - released).max() == 0  # the pixels of everything drawn afresh
+
+
+def _lit_instead(canvas: SceneCanvas) -> np.ndarray:
+    """The frame with every item drawn by its own, lit actor instead of the unlit ones of a draft (merged, or
+    alone for a moved item), which are put back after."""
+    swaps = [(merged.faces.actor, [actor_of(canvas, key) for key in merged.keys]) for merged in canvas._merged.values()]
+    swaps += [(shown.flat.actor, [shown.actor]) for shown in canvas._shown.values() if shown.flat is not None]
+    for unlit, lit in swaps:
+        unlit.VisibilityOff()
+        for actor in lit:
+            actor.VisibilityOn()
+    own = picture(canvas)
+    for unlit, lit in swaps:
+        unlit.VisibilityOn()
+        for actor in lit:
+            actor.VisibilityOff()
+    return own

@@ -31,7 +31,15 @@ from vtkmodules.vtkCommonDataModel import vtkCellArray, vtkPolyData
 from vtkmodules.vtkRenderingCore import vtkActor, vtkPolyDataMapper
 
 from simlab.render.images import text_font
-from simlab.render.scene import SURFACE_LIGHTING, CameraPose, SceneItem, offscreen_plotter, set_camera
+from simlab.render.scene import (
+    CameraPose,
+    SceneItem,
+    camera_lights,
+    face_normals,
+    flat_shade,
+    offscreen_plotter,
+    set_camera,
+)
 from simlab.worlds.rooms import visibility
 from simlab.worlds.rooms.materials import MAP_COLOURS, MATERIALS
 from simlab.worlds.rooms.model import Camera, RoomObject, Scene
@@ -236,9 +244,7 @@ class FlatLit:
         """``triangles`` (n, 3) indexing ``points`` (m, 3), drawn in their order; ``rgb``: the colour (0-1) of
         every face (n, 3) or of all (3,), in 8 bits a channel as ``add_mesh`` sets colours."""
         self.anchors = points[triangles[:, 0]]
-        normals = np.cross(points[triangles[:, 1]] - self.anchors, points[triangles[:, 2]] - self.anchors)
-        lengths = np.linalg.norm(normals, axis=1, keepdims=True)
-        self.normals = np.divide(normals, lengths, out=np.zeros_like(normals), where=lengths > 0)
+        self.normals = face_normals(points, triangles)
         self.rgb = rgb
         self.colours = np.zeros((len(triangles), 3), dtype=np.uint8)
         self.array = numpy_to_vtk(self.colours, deep=False)  # shares self.colours: written in place per camera
@@ -268,11 +274,7 @@ class FlatLit:
     def light(self, eye: np.ndarray, towards: np.ndarray, intensities: np.ndarray) -> None:
         """Colour the faces as seen from ``eye`` under lights in unit directions ``towards`` (n, 3) with
         ``intensities`` (n, 3): colour times intensity per channel."""
-        facing = np.einsum("ij,ij->i", self.normals, eye - self.anchors) >= 0
-        normals = np.where(facing[:, None], self.normals, -self.normals)
-        diffuse = np.maximum(normals @ towards.T, 0.0) @ intensities
-        shade = self.rgb * SURFACE_LIGHTING["ambient"] + diffuse * self.rgb * SURFACE_LIGHTING["diffuse"]
-        self.colours[:] = np.rint(np.clip(shade, 0.0, 1.0) * 255)
+        self.colours[:] = flat_shade(self.rgb, self.normals, eye - self.anchors, towards, intensities)
         self.array.Modified()
 
 
@@ -306,22 +308,9 @@ def _flat_lit(item: SceneItem) -> FlatLit:
     return part
 
 
-def _lights(renderer: pv.Renderer) -> tuple[np.ndarray, np.ndarray]:
-    """The directions towards ``renderer``'s lights that are on (unit vectors, world frame, the camera
-    lights moved with the current camera) and each one's colour times its intensity."""
-    renderer.UpdateLightsGeometryToFollowCamera()
-    towards, intensities = [], []
-    for light in renderer.lights:
-        if light.GetSwitch():
-            direction = np.subtract(light.GetTransformedPosition(), light.GetTransformedFocalPoint())
-            towards.append(direction / np.linalg.norm(direction))
-            intensities.append(np.asarray(light.GetDiffuseColor()) * light.GetIntensity())
-    return np.asarray(towards, dtype=float).reshape(-1, 3), np.asarray(intensities, dtype=float).reshape(-1, 3)
-
-
 def _flat_snapshot(plotter: pv.Plotter, parts: Sequence[FlatLit], camera: Camera) -> Image.Image:
     set_camera(plotter, camera_pose(camera))
-    towards, intensities = _lights(plotter.renderer)
+    towards, intensities = camera_lights(plotter.renderer)
     eye = np.asarray(camera.position, dtype=float)
     for part in parts:
         part.light(eye, towards, intensities)
