@@ -1,0 +1,244 @@
+"""Play a run's episodes in worker processes, each running its share of the episode threads.
+
+A batch of live episodes at high concurrency is bound by the interpreter lock of the one process that plays
+it: every thread's HTTP client work (the ``openai`` client, httpx, pydantic) and every system call waits for
+it. ``run(..., processes=N)`` spreads the ``concurrency`` episode threads over N worker processes (one
+interpreter lock each), so their CPU work runs on as many cores.
+
+What stays in the calling process: planning, scheduling (at most ``concurrency`` episodes in the workers,
+the rest queued here, so a stop or an endpoint's failure starts no more at once) and the run's index and
+``run.json``, written by the one process that holds the run's lock, exactly as with threads. Each worker plays
+an episode from the run config, writes its file into the run folder (as the thread pool's savers do) and
+sends the :class:`~simlab.core.episode.Episode` back. Episodes are the same whatever the number of processes:
+each is built from its own seed and task, never from what else the process played.
+
+A worker that dies (killed, out of memory) fails the episodes it was playing with :class:`WorkerDied`; the
+batch writes every episode that finished, then raises, and ``resume`` plays the rest. Workers exit with the
+calling process however it ends (:func:`simlab.core.processes.exit_with_parent`), and when it closes their
+pipe.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+import traceback
+from collections import deque
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
+from multiprocessing import connection
+from multiprocessing.process import BaseProcess
+from pathlib import Path
+from typing import Any
+
+from simlab.core.episode import Episode
+from simlab.core.plugins import Registry
+from simlab.core.processes import exit_with_parent, start_method
+from simlab.core.recording import save_run_episode
+from simlab.runner.planned import Planned, play_planned
+from simlab.worlds import get_family
+
+Job = tuple[int, Planned]
+"""An episode sent to a worker: its number in this pool, and what to play."""
+Outcome = tuple[int, Episode | None, BaseException | None]
+"""What a worker sends back: the job's number, and its episode (file written) or the exception it raised."""
+
+
+class WorkerDied(RuntimeError):
+    """A worker process ended while it was playing episodes (their files may be missing; resume plays them)."""
+
+
+def shares(concurrency: int, processes: int) -> list[int]:
+    """The episode threads of each worker: ``concurrency`` spread as evenly as can be over at most ``processes``
+    workers (never a worker with none)."""
+    workers = max(1, min(processes, concurrency))
+    return [concurrency // workers + (k < concurrency % workers) for k in range(workers)]
+
+
+class _Worker:
+    """The calling process's side of one worker: its process, its pipe and the episodes it is playing."""
+
+    def __init__(self, process: BaseProcess, pipe: connection.Connection, slots: int) -> None:
+        self.process, self.pipe, self.slots = process, pipe, slots
+        self.playing: dict[int, Future[Episode | None]] = {}
+        self.gone = False  # its pipe has closed: it takes no more episodes
+
+
+class ProcessEpisodePool:
+    """Episodes played by worker processes (each with ``shares(concurrency, processes)`` threads), at most
+    ``concurrency`` at once; the rest wait here.
+
+    ``submit`` returns at once a future of the episode, whose file is written when it is done (None when
+    ``stopping()`` was true before the episode began). ``on_episode`` is called with each finished episode
+    before the next queued one may start (so a model endpoint's failure stops the queue at once).
+    """
+
+    def __init__(
+        self,
+        config: Mapping[str, Any],
+        registry: Registry | None,
+        timeout: float | None,
+        concurrency: int,
+        processes: int,
+        run_dir: Path,
+        stopping: Callable[[], bool],
+        on_episode: Callable[[Episode], None] | None = None,
+    ) -> None:
+        self.stopping, self.on_episode = stopping, on_episode
+        self.queue: deque[tuple[Planned, Future[Episode | None]]] = deque()
+        self.lock = threading.Lock()  # the queue, each worker's episodes, and sends on the pipes
+        self.jobs = 0
+        context = start_method()
+        self.workers: list[_Worker] = []
+        for threads in shares(concurrency, processes):
+            here, there = context.Pipe()
+            args = (there, dict(config), registry, timeout, threads, run_dir, os.getpid())
+            process = context.Process(target=_serve, args=args, name="simlab-episodes", daemon=True)
+            process.start()
+            there.close()  # the worker's end: our reads see EOF once it is gone
+            self.workers.append(_Worker(process, here, threads))
+        self.listener = threading.Thread(target=self._listen, name="simlab-process-results", daemon=True)
+        self.listener.start()
+
+    def submit(self, item: Planned) -> Future[Episode | None]:
+        """Queue one planned episode; it starts as soon as a worker has a free thread."""
+        future: Future[Episode | None] = Future()
+        with self.lock:
+            self.queue.append((item, future))
+        self._pump()
+        return future
+
+    def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
+        """Cancel what is queued and end the workers at once if asked (the episodes they play are dropped);
+        else wait for the episodes in flight. The workers are ended either way."""
+        if cancel_futures:
+            with self.lock:
+                queued, self.queue = list(self.queue), deque()
+            for _, future in queued:
+                future.cancel()
+            for worker in self.workers:
+                worker.process.kill()
+        elif wait:
+            with self.lock:
+                futures = [f for _, f in self.queue] + [f for w in self.workers for f in w.playing.values()]
+            for future in futures:
+                future.exception()
+        with self.lock:
+            for worker in self.workers:
+                if not worker.gone:
+                    _send(worker.pipe, None)  # the worker finishes what it plays, then exits
+        if wait:
+            for worker in self.workers:
+                worker.process.join()
+            self.listener.join()
+
+    def _pump(self) -> None:
+        """Send queued episodes to the workers with free threads (resolving them to None once stopping)."""
+        with self.lock:
+            while self.queue:
+                alive = [w for w in self.workers if not w.gone]
+                if not alive:  # nothing left to play them (the batch stops at the first WorkerDied anyway)
+                    self._fail_queued(WorkerDied("every worker process has ended"))
+                    return
+                worker = max(alive, key=lambda w: w.slots - len(w.playing))  # the first of the freest
+                if len(worker.playing) >= worker.slots:
+                    return
+                item, future = self.queue.popleft()
+                if self.stopping() or not future.set_running_or_notify_cancel():
+                    if not future.cancelled():
+                        future.set_result(None)
+                    continue
+                self.jobs += 1
+                worker.playing[self.jobs] = future
+                _send(worker.pipe, (self.jobs, item))
+
+    def _fail_queued(self, error: BaseException) -> None:
+        """Every queued episode's future fails with ``error`` (the lock held)."""
+        queued, self.queue = list(self.queue), deque()
+        for _, future in queued:
+            if future.set_running_or_notify_cancel():
+                future.set_exception(error)
+
+    def _listen(self) -> None:
+        """In a thread of its own: settle each episode a worker sends back, and fail those of a worker that
+        dies; ends when every worker has."""
+        alive = {id(w.pipe): w for w in self.workers}
+        while alive:
+            for ready in connection.wait([w.pipe for w in alive.values()]):
+                worker = alive[id(ready)]
+                try:
+                    job, episode, error = worker.pipe.recv()
+                except (EOFError, OSError):
+                    del alive[id(ready)]
+                    self._lost(worker)
+                    continue
+                self._settle(worker, job, episode, error)
+            self._pump()
+
+    def _settle(self, worker: _Worker, job: int, episode: Episode | None, error: BaseException | None) -> None:
+        with self.lock:
+            future = worker.playing.pop(job)
+        if error is not None:
+            future.set_exception(error)
+            return
+        if episode is not None and self.on_episode is not None:
+            self.on_episode(episode)
+        future.set_result(episode)
+
+    def _lost(self, worker: _Worker) -> None:
+        """``worker`` is gone: fail the episodes it was playing (any it finished were sent back before)."""
+        worker.process.join()
+        with self.lock:
+            lost, worker.playing, worker.gone = worker.playing, {}, True
+        code = worker.process.exitcode
+        for future in lost.values():
+            future.set_exception(
+                WorkerDied(f"a worker process ended (exit code {code}) while playing {len(lost)} episode(s)")
+            )
+
+
+def _send(pipe: connection.Connection, message: object) -> None:
+    """``message`` down ``pipe`` unless the other end is gone (its reader sees that and says so)."""
+    with contextlib.suppress(OSError):  # BrokenPipeError, ConnectionResetError
+        pipe.send(message)
+
+
+def _serve(
+    pipe: connection.Connection,
+    config: dict[str, Any],
+    registry: Registry | None,
+    timeout: float | None,
+    threads: int,
+    run_dir: Path,
+    parent: int,
+) -> None:
+    """A worker's body: play each job sent on ``pipe`` on ``threads`` threads, write its file, send it back;
+    stop taking jobs at None (or when the calling process is gone) and exit once those taken are sent."""
+    exit_with_parent(parent)
+    family = get_family(config["world"])
+    sending = threading.Lock()
+
+    def play(job: int, item: Planned) -> None:
+        outcome: Outcome
+        try:
+            episode = play_planned(family, config, item, registry, timeout)
+            save_run_episode(run_dir, episode)
+            outcome = (job, episode, None)
+        except Exception as exc:  # the calling process raises it as the thread pool would
+            outcome = (job, None, exc)
+        with sending:
+            try:
+                pipe.send(outcome)
+            except Exception:  # an exception that cannot be pickled: its text, with the worker's traceback
+                pipe.send((job, None, RuntimeError(traceback.format_exc())))
+
+    with ThreadPoolExecutor(threads, thread_name_prefix="simlab-episode") as pool:
+        while True:
+            try:
+                job = pipe.recv()
+            except (EOFError, OSError):
+                return
+            if job is None:
+                break
+            pool.submit(play, *job)
