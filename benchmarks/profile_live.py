@@ -13,7 +13,9 @@ every call in 200 ms):
   CPU work done under the GIL per episode.
 
 Run ``python -m benchmarks.profile_live [--bare] [--profile] [--top N] [--runs N]``. Stamps and profiles
-are taken by wrapping SimLab's functions here, in this process only.
+are taken by wrapping SimLab's functions here, in this process only: the runs here play every episode in this
+process (``processes=1``), not in the worker processes ``run`` spreads them over by default
+(``benchmarks/live.py`` times both).
 """
 
 from __future__ import annotations
@@ -225,7 +227,7 @@ def main() -> None:
             timeline = Timeline()
             before, origin = os.times(), time.perf_counter()
             with timeline.recording():
-                wall, _, _ = play(base_url, tasks, CONCURRENCY)
+                wall, _, _ = play(base_url, tasks, CONCURRENCY, processes=1)
             after = os.times()
             timeline.report(wall, origin)
             cpu = after.user + after.system - before.user - before.system
@@ -233,7 +235,7 @@ def main() -> None:
         if args.profile:
             profiles = ThreadProfiles()
             with profiles.recording():
-                wall, _, _ = play(base_url, tasks, CONCURRENCY)
+                wall, _, _ = play(base_url, tasks, CONCURRENCY, processes=1)
             print(f"profiled run: {wall:.3f} s")
             profiles.report(args.top, args.sort)
 
