@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import threading
 import traceback
 from collections import deque
@@ -93,7 +94,7 @@ class ProcessEpisodePool:
         self.workers: list[_Worker] = []
         for threads in shares(concurrency, processes):
             here, there = context.Pipe()
-            args = (there, dict(config), registry, timeout, threads, run_dir, os.getpid())
+            args = (there, dict(config), _unloaded(registry), timeout, threads, run_dir, os.getpid())
             process = context.Process(target=_serve, args=args, name="simlab-episodes", daemon=True)
             process.start()
             there.close()  # the worker's end: our reads see EOF once it is gone
@@ -198,6 +199,12 @@ class ProcessEpisodePool:
             )
 
 
+def _unloaded(registry: Registry | None) -> Registry | None:
+    """``registry``'s plugins without the factories it has loaded: a spawned worker loads them itself (a
+    factory pickles as a reference to a module a plugin's folder holds, which the worker cannot import yet)."""
+    return None if registry is None else Registry(plugins=dict(registry.plugins), problems=dict(registry.problems))
+
+
 def _send(pipe: connection.Connection, message: object) -> None:
     """``message`` down ``pipe`` unless the other end is gone (its reader sees that and says so)."""
     with contextlib.suppress(OSError):  # BrokenPipeError, ConnectionResetError
@@ -216,6 +223,9 @@ def _serve(
     """A worker's body: play each job sent on ``pipe`` on ``threads`` threads, write its file, send it back;
     stop taking jobs at None (or when the calling process is gone) and exit once those taken are sent."""
     exit_with_parent(parent)
+    # Ctrl-C reaches the whole process group: the calling process alone decides (its first lets the episodes
+    # in flight finish, here too; its second ends the workers).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     family = get_family(config["world"])
     sending = threading.Lock()
 
@@ -225,7 +235,7 @@ def _serve(
             episode = play_planned(family, config, item, registry, timeout)
             save_run_episode(run_dir, episode)
             outcome = (job, episode, None)
-        except Exception as exc:  # the calling process raises it as the thread pool would
+        except BaseException as exc:  # the calling process raises it, as a thread pool's future holds it
             outcome = (job, None, exc)
         with sending:
             try:

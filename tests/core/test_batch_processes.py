@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import multiprocessing
 import textwrap
 import threading
 from pathlib import Path
@@ -14,6 +15,7 @@ from simlab.core.episode import Episode
 from simlab.core.errors import ConfigError
 from simlab.core.plugins import Plugin, Registry
 from simlab.core.recording import EPISODES_DIR, INDEX_FILE, RUN_FILE, load_run
+from simlab.runner import process_pool
 from simlab.runner.batch import RunConfig, default_processes, episode_ids, run
 from simlab.runner.process_pool import WorkerDied, shares
 
@@ -94,6 +96,15 @@ def test_worker_processes_write_the_same_run_folder_byte_for_byte(threads_run, t
     assert len(folder_bytes(out)) == N + 2
     assert [k for k, _ in written] == list(range(1, N + 1))  # progress once per episode, as they are indexed
     assert sorted(i for _, i in written) == sorted(i for i, _, _ in episode_ids(load_run(out).config))
+
+
+def test_a_process_that_cannot_fork_spawns_its_workers_and_writes_the_same_folder(tmp_path, monkeypatch):
+    """A process that has rendered (the app) spawns: the workers import SimLab and load the plugins themselves."""
+    config, registry = _config(agents=("builder=failingbuilder:raise:no_such_task",)), failing_registry(tmp_path)
+    run(config, tmp_path / "threads", registry=registry, concurrency=4, processes=1)
+    monkeypatch.setattr(process_pool, "start_method", lambda: multiprocessing.get_context("spawn"))
+    run(config, tmp_path / "spawned", registry=registry, concurrency=4, processes=2)
+    assert folder_bytes(tmp_path / "spawned") == folder_bytes(tmp_path / "threads")
 
 
 def test_a_killed_worker_loses_no_finished_episode_and_resume_plays_the_rest(threads_run, tmp_path, monkeypatch):
