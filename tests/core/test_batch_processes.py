@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import os
+import signal
+import subprocess
+import sys
 import textwrap
 import threading
 from pathlib import Path
@@ -17,7 +21,10 @@ from simlab.core.plugins import Plugin, Registry
 from simlab.core.recording import EPISODES_DIR, INDEX_FILE, RUN_FILE, load_run
 from simlab.runner import process_pool
 from simlab.runner.batch import RunConfig, default_processes, episode_ids, run
-from simlab.runner.process_pool import WorkerDied, shares
+from simlab.runner.process_pool import ProcessEpisodePool, WorkerDied, shares
+from simlab.worlds import get_family
+from tests.core.test_batch_concurrency import index_ids
+from tests.core.test_resume_kill import REPO_ROOT, _env, _wait_for_lines
 
 AGENTS = ("director=oracle", "builder=scripted:0.3")  # a builder that mishears: episodes differ from each other
 N = 10
@@ -192,3 +199,45 @@ def test_cli_run_takes_processes(tmp_path, capsys):
         main(["run", "--episodes", "4", "--processes", "0", "--out", str(tmp_path / "bad")])
     assert refused.value.code == 2
     assert "--processes: expected at least 1 (1 to 64)" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_ctrl_c_to_the_process_group_lets_the_workers_finish_their_episodes(tmp_path):
+    """A terminal's Ctrl-C reaches the workers too: they finish what they play, the run stops with 130."""
+    out = tmp_path / "stopped"
+    command = [sys.executable, "main.py", "run", "--world", "blocks", "--agent", "builder=scripted", "--episodes"]
+    command += ["60", "--turns", "20", "--concurrency", "4", "--processes", "2", "--out", str(out)]
+    proc = subprocess.Popen(command, cwd=REPO_ROOT, env=_env(), start_new_session=True, stdout=subprocess.PIPE)
+    try:
+        _wait_for_lines(proc, out, 2)
+        os.killpg(proc.pid, signal.SIGINT)
+        stdout, _ = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    done = len(load_run(out).summaries)
+    assert proc.returncode == 130
+    assert f"stopped: {done} of 60 episodes done" in stdout.decode()
+    assert load_run(out).problems == [] and done < 60
+    assert sorted(p.stem for p in (out / EPISODES_DIR).iterdir()) == sorted(index_ids(out))  # none lost
+    resumed = subprocess.run([*command[:2], "run", "--resume", "--out", str(out)], cwd=REPO_ROOT, env=_env())
+    assert resumed.returncode == 0
+    assert sorted(index_ids(out)) == sorted(i for i, _, _ in episode_ids(load_run(out).config))
+
+
+def test_a_worker_ignores_ctrl_c_and_plays_on(tmp_path):
+    """Without the command line's handler (a script calling ``run``), Ctrl-C would end a worker mid-episode."""
+    config = _config().to_json(get_family("blocks"))
+    (tmp_path / EPISODES_DIR).mkdir()
+    plan = episode_ids(config)
+    pool = ProcessEpisodePool(config, Registry(), None, 2, 2, tmp_path, lambda: False)
+    try:
+        assert [f.result(60).episode_id for f in [pool.submit(item) for item in plan[:2]]] == [
+            i for i, _, _ in plan[:2]
+        ]
+        for worker in pool.workers:  # both are up: each played one
+            os.kill(worker.process.pid, signal.SIGINT)
+        later = [pool.submit(item) for item in plan[2:4]]
+        assert [f.result(60).episode_id for f in later] == [i for i, _, _ in plan[2:4]]
+    finally:
+        pool.shutdown()
+    assert all(worker.process.exitcode == 0 for worker in pool.workers)
