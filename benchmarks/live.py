@@ -24,6 +24,8 @@ import json
 import multiprocessing
 import os
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -32,6 +34,7 @@ from typing import Any
 
 from benchmarks import timed
 from simlab.core.plugins import discover
+from simlab.core.processes import start_method
 from simlab.core.recording import INDEX_FILE
 from simlab.runner.batch import RunConfig, default_processes, run
 from simlab.runner.process_pool import ProcessEpisodePool
@@ -191,7 +194,10 @@ def bench_overhead(tasks: list[dict[str, Any]]) -> None:
 
 
 def main() -> None:
-    """Print the live-run figures."""
+    """Print the live-run figures, taken in a process that has not rendered, as ``simlab run`` plays."""
+    if start_method().get_start_method() != "fork":  # ``make bench`` drew rooms before: workers would not fork
+        subprocess.run([sys.executable, "-m", "benchmarks.live"], check=True)
+        return
     os.environ.setdefault(KEY_ENV, "sk-bench-not-a-secret")
     tasks = get_family("blocks").tasks.generate(EPISODES, 0)
     bench_concurrency(tasks)

@@ -16,11 +16,17 @@ A worker that dies (killed, out of memory) fails the episodes it was playing wit
 batch writes every episode that finished, then raises, and ``resume`` plays the rest. Workers exit with the
 calling process however it ends (:func:`simlab.core.processes.exit_with_parent`), and when it closes their
 pipe.
+
+Workers are forked (a few milliseconds: they share what the calling process has imported), except from a
+process that has rendered, whose GL context a fork would share (the app, a rooms build): there a fork server
+is started once, a fresh interpreter that imports SimLab and the model client, and forks each worker. Spawning
+them instead would import those again in every worker of every batch, about a second of CPU each.
 """
 
 from __future__ import annotations
 
 import contextlib
+import multiprocessing
 import os
 import signal
 import threading
@@ -29,6 +35,7 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from multiprocessing import connection
+from multiprocessing.context import ForkContext, ForkServerContext, SpawnContext
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any
@@ -90,11 +97,11 @@ class ProcessEpisodePool:
         self.queue: deque[tuple[Planned, Future[Episode | None]]] = deque()
         self.lock = threading.Lock()  # the queue, each worker's episodes, and sends on the pipes
         self.jobs = 0
-        context = start_method()
+        context = _context()
         self.workers: list[_Worker] = []
         for threads in shares(concurrency, processes):
             here, there = context.Pipe()
-            args = (there, dict(config), _unloaded(registry), timeout, threads, run_dir, os.getpid())
+            args = (there, dict(config), _unloaded(registry), timeout, threads, run_dir)
             process = context.Process(target=_serve, args=args, name="simlab-episodes", daemon=True)
             process.start()
             there.close()  # the worker's end: our reads see EOF once it is gone
@@ -199,6 +206,17 @@ class ProcessEpisodePool:
             )
 
 
+def _context() -> ForkContext | SpawnContext | ForkServerContext:
+    """Fork, unless :func:`simlab.core.processes.start_method` says this process may not: then the fork server
+    (the modules every worker needs imported there once, before it starts)."""
+    context = start_method()
+    if context.get_start_method() == "fork":
+        return context
+    server = multiprocessing.get_context("forkserver")
+    server.set_forkserver_preload([__name__, "simlab.agents.openai_agent"])
+    return server
+
+
 def _unloaded(registry: Registry | None) -> Registry | None:
     """``registry``'s plugins without the factories it has loaded: a spawned worker loads them itself (a
     factory pickles as a reference to a module a plugin's folder holds, which the worker cannot import yet)."""
@@ -218,11 +236,10 @@ def _serve(
     timeout: float | None,
     threads: int,
     run_dir: Path,
-    parent: int,
 ) -> None:
     """A worker's body: play each job sent on ``pipe`` on ``threads`` threads, write its file, send it back;
     stop taking jobs at None (or when the calling process is gone) and exit once those taken are sent."""
-    exit_with_parent(parent)
+    exit_with_parent(os.getppid())  # the calling process, or the fork server, which ends with it
     # Ctrl-C reaches the whole process group: the calling process alone decides (its first lets the episodes
     # in flight finish, here too; its second ends the workers).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -236,6 +253,7 @@ def _serve(
             save_run_episode(run_dir, episode)
             outcome = (job, episode, None)
         except BaseException as exc:  # the calling process raises it, as a thread pool's future holds it
+            exc.add_note(f"(in a worker process)\n{traceback.format_exc()}")  # a traceback is not pickled
             outcome = (job, None, exc)
         with sending:
             try:

@@ -105,13 +105,15 @@ def test_worker_processes_write_the_same_run_folder_byte_for_byte(threads_run, t
     assert sorted(i for _, i in written) == sorted(i for i, _, _ in episode_ids(load_run(out).config))
 
 
-def test_a_process_that_cannot_fork_spawns_its_workers_and_writes_the_same_folder(tmp_path, monkeypatch):
-    """A process that has rendered (the app) spawns: the workers import SimLab and load the plugins themselves."""
+def test_a_process_that_cannot_fork_starts_workers_from_a_fork_server_and_writes_the_same_folder(tmp_path, monkeypatch):
+    """A process that has rendered (the app) may not fork: its workers come from a fork server, their arguments
+    pickled, and load the plugins themselves."""
     config, registry = _config(agents=("builder=failingbuilder:raise:no_such_task",)), failing_registry(tmp_path)
     run(config, tmp_path / "threads", registry=registry, concurrency=4, processes=1)
     monkeypatch.setattr(process_pool, "start_method", lambda: multiprocessing.get_context("spawn"))
-    run(config, tmp_path / "spawned", registry=registry, concurrency=4, processes=2)
-    assert folder_bytes(tmp_path / "spawned") == folder_bytes(tmp_path / "threads")
+    run(config, tmp_path / "served", registry=registry, concurrency=4, processes=2)
+    assert folder_bytes(tmp_path / "served") == folder_bytes(tmp_path / "threads")
+    assert process_pool._context().get_start_method() == "forkserver"
 
 
 def test_a_killed_worker_loses_no_finished_episode_and_resume_plays_the_rest(threads_run, tmp_path, monkeypatch):
