@@ -49,8 +49,10 @@ from simlab.worlds import get_family
 
 Job = tuple[int, Planned]
 """An episode sent to a worker: its number in this pool, and what to play."""
-Outcome = tuple[int, Episode | None, BaseException | None]
-"""What a worker sends back: the job's number, and its episode (file written) or the exception it raised."""
+PLAYED, SAVED, FAILED = "played", "saved", "failed"
+Outcome = tuple[str, int, Episode | BaseException | None]
+"""What a worker sends back, with the job's number: PLAYED (its thread takes the next episode while the file
+is written), then SAVED with the episode (its file written), or FAILED with the exception it raised."""
 
 
 class WorkerDied(RuntimeError):
@@ -65,11 +67,13 @@ def shares(concurrency: int, processes: int) -> list[int]:
 
 
 class _Worker:
-    """The calling process's side of one worker: its process, its pipe and the episodes it is playing."""
+    """The calling process's side of one worker: its process, its pipe, the episodes it holds (played or being
+    written) and those of them it is still playing (each takes one of its ``slots`` threads)."""
 
     def __init__(self, process: BaseProcess, pipe: connection.Connection, slots: int) -> None:
         self.process, self.pipe, self.slots = process, pipe, slots
-        self.playing: dict[int, Future[Episode | None]] = {}
+        self.held: dict[int, Future[Episode | None]] = {}
+        self.playing: set[int] = set()
         self.gone = False  # its pipe has closed: it takes no more episodes
 
 
@@ -129,7 +133,7 @@ class ProcessEpisodePool:
                 worker.process.kill()
         elif wait:
             with self.lock:
-                futures = [f for _, f in self.queue] + [f for w in self.workers for f in w.playing.values()]
+                futures = [f for _, f in self.queue] + [f for w in self.workers for f in w.held.values()]
             for future in futures:
                 future.exception()
         with self.lock:
@@ -158,7 +162,8 @@ class ProcessEpisodePool:
                         future.set_result(None)
                     continue
                 self.jobs += 1
-                worker.playing[self.jobs] = future
+                worker.held[self.jobs] = future
+                worker.playing.add(self.jobs)
                 _send(worker.pipe, (self.jobs, item))
 
     def _fail_queued(self, error: BaseException) -> None:
@@ -176,29 +181,33 @@ class ProcessEpisodePool:
             for ready in connection.wait([w.pipe for w in alive.values()]):
                 worker = alive[id(ready)]
                 try:
-                    job, episode, error = worker.pipe.recv()
+                    kind, job, payload = worker.pipe.recv()
                 except (EOFError, OSError):
                     del alive[id(ready)]
                     self._lost(worker)
                     continue
-                self._settle(worker, job, episode, error)
+                self._settle(worker, kind, job, payload)
             self._pump()
 
-    def _settle(self, worker: _Worker, job: int, episode: Episode | None, error: BaseException | None) -> None:
+    def _settle(self, worker: _Worker, kind: str, job: int, payload: Episode | BaseException | None) -> None:
+        """One message of a worker's: a thread freed, or an episode's end (saved, or failed)."""
         with self.lock:
-            future = worker.playing.pop(job)
-        if error is not None:
-            future.set_exception(error)
+            worker.playing.discard(job)
+            future = None if kind == PLAYED else worker.held.pop(job)
+        if future is None:
             return
-        if episode is not None and self.on_episode is not None:
-            self.on_episode(episode)
-        future.set_result(episode)
+        if isinstance(payload, BaseException):
+            future.set_exception(payload)
+            return
+        if payload is not None and self.on_episode is not None:
+            self.on_episode(payload)
+        future.set_result(payload)
 
     def _lost(self, worker: _Worker) -> None:
         """``worker`` is gone: fail the episodes it was playing (any it finished were sent back before)."""
         worker.process.join()
         with self.lock:
-            lost, worker.playing, worker.gone = worker.playing, {}, True
+            lost, worker.held, worker.playing, worker.gone = worker.held, {}, set(), True
         code = worker.process.exitcode
         for future in lost.values():
             future.set_exception(
@@ -237,8 +246,9 @@ def _serve(
     threads: int,
     run_dir: Path,
 ) -> None:
-    """A worker's body: play each job sent on ``pipe`` on ``threads`` threads, write its file, send it back;
-    stop taking jobs at None (or when the calling process is gone) and exit once those taken are sent."""
+    """A worker's body: play each job sent on ``pipe`` on ``threads`` threads, write its file on as many more
+    (so the thread that played it takes the next at once, as the thread pool's savers do), send it back; stop
+    taking jobs at None (or when the calling process is gone) and exit once those taken are sent."""
     exit_with_parent(os.getppid())  # the calling process, or the fork server, which ends with it
     # Ctrl-C reaches the whole process group: the calling process alone decides (its first lets the episodes
     # in flight finish, here too; its second ends the workers).
@@ -246,22 +256,39 @@ def _serve(
     family = get_family(config["world"])
     sending = threading.Lock()
 
-    def play(job: int, item: Planned) -> None:
-        outcome: Outcome
-        try:
-            episode = play_planned(family, config, item, registry, timeout)
-            save_run_episode(run_dir, episode)
-            outcome = (job, episode, None)
-        except BaseException as exc:  # the calling process raises it, as a thread pool's future holds it
-            exc.add_note(f"(in a worker process)\n{traceback.format_exc()}")  # a traceback is not pickled
-            outcome = (job, None, exc)
+    def send(outcome: Outcome) -> None:
         with sending:
             try:
                 pipe.send(outcome)
             except Exception:  # an exception that cannot be pickled: its text, with the worker's traceback
-                pipe.send((job, None, RuntimeError(traceback.format_exc())))
+                pipe.send((FAILED, outcome[1], RuntimeError(traceback.format_exc())))
 
-    with ThreadPoolExecutor(threads, thread_name_prefix="simlab-episode") as pool:
+    def failed(job: int, exc: BaseException) -> None:
+        """The calling process raises ``exc``, as a thread pool's future would hold it."""
+        exc.add_note(f"(in a worker process)\n{traceback.format_exc()}")  # a traceback is not pickled
+        send((FAILED, job, exc))
+
+    def save(job: int, episode: Episode) -> None:
+        try:
+            save_run_episode(run_dir, episode)
+        except BaseException as exc:
+            failed(job, exc)
+            return
+        send((SAVED, job, episode))
+
+    def play(job: int, item: Planned) -> None:
+        try:
+            episode = play_planned(family, config, item, registry, timeout)
+        except BaseException as exc:
+            failed(job, exc)
+            return
+        send((PLAYED, job, None))
+        savers.submit(save, job, episode)
+
+    with (
+        ThreadPoolExecutor(threads, thread_name_prefix="simlab-save") as savers,
+        ThreadPoolExecutor(threads, thread_name_prefix="simlab-episode") as players,
+    ):
         while True:
             try:
                 job = pipe.recv()
@@ -269,4 +296,4 @@ def _serve(
                 return
             if job is None:
                 break
-            pool.submit(play, *job)
+            players.submit(play, *job)
