@@ -44,6 +44,7 @@ from simlab.core.episode import Episode
 from simlab.core.plugins import Registry
 from simlab.core.processes import exit_with_parent, start_method
 from simlab.core.recording import save_run_episode
+from simlab.core.secrets import scrub_text
 from simlab.runner.planned import Planned, play_planned
 from simlab.worlds import get_family
 
@@ -265,7 +266,7 @@ def _serve(
 
     def failed(job: int, exc: BaseException) -> None:
         """The calling process raises ``exc``, as a thread pool's future would hold it."""
-        exc.add_note(f"(in a worker process)\n{traceback.format_exc()}")  # a traceback is not pickled
+        exc.add_note(scrub_text(f"(in a worker process)\n{traceback.format_exc()}"))  # a traceback is not pickled
         send((FAILED, job, exc))
 
     def save(job: int, episode: Episode) -> None:
