@@ -32,7 +32,8 @@ N = 10
 FAILING_AGENT_MODULE = "simlab_test_failing_agents"
 FAILING_AGENT_SOURCE = '''
 """Test-only agent: the blocks scripted builder, which on the task named by the spec's argument either ends
-its whole process (``exit:TASK``) or raises (``raise:TASK``), unless $SIMLAB_TEST_AGENT_CURED is set."""
+its whole process (``exit:TASK``) or raises (``raise:TASK``; ``*``: on every task), unless
+$SIMLAB_TEST_AGENT_CURED is set."""
 
 import os
 
@@ -44,7 +45,7 @@ class FailingBuilder:
         self.inner, self.how, self.task_id = inner, how, task_id
 
     def reset(self, seed, role, task):
-        if task.get("id") == self.task_id and not os.environ.get("SIMLAB_TEST_AGENT_CURED"):
+        if self.task_id in ("*", task.get("id")) and not os.environ.get("SIMLAB_TEST_AGENT_CURED"):
             if self.how == "exit":
                 os._exit(7)
             raise ValueError(f"builder refused {self.task_id}")
@@ -148,6 +149,18 @@ def test_a_killed_worker_loses_no_finished_episode_and_resume_plays_the_rest(thr
         progress=lambda k, n, e: resumed.append(e.episode_id),
     )
     assert sorted(written + resumed) == sorted(i for i, _, _ in episode_ids(load_run(out).config))
+
+
+def test_when_every_worker_dies_the_run_ends_with_nothing_written_and_resume_plays_it_all(tmp_path, monkeypatch):
+    monkeypatch.delenv("SIMLAB_TEST_AGENT_CURED", raising=False)
+    registry, out = failing_registry(tmp_path / "plugin"), tmp_path / "all-dead"
+    config = _config(agents=("director=oracle", "builder=failingbuilder:exit:*"))
+    with pytest.raises(WorkerDied, match="exit code 7"):
+        run(config, out, registry=registry, concurrency=2, processes=2)
+    assert load_run(out).summaries == [] and list((out / EPISODES_DIR).iterdir()) == []
+    monkeypatch.setenv("SIMLAB_TEST_AGENT_CURED", "1")
+    run(None, out, resume=True, registry=registry, concurrency=2, processes=2)
+    assert len(load_run(out).summaries) == N
 
 
 def test_an_episode_that_raises_in_a_worker_is_raised_here_after_the_others_are_written(tmp_path, monkeypatch):
