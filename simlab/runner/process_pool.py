@@ -17,7 +17,7 @@ batch writes every episode that finished, then raises, and ``resume`` plays the 
 calling process however it ends (:func:`simlab.core.processes.exit_with_parent`), and when it closes their
 pipe.
 
-Workers are forked (a few milliseconds: they share what the calling process has imported), except from a
+Workers are forked (tens of milliseconds: they share what the calling process has imported), except from a
 process that has rendered, whose GL context a fork would share (the app, a rooms build): there a fork server
 is started once, a fresh interpreter that imports SimLab and the model client, and forks each worker. Spawning
 them instead would import those again in every worker of every batch, about a second of CPU each.
@@ -106,7 +106,7 @@ class ProcessEpisodePool:
         self.workers: list[_Worker] = []
         for threads in shares(concurrency, processes):
             here, there = context.Pipe()
-            args = (there, dict(config), _unloaded(registry), timeout, threads, run_dir)
+            args = (there, dict(config), _unloaded(registry), timeout, threads, run_dir, dict(os.environ))
             process = context.Process(target=_serve, args=args, name="simlab-episodes", daemon=True)
             process.start()
             there.close()  # the worker's end: our reads see EOF once it is gone
@@ -246,6 +246,7 @@ def _serve(
     timeout: float | None,
     threads: int,
     run_dir: Path,
+    environment: dict[str, str],
 ) -> None:
     """A worker's body: play each job sent on ``pipe`` on ``threads`` threads, write its file on as many more
     (so the thread that played it takes the next at once, as the thread pool's savers do), send it back; stop
@@ -254,6 +255,10 @@ def _serve(
     # Ctrl-C reaches the whole process group: the calling process alone decides (its first lets the episodes
     # in flight finish, here too; its second ends the workers).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # The calling process's environment as it is now (the API keys' variables): a fork server's children have
+    # the one it was started with, maybe a batch earlier.
+    os.environ.clear()
+    os.environ.update(environment)
     family = get_family(config["world"])
     sending = threading.Lock()
 
@@ -292,7 +297,7 @@ def _serve(
     ):
         while True:
             try:
-                job = pipe.recv()
+                job: Job | None = pipe.recv()
             except (EOFError, OSError):
                 return
             if job is None:

@@ -115,6 +115,14 @@ def test_a_process_that_cannot_fork_starts_workers_from_a_fork_server_and_writes
     run(config, tmp_path / "served", registry=registry, concurrency=4, processes=2)
     assert folder_bytes(tmp_path / "served") == folder_bytes(tmp_path / "threads")
     assert process_pool._context().get_start_method() == "forkserver"
+    # the fork server outlives the batch; the next batch's workers see the environment as it is now
+    monkeypatch.setenv("SIMLAB_TEST_AGENT_CURED", "")
+    config = _config(agents=("builder=failingbuilder:raise:structure_001",))
+    with pytest.raises(ValueError, match="builder refused structure_001"):
+        run(config, tmp_path / "refused", registry=registry, concurrency=4, processes=2)
+    monkeypatch.setenv("SIMLAB_TEST_AGENT_CURED", "1")
+    run(config, tmp_path / "cured", registry=registry, concurrency=4, processes=2)
+    assert len(load_run(tmp_path / "cured").summaries) == N
 
 
 def test_a_killed_worker_loses_no_finished_episode_and_resume_plays_the_rest(threads_run, tmp_path, monkeypatch):
