@@ -2,7 +2,10 @@
 
 * Wall time of 200 blocks episodes (one turn, one director speaking: two model calls each, text only) with
   every call taking 200 ms at the server, at concurrency 64 against concurrency 1. Concurrency 1 plays 10
-  episodes and is scaled to 200 (200 one-at-a-time episodes would take minutes); the line says so.
+  episodes and is scaled to 200 (200 one-at-a-time episodes would take minutes); the line says so. The batch
+  at concurrency 64 runs as ``run`` runs it by default: its threads spread over one worker process per core
+  (``run --processes``); a second line times it in worker processes against all in this one, alternated,
+  medians of :data:`REPEATS`, with what starting the workers costs.
 * SimLab's overhead per model call: the same kind of run with no server latency, (wall time - time inside
   the HTTP calls as the agent records it in ``latency_s``) / calls, against a bare ``openai`` client calling
   the same server in a loop (the client's own cost plus the loopback server's).
@@ -20,6 +23,9 @@ import contextlib
 import json
 import multiprocessing
 import os
+import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -28,8 +34,10 @@ from typing import Any
 
 from benchmarks import timed
 from simlab.core.plugins import discover
+from simlab.core.processes import start_method
 from simlab.core.recording import INDEX_FILE
-from simlab.runner.batch import RunConfig, run
+from simlab.runner.batch import RunConfig, default_processes, run
+from simlab.runner.process_pool import ProcessEpisodePool
 from simlab.testing.openai_server import FakeOpenAIServer, scripted_replies
 from simlab.testing.scripts import BLOCKS_SCRIPT as SCRIPT
 from simlab.worlds import get_family
@@ -38,6 +46,7 @@ KEY_ENV = "SIMLAB_BENCH_KEY"
 MODEL = "fake-model"
 EPISODES, SERIAL_EPISODES, CONCURRENCY = 200, 10, 64
 LATENCY_MS = 200.0
+REPEATS = 3
 
 
 def row(name: str, seconds: float, baseline_name: str, baseline: float, note: str = "") -> None:
@@ -77,9 +86,12 @@ def server_process(latency_ms: float, peak: list[tuple[int, float]] | None = Non
         child.join(10)
 
 
-def play(base_url: str, tasks: list[dict[str, Any]], concurrency: int) -> tuple[float, float, int]:
-    """A blocks run of ``tasks`` against the server (in a temporary folder, removed after): wall seconds,
-    seconds inside HTTP calls (the agents' ``latency_s`` records) and the number of calls."""
+def play(
+    base_url: str, tasks: list[dict[str, Any]], concurrency: int, processes: int | None = None
+) -> tuple[float, float, int]:
+    """A blocks run of ``tasks`` against the server (in a temporary folder, removed after) in ``processes``
+    worker processes (None: ``run``'s default): wall seconds, seconds inside HTTP calls (the agents'
+    ``latency_s`` records) and the number of calls."""
     agent = {"base_url": base_url, "api_key_env": KEY_ENV, "timeout": 30, "text_only": True}
     config = RunConfig(
         "blocks",
@@ -91,7 +103,7 @@ def play(base_url: str, tasks: list[dict[str, Any]], concurrency: int) -> tuple[
     )
     with tempfile.TemporaryDirectory(prefix="simlab-bench-live-") as folder:
         start = time.perf_counter()
-        run(config, folder, registry=discover(), concurrency=concurrency)
+        run(config, folder, registry=discover(), concurrency=concurrency, processes=processes)
         wall = time.perf_counter() - start
         return (wall, *http_seconds(Path(folder)))
 
@@ -113,17 +125,39 @@ def bench_concurrency(tasks: list[dict[str, Any]]) -> None:
     with server_process(LATENCY_MS, peak) as base_url:
         play(base_url, tasks[:2], 2)  # warm-up: imports, the plugin, the first connections
         serial, _, _ = play(base_url, tasks[:SERIAL_EPISODES], 1)
-        parallel, _, calls = play(base_url, tasks, CONCURRENCY)
-    scaled = serial * len(tasks) / SERIAL_EPISODES
+        spread, alone = [], []
+        for _ in range(REPEATS):  # alternated, so a neighbour's load falls on both alike
+            wall, _, calls = play(base_url, tasks, CONCURRENCY)
+            spread.append(wall)
+            alone.append(play(base_url, tasks, CONCURRENCY, processes=1)[0])
+    parallel, scaled, workers = statistics.median(spread), serial * len(tasks) / SERIAL_EPISODES, default_processes(64)
     row(
         f"{len(tasks)} live episodes, concurrency {CONCURRENCY}",
         parallel,
         f"concurrency 1 (x{len(tasks) // SERIAL_EPISODES})",
         scaled,
         f" ({scaled / parallel:.1f}x faster; {calls} calls of {LATENCY_MS:.0f} ms, peak {peak[0][0] if peak else 0} "
-        "in flight; "
+        f"in flight; {workers} worker process(es), median of {REPEATS}; "
         f"concurrency 1 timed on {SERIAL_EPISODES} episodes and scaled to {len(tasks)})",
     )
+    row(
+        f"  the same in {workers} worker process(es)",
+        parallel,
+        "all in this process",
+        statistics.median(alone),
+        f" (starting and ending {workers} idle worker(s): {pool_startup(workers) * 1000:.0f} ms)",
+    )
+
+
+def pool_startup(processes: int) -> float:
+    """Median seconds to start ``processes`` idle episode workers and end them (a fork, the world family)."""
+    config = {"world": "blocks", "seed": 0, "agents": {}, "settings": {}}
+
+    def cycle() -> None:
+        with tempfile.TemporaryDirectory(prefix="simlab-bench-pool-") as folder:
+            ProcessEpisodePool(config, None, None, 2 * processes, processes, Path(folder), lambda: False).shutdown()
+
+    return timed(cycle, 5)
 
 
 def raw_client_call(base_url: str, calls: int) -> float:
@@ -160,7 +194,10 @@ def bench_overhead(tasks: list[dict[str, Any]]) -> None:
 
 
 def main() -> None:
-    """Print the live-run figures."""
+    """Print the live-run figures, taken in a process that has not rendered, as ``simlab run`` plays."""
+    if start_method().get_start_method() != "fork":  # ``make bench`` drew rooms before: workers would not fork
+        subprocess.run([sys.executable, "-m", "benchmarks.live"], check=True)
+        return
     os.environ.setdefault(KEY_ENV, "sk-bench-not-a-secret")
     tasks = get_family("blocks").tasks.generate(EPISODES, 0)
     bench_concurrency(tasks)

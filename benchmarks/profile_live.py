@@ -5,7 +5,7 @@ every call in 200 ms):
 
 * ``--bare``: the server alone, driven by a bare ``openai`` client (one, shared by 64 threads) making the
   same calls two in a row per "episode": what the server and the client give at best, against the ideal
-  (episodes x 2 x latency / concurrency);
+  (rounds of ``concurrency`` episodes x 2 x latency: 1.6 s for 200 at 64);
 * the timeline: wall-clock stamps per episode (started, each call sent and answered, played, file written,
   indexed), summed into phases, so the time beyond the server's latency shows where it goes;
 * ``--profile``: cProfile of every thread of the run on each thread's own CPU clock
@@ -13,7 +13,9 @@ every call in 200 ms):
   CPU work done under the GIL per episode.
 
 Run ``python -m benchmarks.profile_live [--bare] [--profile] [--top N] [--runs N]``. Stamps and profiles
-are taken by wrapping SimLab's functions here, in this process only.
+are taken by wrapping SimLab's functions here, in this process only: the runs here play every episode in this
+process (``processes=1``), not in the worker processes ``run`` spreads them over by default
+(``benchmarks/live.py`` times both).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import cProfile
+import math
 import os
 import pstats
 import statistics
@@ -215,8 +218,14 @@ def main() -> None:
     args = parser.parse_args()
     os.environ.setdefault(KEY_ENV, "sk-bench-not-a-secret")
     tasks = get_family("blocks").tasks.generate(EPISODES, 0)
-    ideal = len(tasks) * 2 * LATENCY_MS / 1000 / CONCURRENCY
-    print(f"ideal {ideal:.3f} s ({len(tasks)} episodes x 2 calls x {LATENCY_MS:.0f} ms / {CONCURRENCY})")
+    # Episodes of two calls in a row all take about as long: they run in rounds of CONCURRENCY (200 at 64: four,
+    # the last of 8), so the work spread evenly (200 x 2 x 200 ms / 64 = 1.25 s) is not reachable.
+    rounds = math.ceil(len(tasks) / CONCURRENCY)
+    ideal = rounds * 2 * LATENCY_MS / 1000
+    print(
+        f"ideal {ideal:.3f} s ({len(tasks)} episodes at {CONCURRENCY} at once: {rounds} rounds x 2 calls x "
+        f"{LATENCY_MS:.0f} ms)"
+    )
     if args.bare:
         bare_server(len(tasks), ideal)
     with server_process(LATENCY_MS) as base_url:
@@ -225,7 +234,7 @@ def main() -> None:
             timeline = Timeline()
             before, origin = os.times(), time.perf_counter()
             with timeline.recording():
-                wall, _, _ = play(base_url, tasks, CONCURRENCY)
+                wall, _, _ = play(base_url, tasks, CONCURRENCY, processes=1)
             after = os.times()
             timeline.report(wall, origin)
             cpu = after.user + after.system - before.user - before.system
@@ -233,7 +242,7 @@ def main() -> None:
         if args.profile:
             profiles = ThreadProfiles()
             with profiles.recording():
-                wall, _, _ = play(base_url, tasks, CONCURRENCY)
+                wall, _, _ = play(base_url, tasks, CONCURRENCY, processes=1)
             print(f"profiled run: {wall:.3f} s")
             profiles.report(args.top, args.sort)
 

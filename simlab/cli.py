@@ -100,6 +100,7 @@ EPISODES = Bound(1, limits.MAX_TASKS, "the most tasks a run plays; a world may m
 REPEATS = Bound(1, limits.MAX_REPEATS, "the papers play a task one to five times")
 TURNS = Bound(1, limits.MAX_TURNS, "the largest turn budget a world takes; the world's own bound applies")
 CONCURRENCY = Bound(1, limits.MAX_CONCURRENCY, "each one in flight is a thread with its own world, agents or request")
+PROCESSES = Bound(1, limits.MAX_PROCESSES, "each imports SimLab and holds its own model clients")
 EPISODE_TIMEOUT = Bound(0, limits.MAX_EPISODE_TIMEOUT_S, "a week; 0 for none", kind=float)
 JUDGE_RUNS = Bound(1, limits.MAX_JUDGE_RUNS, "each run asks about every item again (the papers average 2 or 3)")
 TEMPERATURE = Bound(0, limits.MAX_TEMPERATURE, "the range OpenAI-compatible endpoints take", kind=float)
@@ -213,6 +214,13 @@ def _parser() -> argparse.ArgumentParser:
         type=CONCURRENCY,
         metavar="K",
         help=f"episodes in flight at once ({CONCURRENCY.range()}; default 1; on --resume: as the run was last played)",
+    )
+    run.add_argument(
+        "--processes",
+        type=PROCESSES,
+        metavar="N",
+        help="worker processes sharing the --concurrency episode threads (local executor; "
+        f"{PROCESSES.range()}; default: one per core, each with at least 16 threads: 1 below concurrency 32)",
     )
     run.add_argument(
         "--episode-timeout",
@@ -593,6 +601,7 @@ def _run_options(args: argparse.Namespace) -> RunOptions:
         concurrency=args.concurrency,
         episode_timeout=args.episode_timeout,
         executor=args.executor,
+        processes=args.processes,
     )
 
 

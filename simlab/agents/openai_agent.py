@@ -1228,6 +1228,18 @@ _CLIENTS: dict[tuple[str, str, float], openai.OpenAI] = {}
 _CLIENTS_LOCK = threading.Lock()
 
 
+def _forget_clients() -> None:
+    """In a forked child (a batch's worker process): its own clients from the first call. The parent's hold
+    connections the parent uses too (two processes on one socket mix their requests), and the lock may have
+    been held by a parent thread at the fork."""
+    global _CLIENTS_LOCK
+    _CLIENTS.clear()
+    _CLIENTS_LOCK = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_clients)
+
+
 def shared_client(key: str, base_url: str, timeout: float) -> openai.OpenAI:
     """One client per endpoint, key and timeout, shared by every agent and thread: the client is thread-safe,
     and making one costs 30-40 ms (it loads the certificate bundle), more than a local model call. Its HTTP

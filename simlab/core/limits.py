@@ -27,6 +27,9 @@ integer, which other tools reading ``run.json`` can hold."""
 MAX_CONCURRENCY = 256
 """Episodes or requests in flight at once: each is a thread with its own world, agents and connection."""
 
+MAX_PROCESSES = 64
+"""Worker processes of a batch (``run --processes``): each imports SimLab and holds its own model clients."""
+
 MAX_EPISODE_TIMEOUT_S = 7 * 24 * 3600.0
 """``run --episode-timeout``: a week (0 means no timeout)."""
 

@@ -18,6 +18,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor
+from multiprocessing.context import ForkContext, SpawnContext
 from typing import TypeVar
 
 Job = TypeVar("Job")
@@ -32,7 +33,7 @@ PARENT_POLL_S = 0.5
 def process_pool(workers: int) -> ProcessPoolExecutor:
     """A pool of ``workers`` processes that exit when this process dies, however it dies."""
     return ProcessPoolExecutor(
-        workers, mp_context=_start_method(), initializer=_exit_with_parent, initargs=(os.getpid(),)
+        workers, mp_context=start_method(), initializer=exit_with_parent, initargs=(os.getpid(),)
     )
 
 
@@ -52,13 +53,15 @@ def ordered_map(fn: Callable[[Job], Result], jobs: Iterable[Job], workers: int |
         yield from pool.map(fn, jobs)
 
 
-def _start_method() -> multiprocessing.context.BaseContext:
+def start_method() -> ForkContext | SpawnContext:
     """Fork (fast, and a script needs no ``__main__`` guard) unless this process already rendered: a fork
     would share its VTK/OpenGL context (the app, the tests), so then spawn."""
-    return multiprocessing.get_context("spawn" if "vtkmodules.vtkRenderingCore" in sys.modules else "fork")
+    if "vtkmodules.vtkRenderingCore" in sys.modules:
+        return multiprocessing.get_context("spawn")
+    return multiprocessing.get_context("fork")
 
 
-def _exit_with_parent(parent: int) -> None:
+def exit_with_parent(parent: int) -> None:
     """In a worker: ask Linux to kill this process with its parent (at once, even mid-render), and on any
     system a daemon thread that ends it once ``parent`` is no longer its parent (it died and the worker was
     handed to init; a worker busy in C code sees that when the call returns)."""

@@ -491,7 +491,7 @@ class RunWriter:
     def save(self, episode: Episode) -> None:
         """Write the episode file only (atomic; any thread: each file has its own temporary). It counts as
         done once :meth:`index` has appended its line."""
-        save_episode(self.path / self._relative(episode), episode, within=self.path)
+        save_run_episode(self.path, episode)
 
     def index(self, episode: Episode) -> dict[str, Any]:
         """Append the summary line of an episode whose file :meth:`save` wrote (fsynced, under a lock)."""
@@ -526,6 +526,12 @@ def _refuse_planted_links(run_dir: Path) -> None:
     """WriteRefused naming a link among the files of a run being resumed: a run folder from elsewhere could
     hold one to a file of the user's, which appending or replacing would change."""
     refuse_links(run_dir, (RUN_FILE, INDEX_FILE, EPISODES_DIR))
+
+
+def save_run_episode(run_dir: Path, episode: Episode) -> None:
+    """Write an episode's file into the run folder ``run_dir`` (as :meth:`RunWriter.save`; also from a worker
+    process, which holds no writer: only the process that owns the run's lock writes its index)."""
+    save_episode(run_dir / _relative_episode_path(episode), episode, within=run_dir)
 
 
 def _relative_episode_path(episode: Episode) -> str:

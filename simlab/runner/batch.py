@@ -9,6 +9,11 @@ written by the calling thread as they finish, so index lines may come in any ord
 the same as in a one-at-a-time run. How a run was played (concurrency, episode timeout) is not part of the
 reproducible config: it is kept in ``run.json`` under ``runtime``, for information.
 
+With ``processes`` above 1 the episode threads are spread over that many worker processes (see
+:mod:`simlab.runner.process_pool`): a live batch at high concurrency is bound by one process's interpreter
+lock. The run folder is the same whatever the number of processes; like the concurrency, it is how the run
+was played, not what it is, and being a property of the machine it is not recorded.
+
 ``executor="ray"`` plays the episodes as Ray remote tasks instead (on a local Ray instance, or across the
 cluster named by ``$RAY_ADDRESS``; see :mod:`simlab.runner.ray_executor`); the run folder is still written
 here, by the calling thread, and the episodes are the same.
@@ -34,7 +39,15 @@ from typing import Any, Protocol
 from simlab.agents.resolve import make_agents, refuse_secrets, role_agent_settings, role_specs
 from simlab.core.episode import Episode
 from simlab.core.errors import ConfigError, InfrastructureError
-from simlab.core.limits import MAX_CONCURRENCY, MAX_REPEATS, MAX_RUN_EPISODES, MAX_SEED, MAX_TASKS, shown
+from simlab.core.limits import (
+    MAX_CONCURRENCY,
+    MAX_PROCESSES,
+    MAX_REPEATS,
+    MAX_RUN_EPISODES,
+    MAX_SEED,
+    MAX_TASKS,
+    shown,
+)
 from simlab.core.plugins import AgentSpec, Registry
 from simlab.core.recording import (
     EPISODES_DIR,
@@ -53,7 +66,10 @@ from simlab.worlds import WorldFamily, get_family
 Progress = Callable[[int, int, Episode], None]
 """Called after each episode is written: (episodes written so far, episodes to play, the episode)."""
 EXECUTORS = ("local", "ray")
-"""Where episodes are played: ``local`` threads, or ``ray`` remote tasks."""
+"""Where episodes are played: ``local`` threads (in this process or spread over worker processes), or ``ray``
+remote tasks."""
+THREADS_PER_PROCESS = 16
+"""The fewest episode threads :func:`default_processes` gives a worker process (below it, one process)."""
 
 
 class EpisodePool(Protocol):
@@ -188,6 +204,7 @@ def run(
     episode_timeout: float | None = None,
     stop: threading.Event | None = None,
     executor: str = "local",
+    processes: int | None = None,
 ) -> RunWriter:
     """Play every episode of a run (or, with ``resume``, those not finished yet) into ``out_dir``.
 
@@ -201,9 +218,12 @@ def run(
     (``resume`` plays exactly the episodes not done).
 
     ``executor`` is ``"local"`` (a thread pool) or ``"ray"`` (Ray remote tasks, ``concurrency`` in flight;
-    needs ``pip install 'simlab[cluster]'``). Either can resume a run the other started.
+    needs ``pip install 'simlab[cluster]'``). Either can resume a run the other started. ``processes`` spreads
+    the local executor's threads over that many worker processes (None: :func:`default_processes`).
     """
-    _check_runtime(concurrency, episode_timeout, executor)
+    _check_runtime(concurrency, episode_timeout, executor, processes)
+    if processes is None:
+        processes = default_processes(concurrency) if executor == "local" else 1
     runtime: dict[str, Any] = {"concurrency": concurrency, "episode_timeout": episode_timeout}
     if executor != "local":
         runtime["executor"] = executor
@@ -231,7 +251,7 @@ def run(
                 progress(written, len(todo), episode)
 
     save = writer.save if saved_by_workers else None
-    batch = _Batch(family, writer.config, registry, episode_timeout, stop, executor, save)
+    batch = _Batch(family, writer.config, registry, episode_timeout, stop, executor, save, processes, writer.path)
     try:
         # A new run wrote its runtime with its config (run.json is written once: 100 ms of the interpreter lock
         # for 200 embedded tasks); a resumed one notes this session's while the first episodes play.
@@ -263,15 +283,33 @@ def stored_runtime(out_dir: str | Path) -> dict[str, Any]:
     return dict(runtime)
 
 
-def _check_runtime(concurrency: int, episode_timeout: float | None, executor: str = "local") -> None:
-    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or not 1 <= concurrency <= MAX_CONCURRENCY:
+def default_processes(concurrency: int) -> int:
+    """The worker processes a local batch of ``concurrency`` episodes uses when not told: one per core this
+    process may run on, each with at least :data:`THREADS_PER_PROCESS` episode threads (so a batch of a few
+    episodes at once stays in this process: spreading it would cost more start-up than it saves)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, min(cores, concurrency // THREADS_PER_PROCESS, MAX_PROCESSES))
+
+
+def _check_runtime(
+    concurrency: int, episode_timeout: float | None, executor: str = "local", processes: int | None = None
+) -> None:
+    if not _whole_in(concurrency, MAX_CONCURRENCY):
         raise ConfigError(f"--concurrency {shown(concurrency)}: expected a whole number from 1 to {MAX_CONCURRENCY}")
+    if processes is not None and not _whole_in(processes, MAX_PROCESSES):
+        raise ConfigError(f"--processes {shown(processes)}: expected a whole number from 1 to {MAX_PROCESSES}")
+    if processes is not None and processes > 1 and executor != "local":
+        raise ConfigError(f"--processes {processes}: only the local executor plays in worker processes")
     if episode_timeout is not None and not _positive_seconds(episode_timeout):
         raise ConfigError(f"--episode-timeout {shown(episode_timeout)}: expected a positive number of seconds")
     if executor not in EXECUTORS:
         raise ConfigError(f"--executor {executor!r}: expected one of {', '.join(EXECUTORS)}")
     if executor == "ray":  # fails early, before anything is written, when ray is not installed
         import simlab.runner.ray_executor  # noqa: F401
+
+
+def _whole_in(value: object, most: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= most
 
 
 def _positive_seconds(value: object) -> bool:
@@ -444,9 +482,11 @@ class _Batch:
         stop: threading.Event | None,
         executor: str = "local",
         save: Callable[[Episode], None] | None = None,
+        processes: int = 1,
+        run_dir: Path | None = None,
     ) -> None:
         self.family, self.config, self.registry, self.timeout = family, config, registry, timeout
-        self.executor = executor
+        self.executor, self.processes, self.run_dir = executor, processes, run_dir
         self.save = save  # writes an episode's file beside the pool that played it (the index stays with the caller)
         self.stop = stop if stop is not None else threading.Event()
         self.halt = threading.Event()  # an episode failed, or a model endpoint did: start no more
@@ -458,7 +498,21 @@ class _Batch:
         return self.stop.is_set() or self.halt.is_set()
 
     def pool(self, concurrency: int) -> EpisodePool:
-        """Where the episodes are played: a thread pool, or Ray tasks (imported only when asked for)."""
+        """Where the episodes are played: a thread pool, worker processes, or Ray tasks (imported only when
+        asked for)."""
+        if self.processes > 1 and concurrency > 1 and self.run_dir is not None:
+            from simlab.runner.process_pool import ProcessEpisodePool
+
+            return ProcessEpisodePool(
+                self.config,
+                self.registry,
+                self.timeout,
+                concurrency,
+                self.processes,
+                self.run_dir,
+                self.stopping,
+                on_episode=self.seen,
+            )
         if self.executor == "ray":
             from simlab.runner.ray_executor import RayEpisodePool
 

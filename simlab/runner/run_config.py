@@ -60,6 +60,7 @@ class RunOptions:
     concurrency: int | None = None
     episode_timeout: float | None = None
     executor: str = "local"
+    processes: int | None = None
 
     def describes_a_run(self) -> bool:
         """Whether an option saying what the run is was given (not only how to play it)."""
@@ -89,6 +90,7 @@ class Runtime:
     concurrency: int = 1
     episode_timeout: float | None = None  # seconds; None: no limit
     executor: str = "local"
+    processes: int | None = None  # worker processes; None: as many as suit the machine and the concurrency
 
 
 @dataclass(frozen=True)
@@ -115,6 +117,7 @@ class ResolvedRun:
             episode_timeout=self.runtime.episode_timeout,
             stop=stop,
             executor=self.runtime.executor,
+            processes=self.runtime.processes,
         )
 
 
@@ -190,7 +193,7 @@ def runtime(options: RunOptions) -> Runtime:
     stored = stored_runtime(options.out) if options.resume else {}
     concurrency = options.concurrency if options.concurrency is not None else stored.get("concurrency", 1)
     timeout = options.episode_timeout if options.episode_timeout is not None else stored.get("episode_timeout")
-    return Runtime(concurrency, timeout or None, options.executor)  # a timeout of 0 is none
+    return Runtime(concurrency, timeout or None, options.executor, options.processes)  # a timeout of 0 is none
 
 
 def refuse_changes(options: RunOptions) -> None:

@@ -42,7 +42,9 @@ def faulty_server() -> Iterator[FakeOpenAIServer]:
         yield server
 
 
-def blocks_run(server: FakeOpenAIServer, out: Path, episodes: int, concurrency: int) -> None:
+def blocks_run(
+    server: FakeOpenAIServer, out: Path, episodes: int, concurrency: int, processes: int | None = None
+) -> None:
     """A blocks run (two turns, text only) with every role played by ``openai:fake-model``."""
     settings = {
         "base_url": server.base_url,
@@ -61,7 +63,7 @@ def blocks_run(server: FakeOpenAIServer, out: Path, episodes: int, concurrency: 
         settings={"turns": 2},
         agent_settings={"director": settings, "builder": settings},
     )
-    run(config, out, registry=discover(), concurrency=concurrency)
+    run(config, out, registry=discover(), concurrency=concurrency, processes=processes)
 
 
 def read_run(out: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -114,6 +116,16 @@ def test_a_50_episode_run_survives_30_percent_failures(faulty_server, tmp_path):
     # an empty answer is no transport error: the protocol re-asks
     empty = [r for r in records if r["response"] is not None and r["response"]["content"] == ""]
     assert len(empty) == faulted["empty"] and all(r["parse_error"] for r in empty)
+
+
+def test_worker_processes_send_the_key_to_the_server_and_write_it_nowhere(faulty_server, tmp_path, capfd):
+    blocks_run(faulty_server, tmp_path, episodes=6, concurrency=4, processes=2)
+    assert faulty_server.saw_authorization and set(faulty_server.saw_authorization) == {f"Bearer {KEY}"}
+    files = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert sum(p.parent.name == "episodes" for p in files) == 6
+    assert [p.name for p in files if KEY.encode() in p.read_bytes()] == []
+    out, err = capfd.readouterr()  # the workers' output too (their file descriptors are this process's)
+    assert KEY not in out and KEY not in err
 
 
 def test_the_key_reaches_the_server_and_nothing_else(faulty_server, tmp_path, caplog, capsys):
