@@ -34,9 +34,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from PIL import Image
-from PySide6.QtCore import QSettings, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QSettings, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QFontDatabase, QPainter, QPaintEvent, QPixmap, QPixmapCache, QResizeEvent
 from PySide6.QtWidgets import (
+    QApplication,
     QButtonGroup,
     QFrame,
     QGraphicsOpacityEffect,
@@ -666,7 +667,7 @@ class AgentPanel(QFrame):
 @dataclass(frozen=True)
 class GridLayout:
     """How the grid laid its shown panels out: in how many columns, each panel's pictures' width (None: as wide
-    as the panel) and the height it is kept at."""
+    as the panel) and the height each row is kept at."""
 
     columns: int
     pictures_widths: tuple[int | None, ...]
@@ -914,13 +915,14 @@ class AgentPanels(QWidget):
         if grid_height(heights, self._columns, width) > height:
             self._fit_pictures(panels, width, height)
         cell = column_width(self._columns, width)
-        for panel in panels:  # the grid would squeeze a panel to its share of the viewport: scroll instead
-            panel.setMinimumHeight(panel.heightForWidth(cell))
+        heights = [panel.heightForWidth(cell) for panel in panels]
+        rows = tuple(max(heights[k : k + self._columns]) for k in range(0, len(panels), self._columns))
+        self._set_row_heights(rows)
         key = self._laid_out = self._content_key()
         if len(self._layouts) >= self._cache_size:
             self._layouts.pop(next(iter(self._layouts)))
         widths = tuple(panel.pictures_width for panel in panels)
-        self._layouts[key] = GridLayout(self._columns, widths, tuple(panel.minimumHeight() for panel in panels))
+        self._layouts[key] = GridLayout(self._columns, widths, rows)
 
     def _apply(self, laid: GridLayout) -> None:
         """Lay the shown panels out as ``laid`` says (what :meth:`_reflow` found for the same content)."""
@@ -928,10 +930,36 @@ class AgentPanels(QWidget):
         self._columns = laid.columns
         self._place(panels)
         self._stretch(len(panels))
-        for panel, width, height in zip(panels, laid.pictures_widths, laid.heights, strict=True):
+        for panel, width in zip(panels, laid.pictures_widths, strict=True):
             if width != panel.pictures_width:  # setting it makes the panel's layout compute every height again
                 panel.set_pictures_width(width)
-            panel.setMinimumHeight(height)
+        self._set_row_heights(laid.heights)
+
+    def row_heights(self) -> list[int]:
+        """How tall each row of the grid is kept at least (its tallest panel's height at the column width)."""
+        return [self._grid.rowMinimumHeight(row) for row in range(self._grid.rowCount())]
+
+    def _set_row_heights(self, heights: Sequence[int]) -> None:
+        """Keep each row of the grid at least as tall as ``heights`` says (rows past them at no height), so the
+        grid never squeezes a panel to its share of the viewport: the dock scrolls instead. The rows' minimums
+        are the grid's own: a panel's minimum height, set while it was smaller, resized it at once and laid it
+        out twice, once at that call and again when the grid placed it.
+
+        Changed rows are laid out at once, the panels' area resized to hold them: left to the event loop, each
+        layout up the chain waits for the next pass (Qt handles the events posted while it handles posted
+        events a pass later), so the step's frame showed panels squeezed into the last turn's heights, and a
+        second frame the turn's own."""
+        changed = False
+        for row in range(max(self._grid.rowCount(), len(heights))):
+            height = heights[row] if row < len(heights) else 0
+            if self._grid.rowMinimumHeight(row) != height:
+                self._grid.setRowMinimumHeight(row, height)
+                changed = True
+        if changed:
+            self._grid.activate()
+            # what the scroll area does when its widget asks for another size: the scroll bar's range and the
+            # panels' area's size follow the grid now
+            QApplication.sendEvent(self.scroll_area, QEvent(QEvent.Type.LayoutRequest))
 
     def _stretch(self, panels: int) -> None:
         """Share the width among the columns in use, and leave the room left over below the last row."""

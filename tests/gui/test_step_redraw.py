@@ -133,15 +133,13 @@ def test_the_3d_view_after_steps_back_and_forth_is_the_turn_drawn_afresh(qtbot, 
 
 
 def _grid_state(widget: AgentPanels) -> list[tuple[object, ...]]:
-    """Where each panel sits, how tall it must be and how wide its pictures are drawn."""
+    """Where each panel sits, how tall its row must be and how wide its pictures are drawn."""
     out = []
     for role in widget.roles():
         panel = widget.panel(role)
-        index = widget._grid.indexOf(panel)
+        row, column = widget._grid.getItemPosition(widget._grid.indexOf(panel))[:2]
         views = panel._visible_views()
-        out.append(
-            (role, widget._grid.getItemPosition(index)[:2], panel.minimumHeight(), [v.shown_width() for v in views])
-        )
+        out.append((role, (row, column), widget.row_heights()[row], [v.shown_width() for v in views]))
     return out
 
 
@@ -257,3 +255,18 @@ def test_a_picture_familys_step_lays_out_no_window(qtbot, tmp_path):
         assert win.world.picture.pixmap().cacheKey() != shown
     assert requests.count == 0
     win.close()
+
+
+def test_a_step_lays_the_agent_panels_out_before_its_frame_is_painted(demo_panels, qtbot):
+    """Each panel is at least as tall as its row must be, and the panels' area holds them all, as soon as the
+    step returns: the frame painted next shows the turn's layout, not the last turn's (laid out a pass later)."""
+    widget, playback = demo_panels
+    qtbot.wait(1)
+    for turn in (3, 4, 9, 8, 12, 4, 3, 9, 1, 2):  # heights change with the messages; the last ones remembered
+        playback.seek(turn)  # no event loop pass between the step and these checks
+        rows = widget.row_heights()
+        for role in widget.roles():
+            panel = widget.panel(role)
+            row = widget._grid.getItemPosition(widget._grid.indexOf(panel))[0]
+            assert panel.height() >= rows[row], f"turn {turn}: {role} squeezed into last turn's height"
+            assert panel.geometry().bottom() < widget.scroll_area.widget().height()
