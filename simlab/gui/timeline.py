@@ -372,6 +372,7 @@ class TimelineWidget(QWidget):
         self.scrubber = TimelineScrubber(model, self)
         self.turn_label = QLabel(self)
         self.turn_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self.turn_label.setAutoFillBackground(True)  # its new text each step: the dock is not painted beneath it
         self._layout()
         self._connect()
         self._episode_changed(model.episode)

@@ -312,3 +312,19 @@ def test_a_partly_repainted_scrubber_shows_what_a_whole_repaint_shows(
         QApplication.processEvents()
         assert stepped == _on_screen(scrubber), f"turn {turn}: an old handle or track left behind"
         model.seek(turn)  # back to the state stepped to (repaint changed nothing to step from)
+
+
+def test_a_step_paints_nothing_of_the_timeline_beneath_its_scrubber_and_label(
+    qtbot, timeline: TimelineWidget, model
+) -> None:
+    QApplication.processEvents()
+    beneath = [_PaintRegions(widget) for widget in (timeline.scrubber, timeline.turn_label)]
+    try:
+        for turn in (1, 2, 5, 4):
+            model.seek(turn)
+            QApplication.processEvents()
+        assert [paints.beneath for paints in beneath] == [0, 0]
+        assert all(paints.regions for paints in beneath)  # both were repainted
+    finally:
+        for paints in beneath:
+            paints.remove()
