@@ -29,6 +29,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, QPoint, QRect, QSettings, Qt
 from PySide6.QtGui import QColor, QPainter, QPaintEvent, QRegion
+from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QWidget
 
 from benchmarks.gui import STEP_AGENTS, bench_step, step_run
@@ -227,9 +228,12 @@ def time_areas(app: QApplication, window: MainWindow, frames: int) -> None:
     patch.deleteLater()
 
 
-def time_steps(app: QApplication, window: MainWindow, families: list[str], times: int, runs: Path) -> None:
+def time_steps(
+    app: QApplication, window: MainWindow, families: list[str], times: int, runs: Path, cpu: bool = False
+) -> None:
     """``bench_step`` ``times`` times per family, the families taken in turn, as ``make bench`` runs it (its key
-    presses need the window active)."""
+    presses need the window active); ``cpu``: the same steps and redraws timed in the process's CPU time too
+    (all its threads, software GL's included), which other processes on a loaded machine disturb less."""
     window.activateWindow()
     deadline = time.time() + 5
     while not window.isActiveWindow() and time.time() < deadline:
@@ -237,8 +241,39 @@ def time_steps(app: QApplication, window: MainWindow, families: list[str], times
     for _ in range(times):
         for family in families:
             window.open_path(step_run(runs, family))
-            bench_step(app, window, family)
+            if cpu:
+                cpu_step(app, window, family)
+            else:
+                bench_step(app, window, family)
     window.close()
+
+
+def cpu_step(app: QApplication, window: MainWindow, family: str, steps: int = 100) -> None:
+    """Median wall and CPU ms of a step key until every panel painted, and of the world view's redraw alone
+    after it (``bench_step``'s loop), with their ratios."""
+    window.open_episode_id(window.browser.visible_episode_ids()[0])
+    spent: dict[str, list[tuple[float, float]]] = {"step": [], "base": []}
+    for _ in range(steps):
+        if window.playback.turn >= window.playback.last_turn:
+            window.playback.first()
+            app.processEvents()
+        for what in spent:
+            wall, cpu = time.perf_counter(), time.process_time()
+            if what == "step":
+                QTest.keyClick(window, Qt.Key.Key_Right)
+            else:
+                window.world.redraw()
+                QWidget.update(window.world.stack.currentWidget())
+            app.processEvents()
+            spent[what].append((time.perf_counter() - wall, time.process_time() - cpu))
+    (step_wall, step_cpu), (base_wall, base_cpu) = (
+        (statistics.median(w for w, _ in spent[what]) * 1000, statistics.median(c for _, c in spent[what]) * 1000)
+        for what in ("step", "base")
+    )
+    print(
+        f"{family}: step {step_wall:6.1f} ms (CPU {step_cpu:6.1f}), redraw alone {base_wall:6.1f} ms "
+        f"(CPU {base_cpu:6.1f}): ratio {step_wall / base_wall:5.2f}x, in CPU time {step_cpu / base_cpu:5.2f}x"
+    )
 
 
 def main() -> None:
@@ -251,6 +286,7 @@ def main() -> None:
     parser.add_argument("--paints", action="store_true", help="count what Qt repaints and lays out instead")
     parser.add_argument("--warm", action="store_true", help="step through the episode once before profiling")
     parser.add_argument("--time", type=int, metavar="N", help="run make bench's bench_step N times instead")
+    parser.add_argument("--cpu", action="store_true", help="with --time: wall and CPU time of the bench's loop")
     parser.add_argument("--events", action="store_true", help="time each widget's paints and layouts instead")
     parser.add_argument("--area", type=int, metavar="N", help="time N frames per dirtied area instead")
     args = parser.parse_args()
@@ -267,7 +303,7 @@ def main() -> None:
                 time_areas(app, window, args.area)
             return
         if args.time:
-            time_steps(app, window, args.family or FAMILIES, args.time, args.runs or Path(tmp))
+            time_steps(app, window, args.family or FAMILIES, args.time, args.runs or Path(tmp), args.cpu)
             return
         for family in args.family or FAMILIES:
             window.open_path(step_run(args.runs or Path(tmp), family))
