@@ -915,8 +915,8 @@ class AgentPanels(QWidget):
         if grid_height(heights, self._columns, width) > height:
             self._fit_pictures(panels, width, height)
         cell = column_width(self._columns, width)
-        heights = [panel.heightForWidth(cell) for panel in panels]
-        rows = tuple(max(heights[k : k + self._columns]) for k in range(0, len(panels), self._columns))
+        needed = [panel.heightForWidth(cell) for panel in panels]
+        rows = tuple(max(needed[k : k + self._columns]) for k in range(0, len(panels), self._columns))
         self._set_row_heights(rows)
         key = self._laid_out = self._content_key()
         if len(self._layouts) >= self._cache_size:
