@@ -945,20 +945,18 @@ class AgentPanels(QWidget):
         are the grid's own: a panel's minimum height, set while it was smaller, resized it at once and laid it
         out twice, once at that call and again when the grid placed it.
 
-        Changed rows are laid out at once, the panels' area resized to hold them: left to the event loop, each
-        layout up the chain waits for the next pass (Qt handles the events posted while it handles posted
-        events a pass later), so the step's frame showed panels squeezed into the last turn's heights, and a
-        second frame the turn's own."""
+        When rows change, the panels' area is resized to hold them at once: left to the event loop, each layout
+        up the chain waits for the next pass (Qt handles the events posted while it handles posted events a pass
+        later), so the step's frame showed panels squeezed into the last turn's heights, and a second frame the
+        turn's own."""
         changed = False
         for row in range(max(self._grid.rowCount(), len(heights))):
             height = heights[row] if row < len(heights) else 0
             if self._grid.rowMinimumHeight(row) != height:
                 self._grid.setRowMinimumHeight(row, height)
                 changed = True
-        if changed:
-            self._grid.activate()
-            # what the scroll area does when its widget asks for another size: the scroll bar's range and the
-            # panels' area's size follow the grid now
+        if changed:  # what the scroll area does when its widget asks for another size, now: the panels' area
+            # takes the grid's new size (the grid lays the panels out once, at it, before the frame is painted)
             QApplication.sendEvent(self.scroll_area, QEvent(QEvent.Type.LayoutRequest))
 
     def _stretch(self, panels: int) -> None:

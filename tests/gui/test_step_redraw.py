@@ -257,16 +257,23 @@ def test_a_picture_familys_step_lays_out_no_window(qtbot, tmp_path):
     win.close()
 
 
-def test_a_step_lays_the_agent_panels_out_before_its_frame_is_painted(demo_panels, qtbot):
-    """Each panel is at least as tall as its row must be, and the panels' area holds them all, as soon as the
-    step returns: the frame painted next shows the turn's layout, not the last turn's (laid out a pass later)."""
-    widget, playback = demo_panels
-    qtbot.wait(1)
-    for turn in (3, 4, 9, 8, 12, 4, 3, 9, 1, 2):  # heights change with the messages; the last ones remembered
-        playback.seek(turn)  # no event loop pass between the step and these checks
+def test_a_step_lays_the_agent_panels_out_before_its_frame_is_painted(qtbot, tmp_path):
+    """After the one pass of the event loop that paints a step's frame, each panel is as tall as its row must be
+    and the panels' area holds them all: the frame shows the turn's layout, not the last turn's (the area was
+    resized a pass later, the bottom panel cut off for a frame, when a remembered layout was applied)."""
+    played = tmp_path / "puzzles"
+    run(RunConfig("puzzles", seed=0, episodes=1, agents=["solver=scripted", "expert=oracle"]), played)
+    win = shown_window(qtbot, tmp_path, played)
+    win.resize(1600, 1000)
+    win.open_episode_id(win.browser.visible_episode_ids()[0])
+    widget = win.agents
+    for turn in (1, 2, 1, 2, 0, 2, 1):  # the solver's panel is much taller at turn 2; then laid out as remembered
+        win.playback.seek(turn)
+        QApplication.processEvents()  # one pass: the frame is painted in it
         rows = widget.row_heights()
         for role in widget.roles():
             panel = widget.panel(role)
             row = widget._grid.getItemPosition(widget._grid.indexOf(panel))[0]
             assert panel.height() >= rows[row], f"turn {turn}: {role} squeezed into last turn's height"
-            assert panel.geometry().bottom() < widget.scroll_area.widget().height()
+            assert panel.geometry().bottom() < widget.scroll_area.widget().height(), f"turn {turn}: {role} cut off"
+    win.close()
