@@ -579,6 +579,16 @@ class AgentPanel(QFrame):
         set_collapsed(self.reasoning, not info.reasoning)
         self._set_conversation(info)
 
+    def lay_out_now(self) -> None:
+        """Lay the panel's sections out for what they show now, innermost first, instead of a pass of the event
+        loop per level (Qt handles a layout request posted while it handles posted events a pass later): the
+        step's frame then shows the turn's layout, not pictures cut short and sections where the last turn's
+        message left them."""
+        inner = [self._image_layout, *(section.layout() for section in self.sections)]
+        for layout in (*inner, self._layout):
+            if layout is not None:
+                layout.activate()
+
     def _set_conversation(self, info: RoleTurn) -> None:
         """The exact messages of the role's model calls at the shown turn, or a plain word that there were none."""
         self._calls = info.calls
@@ -858,7 +868,10 @@ class AgentPanels(QWidget):
                 continue  # not even rendered: another role's pictures stay out of the process's caches too
             info = self._index.role_turn(role, turn, as_told=self._only is not None)
             panel.show_turn(info, self._pictures(info))
+            panel.lay_out_now()  # the grid asks their heights next
         self._lay_out()
+        for panel in self._shown_panels():  # again where the grid gave their pictures another width (else at once)
+            panel.lay_out_now()
 
     # ---- the grid -----------------------------------------------------------------------------------------
     def resizeEvent(self, event: QResizeEvent) -> None:

@@ -11,7 +11,8 @@ import itertools
 import numpy as np
 import pytest
 import pyvista as pv
-from PySide6.QtCore import QEvent
+from PySide6.QtCore import QEvent, QPoint
+from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication, QWidget
 
 from simlab.core.recording import load_run
@@ -276,4 +277,35 @@ def test_a_step_lays_the_agent_panels_out_before_its_frame_is_painted(qtbot, tmp
             row = widget._grid.getItemPosition(widget._grid.indexOf(panel))[0]
             assert panel.height() >= rows[row], f"turn {turn}: {role} squeezed into last turn's height"
             assert panel.geometry().bottom() < widget.scroll_area.widget().height(), f"turn {turn}: {role} cut off"
+    win.close()
+
+
+def _on_screen(widget: QWidget) -> np.ndarray:
+    """What the screen shows of ``widget`` now: the frame composed, not a fresh paint (as ``grab`` would be)."""
+    corner = widget.mapTo(widget.window(), QPoint(0, 0))
+    shot = widget.screen().grabWindow(widget.window().winId(), corner.x(), corner.y(), widget.width(), widget.height())
+    image = shot.toImage().convertToFormat(QImage.Format.Format_RGB32)
+    rows = np.frombuffer(image.constBits(), np.uint8).reshape(image.height(), image.bytesPerLine() // 4, 4)
+    return rows[:, : image.width(), :3].copy()
+
+
+def test_the_agents_frame_a_step_paints_is_the_dock_laid_out_and_painted_whole(qtbot, tmp_path):
+    """The frame painted in a step's own pass of the event loop shows the agent panels as they stand once every
+    layout has settled and everything is painted again: no picture cut short, no section where the last turn's
+    message left it, no panel squeezed (each was right only a pass or two later)."""
+    win = shown_window(qtbot, tmp_path, DEMO_RUN)
+    win.resize(1600, 1000)
+    win.open_episode_id(win.browser.visible_episode_ids()[0])
+    for _ in range(3):
+        QApplication.processEvents()
+    dock = win.docks["Agents"]
+    for turn in range(1, 9):
+        win.playback.seek(turn)
+        QApplication.processEvents()  # one pass: the step's frame
+        stepped = _on_screen(dock)
+        for widget in (dock, *dock.findChildren(QWidget)):
+            widget.update()
+        for _ in range(4):
+            QApplication.processEvents()
+        assert np.array_equal(stepped, _on_screen(dock)), f"turn {turn}: the step's frame was not the laid-out dock"
     win.close()
