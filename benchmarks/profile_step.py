@@ -229,11 +229,13 @@ def time_areas(app: QApplication, window: MainWindow, frames: int) -> None:
 
 
 def time_steps(
-    app: QApplication, window: MainWindow, families: list[str], times: int, runs: Path, cpu: bool = False
+    app: QApplication, window: MainWindow, families: list[str], times: int, runs: Path, cpu: int = 0
 ) -> None:
     """``bench_step`` ``times`` times per family, the families taken in turn, as ``make bench`` runs it (its key
     presses need the window active); ``cpu``: the same steps and redraws timed in the process's CPU time too
-    (all its threads, software GL's included), which other processes on a loaded machine disturb less."""
+    (all its threads, software GL's included), which other processes on a loaded machine disturb less, each
+    over ``cpu`` passes of the event loop (more than one: what a pass leaves for the next is counted where it
+    was caused, as the app's event loop runs them all before the person sees the step settled)."""
     window.activateWindow()
     deadline = time.time() + 5
     while not window.isActiveWindow() and time.time() < deadline:
@@ -242,15 +244,15 @@ def time_steps(
         for family in families:
             window.open_path(step_run(runs, family))
             if cpu:
-                cpu_step(app, window, family)
+                cpu_step(app, window, family, cpu)
             else:
                 bench_step(app, window, family)
     window.close()
 
 
-def cpu_step(app: QApplication, window: MainWindow, family: str, steps: int = 100) -> None:
+def cpu_step(app: QApplication, window: MainWindow, family: str, passes: int = 1, steps: int = 100) -> None:
     """Median wall and CPU ms of a step key until every panel painted, and of the world view's redraw alone
-    after it (``bench_step``'s loop), with their ratios."""
+    after it (``bench_step``'s loop), each over ``passes`` passes of the event loop, with their ratios."""
     window.open_episode_id(window.browser.visible_episode_ids()[0])
     spent: dict[str, list[tuple[float, float]]] = {"step": [], "base": []}
     for _ in range(steps):
@@ -264,14 +266,16 @@ def cpu_step(app: QApplication, window: MainWindow, family: str, steps: int = 10
             else:
                 window.world.redraw()
                 QWidget.update(window.world.stack.currentWidget())
-            app.processEvents()
+            for _ in range(passes):
+                app.processEvents()
             spent[what].append((time.perf_counter() - wall, time.process_time() - cpu))
     (step_wall, step_cpu), (base_wall, base_cpu) = (
         (statistics.median(w for w, _ in spent[what]) * 1000, statistics.median(c for _, c in spent[what]) * 1000)
         for what in ("step", "base")
     )
     print(
-        f"{family}: step {step_wall:6.1f} ms (CPU {step_cpu:6.1f}), redraw alone {base_wall:6.1f} ms "
+        f"{family} ({passes} pass{'es' if passes > 1 else ''}): step {step_wall:6.1f} ms (CPU {step_cpu:6.1f}), "
+        f"redraw alone {base_wall:6.1f} ms "
         f"(CPU {base_cpu:6.1f}): ratio {step_wall / base_wall:5.2f}x, in CPU time {step_cpu / base_cpu:5.2f}x"
     )
 
@@ -286,7 +290,9 @@ def main() -> None:
     parser.add_argument("--paints", action="store_true", help="count what Qt repaints and lays out instead")
     parser.add_argument("--warm", action="store_true", help="step through the episode once before profiling")
     parser.add_argument("--time", type=int, metavar="N", help="run make bench's bench_step N times instead")
-    parser.add_argument("--cpu", action="store_true", help="with --time: wall and CPU time of the bench's loop")
+    parser.add_argument(
+        "--cpu", type=int, default=0, metavar="PASSES", help="with --time: wall and CPU time, over PASSES passes"
+    )
     parser.add_argument("--events", action="store_true", help="time each widget's paints and layouts instead")
     parser.add_argument("--area", type=int, metavar="N", help="time N frames per dirtied area instead")
     args = parser.parse_args()
