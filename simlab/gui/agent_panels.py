@@ -34,9 +34,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from PIL import Image
-from PySide6.QtCore import QSettings, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QSettings, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QFontDatabase, QPainter, QPaintEvent, QPixmap, QPixmapCache, QResizeEvent
 from PySide6.QtWidgets import (
+    QApplication,
     QButtonGroup,
     QFrame,
     QGraphicsOpacityEffect,
@@ -578,6 +579,16 @@ class AgentPanel(QFrame):
         set_collapsed(self.reasoning, not info.reasoning)
         self._set_conversation(info)
 
+    def lay_out_now(self) -> None:
+        """Lay the panel's sections out for what they show now, innermost first, instead of a pass of the event
+        loop per level (Qt handles a layout request posted while it handles posted events a pass later): the
+        step's frame then shows the turn's layout, not pictures cut short and sections where the last turn's
+        message left them."""
+        inner = [self._image_layout, *(section.layout() for section in self.sections)]
+        for layout in (*inner, self._layout):
+            if layout is not None:
+                layout.activate()
+
     def _set_conversation(self, info: RoleTurn) -> None:
         """The exact messages of the role's model calls at the shown turn, or a plain word that there were none."""
         self._calls = info.calls
@@ -666,7 +677,7 @@ class AgentPanel(QFrame):
 @dataclass(frozen=True)
 class GridLayout:
     """How the grid laid its shown panels out: in how many columns, each panel's pictures' width (None: as wide
-    as the panel) and the height it is kept at."""
+    as the panel) and the height each row is kept at."""
 
     columns: int
     pictures_widths: tuple[int | None, ...]
@@ -857,7 +868,10 @@ class AgentPanels(QWidget):
                 continue  # not even rendered: another role's pictures stay out of the process's caches too
             info = self._index.role_turn(role, turn, as_told=self._only is not None)
             panel.show_turn(info, self._pictures(info))
+            panel.lay_out_now()  # the grid asks their heights next
         self._lay_out()
+        for panel in self._shown_panels():  # again where the grid gave their pictures another width (else at once)
+            panel.lay_out_now()
 
     # ---- the grid -----------------------------------------------------------------------------------------
     def resizeEvent(self, event: QResizeEvent) -> None:
@@ -914,13 +928,14 @@ class AgentPanels(QWidget):
         if grid_height(heights, self._columns, width) > height:
             self._fit_pictures(panels, width, height)
         cell = column_width(self._columns, width)
-        for panel in panels:  # the grid would squeeze a panel to its share of the viewport: scroll instead
-            panel.setMinimumHeight(panel.heightForWidth(cell))
+        needed = [panel.heightForWidth(cell) for panel in panels]
+        rows = tuple(max(needed[k : k + self._columns]) for k in range(0, len(panels), self._columns))
+        self._set_row_heights(rows)
         key = self._laid_out = self._content_key()
         if len(self._layouts) >= self._cache_size:
             self._layouts.pop(next(iter(self._layouts)))
         widths = tuple(panel.pictures_width for panel in panels)
-        self._layouts[key] = GridLayout(self._columns, widths, tuple(panel.minimumHeight() for panel in panels))
+        self._layouts[key] = GridLayout(self._columns, widths, rows)
 
     def _apply(self, laid: GridLayout) -> None:
         """Lay the shown panels out as ``laid`` says (what :meth:`_reflow` found for the same content)."""
@@ -928,10 +943,34 @@ class AgentPanels(QWidget):
         self._columns = laid.columns
         self._place(panels)
         self._stretch(len(panels))
-        for panel, width, height in zip(panels, laid.pictures_widths, laid.heights, strict=True):
+        for panel, width in zip(panels, laid.pictures_widths, strict=True):
             if width != panel.pictures_width:  # setting it makes the panel's layout compute every height again
                 panel.set_pictures_width(width)
-            panel.setMinimumHeight(height)
+        self._set_row_heights(laid.heights)
+
+    def row_heights(self) -> list[int]:
+        """How tall each row of the grid is kept at least (its tallest panel's height at the column width)."""
+        return [self._grid.rowMinimumHeight(row) for row in range(self._grid.rowCount())]
+
+    def _set_row_heights(self, heights: Sequence[int]) -> None:
+        """Keep each row of the grid at least as tall as ``heights`` says (rows past them at no height), so the
+        grid never squeezes a panel to its share of the viewport: the dock scrolls instead. The rows' minimums
+        are the grid's own: a panel's minimum height, set while it was smaller, resized it at once and laid it
+        out twice, once at that call and again when the grid placed it.
+
+        When rows change, the panels' area is resized to hold them at once: left to the event loop, each layout
+        up the chain waits for the next pass (Qt handles the events posted while it handles posted events a pass
+        later), so the step's frame showed panels squeezed into the last turn's heights, and a second frame the
+        turn's own."""
+        changed = False
+        for row in range(max(self._grid.rowCount(), len(heights))):
+            height = heights[row] if row < len(heights) else 0
+            if self._grid.rowMinimumHeight(row) != height:
+                self._grid.setRowMinimumHeight(row, height)
+                changed = True
+        if changed:  # what the scroll area does when its widget asks for another size, now: the panels' area
+            # takes the grid's new size (the grid lays the panels out once, at it, before the frame is painted)
+            QApplication.sendEvent(self.scroll_area, QEvent(QEvent.Type.LayoutRequest))
 
     def _stretch(self, panels: int) -> None:
         """Share the width among the columns in use, and leave the room left over below the last row."""

@@ -15,7 +15,7 @@ import html
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt
+from PySide6.QtCore import QEvent, QPointF, QRect, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QHelpEvent, QMouseEvent, QPainter, QPaintEvent, QPen, QPolygonF, QWheelEvent
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -117,6 +117,8 @@ class TimelineScrubber(QWidget):
     MARGIN = 10  # room for the handle at both ends
     TRACK_Y = 22  # the track's centre; the marks span 19 px above and below it
     NUMBERS_FROM = 56  # turn numbers are drawn under the marks when the widget is at least this tall
+    HANDLE = 6  # the handle's radius
+    REACH = 20  # what is drawn about a turn reaches this far either side of its slot's centre (its number's box)
 
     def __init__(self, model: PlaybackModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -126,6 +128,9 @@ class TimelineScrubber(QWidget):
         self._as_told = False
         self._dragging = False
         self._wheel = 0
+        self._drawn_turn = model.turn  # where the handle was last asked to be painted
+        # It paints its own background: a step then repaints a strip of it alone, not the dock beneath it too.
+        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
         self.setMinimumHeight(self.NUMBERS_FROM)  # turn numbers always fit under the marks
         self.setMinimumWidth(80)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
@@ -194,10 +199,23 @@ class TimelineScrubber(QWidget):
 
     def _describe(self, episode: Episode | None) -> None:
         self._infos = _turn_infos(episode, self._as_told)
+        self._drawn_turn = self.model.turn
         self.update()
 
-    def _turn_changed(self, _turn: int) -> None:
-        self.update()
+    def _turn_changed(self, turn: int) -> None:
+        """Repaint only the strip between the handle's old and new places: a step changes nothing else of the
+        track (the played part and the handle), and every pixel repainted is uploaded again for the frame."""
+        before, self._drawn_turn = self._drawn_turn, turn
+        if not self._infos:
+            self.update()
+            return
+        self.update(self.turns_strip(before, turn))
+
+    def turns_strip(self, first: int, last: int) -> QRect:
+        """The strip of the widget from ``first``'s slot to ``last``'s (either order), with the handle's reach."""
+        left, right = sorted((self.x_for_turn(first), self.x_for_turn(last)))
+        reach = self.HANDLE + 2  # the handle's pen and antialiased edge
+        return QRectF(left - reach, 0, right - left + 2 * reach, self.height()).toAlignedRect()
 
     # ---- input ---------------------------------------------------------------------------------------
     def mousePressEvent(self, event: QMouseEvent) -> None:
@@ -248,16 +266,22 @@ class TimelineScrubber(QWidget):
     # ---- painting ------------------------------------------------------------------------------------
     def paintEvent(self, event: QPaintEvent) -> None:
         painter = QPainter(self)
+        painter.fillRect(event.rect(), self.palette().window())  # opaque: what the dock would have painted
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         mid = self.TRACK_Y if self.height() >= self.NUMBERS_FROM else self.height() / 2
         self._paint_track(painter, mid)
         if self._infos:
+            turns = self._turns_in(event.rect())
             if self.height() >= self.NUMBERS_FROM:
-                self._paint_numbers(painter)
-            self._paint_marks(painter, mid)
-            self._paint_notes(painter, mid)
+                self._paint_numbers(painter, turns)
+            self._paint_marks(painter, mid, turns)
+            self._paint_notes(painter, mid, turns)
             self._paint_handle(painter, mid)
         painter.end()
+
+    def _turns_in(self, rect: QRect) -> range:
+        """The turns whose marks or number may reach into ``rect`` (a step repaints a strip of a few slots)."""
+        return range(self.turn_at(rect.left() - self.REACH), self.turn_at(rect.right() + self.REACH) + 1)
 
     def _number_step(self) -> int:
         """Label every 1, 2, 5, 10, 20, 50... turns so labels stay about 36 px apart."""
@@ -266,14 +290,14 @@ class TimelineScrubber(QWidget):
                 return step
         return 10000
 
-    def _paint_numbers(self, painter: QPainter) -> None:
+    def _paint_numbers(self, painter: QPainter, turns: range) -> None:
         font = painter.font()
         font.setPointSizeF(max(6.5, font.pointSizeF() * 0.8))
         painter.setFont(font)
         painter.setPen(self.palette().color(self.palette().ColorRole.PlaceholderText))
-        step, last = self._number_step(), self.turn_count() - 1
-        for turn in range(0, last + 1, step):
-            rect = QRectF(self.x_for_turn(turn) - 20, self.height() - 16, 40, 14)
+        step = self._number_step()
+        for turn in (t for t in turns if t % step == 0):
+            rect = QRectF(self.x_for_turn(turn) - self.REACH, self.height() - 16, 2 * self.REACH, 14)
             painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, str(turn))
 
     def _paint_track(self, painter: QPainter, mid: float) -> None:
@@ -287,9 +311,9 @@ class TimelineScrubber(QWidget):
             painter.setBrush(palette.color(palette.ColorRole.Highlight))
             painter.drawRoundedRect(QRectF(left, mid - 2, played - left, 4), 2, 2)
 
-    def _paint_marks(self, painter: QPainter, mid: float) -> None:
+    def _paint_marks(self, painter: QPainter, mid: float, turns: range) -> None:
         width = max(1.0, min(3.0, self._slot_width() * 0.5))
-        for info in self._infos:
+        for info in (self._infos[turn] for turn in turns):
             m, x = info.marks, self.x_for_turn(info.marks.turn)
             if m.speech:
                 _vline(painter, SPEECH_COLOUR, width, x, mid - 13, mid - 5)
@@ -302,11 +326,11 @@ class TimelineScrubber(QWidget):
                 painter.setBrush(QColor(SCORE_COLOURS[m.score_change]))
                 painter.drawEllipse(QPointF(x, mid + 17), 2.5, 2.5)
 
-    def _paint_notes(self, painter: QPainter, mid: float) -> None:
+    def _paint_notes(self, painter: QPainter, mid: float, turns: range) -> None:
         """A diamond on the track per marked turn, between the speech and action ticks: filled when
         bookmarked, hollow when only tagged or noted."""
         painter.setPen(QPen(QColor(NOTE_COLOUR), 2.0))
-        for turn in self.noted_turns():
+        for turn in (t for t in self.noted_turns() if t in turns):
             painter.setBrush(QColor(NOTE_COLOUR) if self._notes[turn].bookmark else QColor("white"))
             x = self.x_for_turn(turn)
             painter.drawPolygon(
@@ -318,7 +342,7 @@ class TimelineScrubber(QWidget):
         highlight = self.palette().color(self.palette().ColorRole.Highlight)
         painter.setPen(QPen(QColor("white"), 1.5))
         painter.setBrush(highlight)
-        painter.drawEllipse(QPointF(x, mid), 6, 6)
+        painter.drawEllipse(QPointF(x, mid), self.HANDLE, self.HANDLE)
 
 
 def _vline(painter: QPainter, colour: str, width: float, x: float, y0: float, y1: float) -> None:
@@ -348,6 +372,7 @@ class TimelineWidget(QWidget):
         self.scrubber = TimelineScrubber(model, self)
         self.turn_label = QLabel(self)
         self.turn_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self.turn_label.setAutoFillBackground(True)  # its new text each step: the dock is not painted beneath it
         self._layout()
         self._connect()
         self._episode_changed(model.episode)

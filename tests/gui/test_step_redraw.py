@@ -11,7 +11,8 @@ import itertools
 import numpy as np
 import pytest
 import pyvista as pv
-from PySide6.QtCore import QEvent
+from PySide6.QtCore import QEvent, QPoint
+from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication, QWidget
 
 from simlab.core.recording import load_run
@@ -133,15 +134,13 @@ def test_the_3d_view_after_steps_back_and_forth_is_the_turn_drawn_afresh(qtbot, 
 
 
 def _grid_state(widget: AgentPanels) -> list[tuple[object, ...]]:
-    """Where each panel sits, how tall it must be and how wide its pictures are drawn."""
+    """Where each panel sits, how tall its row must be and how wide its pictures are drawn."""
     out = []
     for role in widget.roles():
         panel = widget.panel(role)
-        index = widget._grid.indexOf(panel)
+        row, column = widget._grid.getItemPosition(widget._grid.indexOf(panel))[:2]
         views = panel._visible_views()
-        out.append(
-            (role, widget._grid.getItemPosition(index)[:2], panel.minimumHeight(), [v.shown_width() for v in views])
-        )
+        out.append((role, (row, column), widget.row_heights()[row], [v.shown_width() for v in views]))
     return out
 
 
@@ -256,4 +255,57 @@ def test_a_picture_familys_step_lays_out_no_window(qtbot, tmp_path):
         QApplication.processEvents()
         assert win.world.picture.pixmap().cacheKey() != shown
     assert requests.count == 0
+    win.close()
+
+
+def test_a_step_lays_the_agent_panels_out_before_its_frame_is_painted(qtbot, tmp_path):
+    """After the one pass of the event loop that paints a step's frame, each panel is as tall as its row must be
+    and the panels' area holds them all: the frame shows the turn's layout, not the last turn's (the area was
+    resized a pass later, the bottom panel cut off for a frame, when a remembered layout was applied)."""
+    played = tmp_path / "puzzles"
+    run(RunConfig("puzzles", seed=0, episodes=1, agents=["solver=scripted", "expert=oracle"]), played)
+    win = shown_window(qtbot, tmp_path, played)
+    win.resize(1600, 1000)
+    win.open_episode_id(win.browser.visible_episode_ids()[0])
+    widget = win.agents
+    for turn in (1, 2, 1, 2, 0, 2, 1):  # the solver's panel is much taller at turn 2; then laid out as remembered
+        win.playback.seek(turn)
+        QApplication.processEvents()  # one pass: the frame is painted in it
+        rows = widget.row_heights()
+        for role in widget.roles():
+            panel = widget.panel(role)
+            row = widget._grid.getItemPosition(widget._grid.indexOf(panel))[0]
+            assert panel.height() >= rows[row], f"turn {turn}: {role} squeezed into last turn's height"
+            assert panel.geometry().bottom() < widget.scroll_area.widget().height(), f"turn {turn}: {role} cut off"
+    win.close()
+
+
+def _on_screen(widget: QWidget) -> np.ndarray:
+    """What the screen shows of ``widget`` now: the frame composed, not a fresh paint (as ``grab`` would be)."""
+    corner = widget.mapTo(widget.window(), QPoint(0, 0))
+    shot = widget.screen().grabWindow(widget.window().winId(), corner.x(), corner.y(), widget.width(), widget.height())
+    image = shot.toImage().convertToFormat(QImage.Format.Format_RGB32)
+    rows = np.frombuffer(image.constBits(), np.uint8).reshape(image.height(), image.bytesPerLine() // 4, 4)
+    return rows[:, : image.width(), :3].copy()
+
+
+def test_the_agents_frame_a_step_paints_is_the_dock_laid_out_and_painted_whole(qtbot, tmp_path):
+    """The frame painted in a step's own pass of the event loop shows the agent panels as they stand once every
+    layout has settled and everything is painted again: no picture cut short, no section where the last turn's
+    message left it, no panel squeezed (each was right only a pass or two later)."""
+    win = shown_window(qtbot, tmp_path, DEMO_RUN)
+    win.resize(1600, 1000)
+    win.open_episode_id(win.browser.visible_episode_ids()[0])
+    for _ in range(3):
+        QApplication.processEvents()
+    dock = win.docks["Agents"]
+    for turn in range(1, 9):
+        win.playback.seek(turn)
+        QApplication.processEvents()  # one pass: the step's frame
+        stepped = _on_screen(dock)
+        for widget in (dock, *dock.findChildren(QWidget)):
+            widget.update()
+        for _ in range(4):
+            QApplication.processEvents()
+        assert np.array_equal(stepped, _on_screen(dock)), f"turn {turn}: the step's frame was not the laid-out dock"
     win.close()

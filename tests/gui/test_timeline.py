@@ -6,9 +6,9 @@ import itertools
 from collections.abc import Iterator
 
 import pytest
-from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
-from PySide6.QtGui import QWheelEvent
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRect, Qt
+from PySide6.QtGui import QImage, QPaintEvent, QWheelEvent
+from PySide6.QtWidgets import QApplication, QWidget
 
 from simlab.core.episode import Episode
 from simlab.core.playback import error_turns, turn_marks
@@ -245,3 +245,86 @@ def test_rising_and_falling_scores_draw_in_their_own_colours(qtbot, timeline: Ti
         if change:
             assert SCORE_WORDS[change] in scrubber.tooltip_for_turn(turn)
     assert SCORE_COLOURS["gain"] != SCORE_COLOURS["drop"]
+
+
+class _PaintRegions(QObject):
+    """The bounding rectangles of the paint events ``widget`` gets, and how many its parents get beneath it."""
+
+    def __init__(self, widget: QWidget) -> None:
+        super().__init__()
+        self.widget, self.regions, self.beneath = widget, [], 0
+        QApplication.instance().installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint and isinstance(event, QPaintEvent):
+            if watched is self.widget:
+                self.regions.append(event.region().boundingRect())
+            elif isinstance(watched, QWidget) and watched.isAncestorOf(self.widget):
+                under = QRect(self.widget.mapTo(watched, QPoint(0, 0)), self.widget.size())
+                self.beneath += event.region().intersects(under)
+        return False
+
+    def remove(self) -> None:
+        QApplication.instance().removeEventFilter(self)
+
+
+def _on_screen(widget: QWidget) -> QImage:
+    """What the screen shows of ``widget`` now (not a fresh paint, as ``grab`` would be)."""
+    corner = widget.mapTo(widget.window(), QPoint(0, 0))
+    shot = widget.screen().grabWindow(widget.window().winId(), corner.x(), corner.y(), widget.width(), widget.height())
+    return shot.toImage().convertToFormat(QImage.Format.Format_RGB32)
+
+
+def test_a_step_repaints_only_the_scrubbers_strip_between_the_two_turns(
+    qtbot, timeline: TimelineWidget, model, random_episode: Episode
+) -> None:
+    scrubber = timeline.scrubber
+    QApplication.processEvents()
+    paints = _PaintRegions(scrubber)
+    try:
+        for before, after in ((0, 1), (1, 2), (2, 5), (5, 4)):
+            assert model.turn == before
+            paints.regions.clear()
+            model.seek(after)
+            QApplication.processEvents()
+            strip = paints.regions[-1]
+            assert paints.regions and all(region == strip for region in paints.regions)
+            for turn in (before, after):  # both handles' places, whole, and little else
+                handle = round(scrubber.x_for_turn(turn))
+                assert strip.left() <= handle - scrubber.HANDLE and handle + scrubber.HANDLE <= strip.right()
+            slot = scrubber.x_for_turn(1) - scrubber.x_for_turn(0)
+            assert strip.width() <= abs(after - before) * slot + 4 * scrubber.HANDLE
+            assert strip.height() == scrubber.height()
+        assert paints.beneath == 0  # opaque: the dock and the window are not painted beneath it
+    finally:
+        paints.remove()
+
+
+def test_a_partly_repainted_scrubber_shows_what_a_whole_repaint_shows(
+    qtbot, timeline: TimelineWidget, model, random_episode: Episode
+) -> None:
+    scrubber = timeline.scrubber
+    for turn in (1, 2, 5, 3, random_episode.last_turn, 0, 4):
+        model.seek(turn)
+        QApplication.processEvents()
+        stepped = _on_screen(scrubber)
+        scrubber.repaint()
+        QApplication.processEvents()
+        assert stepped == _on_screen(scrubber), f"turn {turn}: an old handle or track left behind"
+        model.seek(turn)  # back to the state stepped to (repaint changed nothing to step from)
+
+
+def test_a_step_paints_nothing_of_the_timeline_beneath_its_scrubber_and_label(
+    qtbot, timeline: TimelineWidget, model
+) -> None:
+    QApplication.processEvents()
+    beneath = [_PaintRegions(widget) for widget in (timeline.scrubber, timeline.turn_label)]
+    try:
+        for turn in (1, 2, 5, 4):
+            model.seek(turn)
+            QApplication.processEvents()
+        assert [paints.beneath for paints in beneath] == [0, 0]
+        assert all(paints.regions for paints in beneath)  # both were repainted
+    finally:
+        for paints in beneath:
+            paints.remove()
