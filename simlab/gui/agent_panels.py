@@ -30,7 +30,8 @@ from __future__ import annotations
 
 import bisect
 import html
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from PIL import Image
@@ -346,6 +347,44 @@ def _shortened(text: str) -> str:
     return text[:MESSAGE_CHARS].rstrip() + " \u2026 (all of it in the Dialogue)"
 
 
+class SettledLabel(QLabel):
+    """A word-wrapped rich-text label that a step paints once. A QLabel lays its rich text out at every width it
+    is measured at (a layout asking its height for a width) and again at its own when it paints, and each time
+    asks for a repaint of itself, though what it shows has not changed: after every step the layouts' measuring
+    (handled after the step's frame) made a second frame of the same pixels, the whole window composed again.
+    Those requests are dropped; a paint of part of the label keeps its own (the rest may need the new layout)."""
+
+    def heightForWidth(self, width: int) -> int:
+        with _no_repaint(self):
+            return super().heightForWidth(width)
+
+    def sizeHint(self) -> QSize:
+        with _no_repaint(self):
+            return super().sizeHint()
+
+    def minimumSizeHint(self) -> QSize:
+        with _no_repaint(self):
+            return super().minimumSizeHint()
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        with _no_repaint(self, event.rect().contains(self.rect())):
+            super().paintEvent(event)
+
+
+@contextmanager
+def _no_repaint(widget: QWidget, drop: bool = True) -> Iterator[None]:
+    """``widget``'s update() calls do nothing inside (when ``drop``). The attribute, unlike setUpdatesEnabled,
+    asks for no repaint when it is set back."""
+    if not drop or widget.testAttribute(Qt.WidgetAttribute.WA_UpdatesDisabled):
+        yield
+        return
+    widget.setAttribute(Qt.WidgetAttribute.WA_UpdatesDisabled, True)
+    try:
+        yield
+    finally:
+        widget.setAttribute(Qt.WidgetAttribute.WA_UpdatesDisabled, False)
+
+
 class Collapsible(QWidget):
     """A header arrow button that shows or hides a plain-text body (collapsed by default)."""
 
@@ -443,13 +482,13 @@ class AgentPanel(QFrame):
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.setObjectName("agentPanel")
         self.setStyleSheet(f"#agentPanel {{ border: 1px solid #d5d9df; border-left: 4px solid {colour}; }}")
-        self.title = QLabel(
+        self.title = SettledLabel(
             f'<span style="color:{colour}; font-size:11pt; font-weight:700">{html.escape(title)}</span>'
         )
         self.title.setWordWrap(True)
         self.status = QLabel(self)
         self.status.setStyleSheet(f"color: {MUTED_COLOUR}; {GAP_ABOVE}")
-        self.message = QLabel(self)
+        self.message = SettledLabel(self)
         self.message.setTextFormat(Qt.TextFormat.RichText)
         self.message.setWordWrap(True)
         self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -635,7 +674,7 @@ class AgentPanel(QFrame):
             return
         pixmaps = shown.pixmaps
         while len(self._image_views) < len(pixmaps):
-            caption, view = QLabel(self.images), ImageView(self.images)
+            caption, view = SettledLabel(self.images), ImageView(self.images)
             view.set_max_width(self._pictures_width)
             caption.setTextFormat(Qt.TextFormat.RichText)
             caption.setWordWrap(True)  # a long caption wraps, never widening a panel

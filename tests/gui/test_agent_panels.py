@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from PySide6.QtCore import QEvent
 from PySide6.QtGui import QTextDocumentFragment
+from PySide6.QtWidgets import QApplication, QLabel
 
 from simlab.core.episode import Episode
 from simlab.core.recording import load_run
@@ -11,6 +13,7 @@ from simlab.gui import agent_panels
 from simlab.gui.agent_panels import ANNOTATED, AS_SENT, MIN_PICTURE_WIDTH, AgentPanels, EpisodeIndex
 from simlab.gui.playback import PlaybackModel
 from simlab.render.episode_pictures import agent_pictures
+from tests.gui.conftest import EventCounter
 from tests.gui.model_run import HOSTILE, record_model_run
 
 
@@ -280,3 +283,26 @@ def test_the_panels_of_the_episode_before_are_gone_at_once_when_another_opens(pa
     grid = widget._grid
     assert all(grid.indexOf(panel) == -1 for panel in old)
     assert all(grid.indexOf(widget.panel(role)) != -1 for role in widget.roles())
+
+
+@pytest.mark.parametrize("settled", [True, False])
+def test_measuring_a_rich_label_asks_no_repaint_but_new_text_does(qtbot, settled):
+    """A layout measuring a word-wrapped rich-text QLabel at other widths makes it ask for a repaint of the same
+    pixels (a second frame after every step); a SettledLabel does not, and still repaints for new text."""
+    label = (agent_panels.SettledLabel if settled else QLabel)("<b>a message</b> long enough to wrap " * 4)
+    label.setWordWrap(True)
+    qtbot.addWidget(label)
+    label.resize(300, 120)
+    label.show()
+    qtbot.waitExposed(label)
+    qtbot.wait(20)
+    paints = EventCounter((QEvent.Type.Paint,), watched=label)
+    for width in (180, 420, 300):
+        label.heightForWidth(width)
+    QApplication.processEvents()
+    measured = paints.count
+    label.setText("<i>another</i> text")
+    QApplication.processEvents()
+    paints.remove()
+    assert (measured == 0) == settled  # a plain QLabel repaints: the test sees what it is about
+    assert paints.count > measured
