@@ -101,6 +101,10 @@ def set_collapsed(widget: QWidget, collapsed: bool) -> None:
     widget takes no room but the layout's spacing around it, so the layouts it sits in have none: each section
     carries its gap above it inside itself (``GAP``), and a collapsed one loses it with its height."""
     widget.setMaximumHeight(0 if collapsed else QWIDGETSIZE_MAX)
+    if isinstance(widget, Collapsible):  # a collapsed section's toggle, out of sight, takes no keyboard focus
+        widget.button.setFocusPolicy(Qt.FocusPolicy.NoFocus if collapsed else Qt.FocusPolicy.TabFocus)
+        if collapsed and widget.button.hasFocus():
+            widget.button.clearFocus()
 
 
 def set_style(widget: QWidget, sheet: str) -> None:

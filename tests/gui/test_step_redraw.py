@@ -309,3 +309,36 @@ def test_the_agents_frame_a_step_paints_is_the_dock_laid_out_and_painted_whole(q
             QApplication.processEvents()
         assert np.array_equal(stepped, _on_screen(dock)), f"turn {turn}: the step's frame was not the laid-out dock"
     win.close()
+
+
+def test_the_keyboard_never_lands_on_a_collapsed_section(demo_panels, qtbot):
+    """Tab walks the panels' focusable widgets: none is inside a collapsed (zero-height) section, and an open
+    section's toggle (one that can be opened: "No model calls" cannot) is still reached."""
+    widget, playback = demo_panels
+    for turn in (0, 4):  # turn 0: no role has observed yet, every section collapsed
+        playback.seek(turn)
+        qtbot.wait(1)
+        widget.activateWindow()
+        qtbot.waitUntil(widget.isActiveWindow)
+        reached: list[QWidget] = []
+        for _ in range(60):
+            widget.focusNextChild()
+            focused = QApplication.focusWidget()
+            if focused is None or focused in reached:
+                break
+            reached.append(focused)
+        collapsed = [w for w in reached if any(a.maximumHeight() == 0 for a in _ancestors(w, widget))]
+        assert collapsed == []
+        toggles = [section.button for role in widget.roles() for section in widget.panel(role).sections]
+        open_toggles = [b for b in toggles if b.parentWidget().maximumHeight() > 0 and b.isEnabled()]
+        assert (turn == 0) == (open_toggles == [])
+        assert set(open_toggles) <= set(reached)
+
+
+def _ancestors(widget: QWidget, top: QWidget) -> list[QWidget]:
+    """``widget`` and its parents up to ``top``."""
+    chain = []
+    while widget is not None and widget is not top:
+        chain.append(widget)
+        widget = widget.parentWidget()
+    return chain
