@@ -505,7 +505,7 @@ class AgentPanel(QFrame):
         self.no_pictures.setStyleSheet(f"color: {MUTED_COLOUR}; font-style: italic")
         self.no_pictures.hide()  # hidden (not collapsed) beside pictures: see _set_no_pictures
         self._image_layout.addWidget(self.no_pictures)
-        self._captions: list[QLabel] = []
+        self._captions: list[SettledLabel] = []
         self._image_views: list[ImageView] = []
         self._pictures: tuple[AgentPicture, ...] = ()
         self._caption_texts: list[str] = []
