@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import os
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 
 import pytest
 
@@ -14,6 +15,7 @@ os.environ.pop("PYVISTA_OFF_SCREEN", None)
 from PySide6.QtCore import QEvent, QObject, QSettings  # after the environment is set for Qt and VTK
 from PySide6.QtWidgets import QApplication, QWidget
 
+from simlab.gui.background import collection_in_gui_thread
 from simlab.gui.main_window import MainWindow
 from tests.said_run import add_said_episode, demo_copy
 
@@ -25,6 +27,22 @@ def _isolated_settings(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
+
+
+@pytest.fixture(autouse=True)
+def _collection_as_in_the_app(request, qapp) -> Iterator[None]:
+    """Cycles are collected as the app collects them (``run_app``): by a timer of the event loop, never by an
+    allocation that happens to run inside a Qt destructor. Automatic collection there once collected a
+    pyqtgraph item in the middle of a deferred QPropertyAnimation's deletion, whose destructor waited for the
+    object mutex its caller held: a clean-clone suite run hung in test_main_window's fork test (py-spy
+    --native). What is left is collected here, between the test's teardown and the next test. A module that
+    tests the collection itself (``KEEPS_ITS_OWN_COLLECTION``) is left alone."""
+    if getattr(request.module, "KEEPS_ITS_OWN_COLLECTION", False):
+        yield
+        return
+    with collection_in_gui_thread():
+        yield
+        gc.collect()  # a safe point: no Qt call on the stack
 
 
 def wait_shown(qtbot, widget, timeout: int = 5000) -> None:

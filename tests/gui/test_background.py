@@ -12,6 +12,8 @@ import pytest
 
 from simlab.gui.background import GuiThreadCollector, collection_in_gui_thread, collector_paused, holds
 
+KEEPS_ITS_OWN_COLLECTION = True  # tests when collection is on and off (see conftest)
+
 
 @pytest.fixture(autouse=True)
 def no_job_running(qtbot):

@@ -17,6 +17,8 @@ from simlab.runner.demo import DEMO_RUN
 from simlab.worlds.blocks.world import ARCHETYPES
 from simlab.worlds.boards.language import read_steps
 
+KEEPS_ITS_OWN_COLLECTION = True  # tests when collection is on and off (see conftest)
+
 WAIT_MS = 20_000
 
 
