@@ -141,10 +141,8 @@ class ProcessEpisodePool:
             for worker in self.workers:
                 if not worker.gone:
                     _send(worker.pipe, None)  # the worker finishes what it plays, then exits
-        if wait:
-            for worker in self.workers:
-                worker.process.join()
-            self.listener.join()
+        if wait:  # the listener joins each worker as its pipe closes: a fork server's child joined by two threads
+            self.listener.join()  # at once read its exit code once and end of file, 255, the second time
 
     def _pump(self) -> None:
         """Send queued episodes to the workers with free threads (resolving them to None once stopping)."""
