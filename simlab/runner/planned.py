@@ -7,7 +7,9 @@ chooses the executor: the dependency runs one way.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Mapping
+from concurrent.futures import Future
 from typing import Any
 
 from simlab.agents.resolve import make_agents
@@ -18,6 +20,46 @@ from simlab.runner.episode import run_episode
 
 Planned = tuple[str, dict[str, Any], int]
 """(episode id, task, repeat), as planned by :func:`simlab.runner.batch.episode_ids`."""
+
+
+class EpisodeQueue:
+    """The episodes a pool was given and has not started yet, each with the future it returned for it. Not
+    locked: the pool holds its own lock around every call. ``stopping()`` true resolves what is left to None."""
+
+    def __init__(self, stopping: Callable[[], bool]) -> None:
+        self.stopping = stopping
+        self._items: deque[tuple[Planned, Future[Episode | None]]] = deque()
+
+    def put(self, item: Planned) -> Future[Episode | None]:
+        """Queue ``item``; its future."""
+        future: Future[Episode | None] = Future()
+        self._items.append((item, future))
+        return future
+
+    def take(self) -> tuple[Planned, Future[Episode | None]] | None:
+        """The next episode to start, its future marked running; those cancelled are skipped, and once
+        ``stopping()`` each is resolved to None instead. None when nothing is left to start."""
+        while self._items:
+            item, future = self._items.popleft()
+            if self.stopping() or not future.set_running_or_notify_cancel():
+                if not future.cancelled():
+                    future.set_result(None)
+                continue
+            return item, future
+        return None
+
+    def drain(self) -> list[Future[Episode | None]]:
+        """Empty the queue; the futures of what it held (for the caller to cancel or fail)."""
+        futures = [future for _, future in self._items]
+        self._items.clear()
+        return futures
+
+    def futures(self) -> list[Future[Episode | None]]:
+        """The futures of what is queued."""
+        return [future for _, future in self._items]
+
+    def __bool__(self) -> bool:
+        return bool(self._items)
 
 
 def agent_specs(config: Mapping[str, Any]) -> dict[str, AgentSpec]:

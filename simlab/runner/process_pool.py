@@ -31,7 +31,6 @@ import os
 import signal
 import threading
 import traceback
-from collections import deque
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from multiprocessing import connection
@@ -45,7 +44,7 @@ from simlab.core.plugins import Registry
 from simlab.core.processes import exit_with_parent, start_method
 from simlab.core.recording import save_run_episode
 from simlab.core.secrets import scrub_text
-from simlab.runner.planned import Planned, play_planned
+from simlab.runner.planned import EpisodeQueue, Planned, play_planned
 from simlab.worlds import get_family
 
 Job = tuple[int, Planned]
@@ -98,8 +97,8 @@ class ProcessEpisodePool:
         stopping: Callable[[], bool],
         on_episode: Callable[[Episode], None] | None = None,
     ) -> None:
-        self.stopping, self.on_episode = stopping, on_episode
-        self.queue: deque[tuple[Planned, Future[Episode | None]]] = deque()
+        self.on_episode = on_episode
+        self.queue = EpisodeQueue(stopping)
         self.lock = threading.Lock()  # the queue, each worker's episodes, and sends on the pipes
         self.jobs = 0
         context = _context()
@@ -116,9 +115,8 @@ class ProcessEpisodePool:
 
     def submit(self, item: Planned) -> Future[Episode | None]:
         """Queue one planned episode; it starts as soon as a worker has a free thread."""
-        future: Future[Episode | None] = Future()
         with self.lock:
-            self.queue.append((item, future))
+            future = self.queue.put(item)
         self._pump()
         return future
 
@@ -127,14 +125,14 @@ class ProcessEpisodePool:
         else wait for the episodes in flight. The workers are ended either way."""
         if cancel_futures:
             with self.lock:
-                queued, self.queue = list(self.queue), deque()
-            for _, future in queued:
+                queued = self.queue.drain()
+            for future in queued:
                 future.cancel()
             for worker in self.workers:
                 worker.process.kill()
         elif wait:
             with self.lock:
-                futures = [f for _, f in self.queue] + [f for w in self.workers for f in w.held.values()]
+                futures = self.queue.futures() + [f for w in self.workers for f in w.held.values()]
             for future in futures:
                 future.exception()
         with self.lock:
@@ -153,13 +151,10 @@ class ProcessEpisodePool:
                     self._fail_queued(WorkerDied("every worker process has ended"))
                     return
                 worker = max(alive, key=lambda w: w.slots - len(w.playing))  # the first of the freest
-                if len(worker.playing) >= worker.slots:
+                taken = self.queue.take() if len(worker.playing) < worker.slots else None
+                if taken is None:
                     return
-                item, future = self.queue.popleft()
-                if self.stopping() or not future.set_running_or_notify_cancel():
-                    if not future.cancelled():
-                        future.set_result(None)
-                    continue
+                item, future = taken
                 self.jobs += 1
                 worker.held[self.jobs] = future
                 worker.playing.add(self.jobs)
@@ -167,8 +162,7 @@ class ProcessEpisodePool:
 
     def _fail_queued(self, error: BaseException) -> None:
         """Every queued episode's future fails with ``error`` (the lock held)."""
-        queued, self.queue = list(self.queue), deque()
-        for _, future in queued:
+        for future in self.queue.drain():
             if future.set_running_or_notify_cancel():
                 future.set_exception(error)
 

@@ -21,7 +21,6 @@ import dataclasses
 import functools
 import os
 import threading
-from collections import deque
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from typing import Any
@@ -29,7 +28,7 @@ from typing import Any
 from simlab.core.episode import Episode
 from simlab.core.errors import ConfigError
 from simlab.core.plugins import Plugin, Registry
-from simlab.runner.planned import Planned, play_planned
+from simlab.runner.planned import EpisodeQueue, Planned, play_planned
 from simlab.worlds import get_family
 
 try:
@@ -102,8 +101,8 @@ class RayEpisodePool:
     ) -> None:
         self.config: Mapping[str, Any] = {key: config[key] for key in WORKER_KEYS if key in config}
         self.plugins, self.timeout = plugin_manifests(registry), timeout
-        self.concurrency, self.stopping, self.on_episode = concurrency, stopping, on_episode
-        self.queue: deque[tuple[Planned, Future[Episode | None]]] = deque()
+        self.concurrency, self.on_episode = concurrency, on_episode
+        self.queue = EpisodeQueue(stopping)
         self.running: dict[Any, Future[Episode | None]] = {}  # ObjectRef -> its episode's future
         self.lock = threading.Lock()
         self.owns_ray = start_ray(concurrency)
@@ -111,9 +110,8 @@ class RayEpisodePool:
 
     def submit(self, item: Planned) -> Future[Episode | None]:
         """Queue one planned episode; it starts as soon as fewer than ``concurrency`` tasks are running."""
-        future: Future[Episode | None] = Future()
         with self.lock:
-            self.queue.append((item, future))
+            future = self.queue.put(item)
         self._pump()
         return future
 
@@ -123,7 +121,7 @@ class RayEpisodePool:
             self._cancel_all()
         if wait:
             with self.lock:
-                futures = [f for _, f in self.queue] + list(self.running.values())
+                futures = self.queue.futures() + list(self.running.values())
             for future in futures:
                 future.exception()
         if self.owns_ray:
@@ -133,13 +131,10 @@ class RayEpisodePool:
         """Start queued episodes while there is room (resolving them to None once stopping)."""
         while True:
             with self.lock:
-                if not self.queue or len(self.running) >= self.concurrency:
+                taken = self.queue.take() if len(self.running) < self.concurrency else None
+                if taken is None:
                     return
-                item, future = self.queue.popleft()
-                if self.stopping() or not future.set_running_or_notify_cancel():
-                    if not future.cancelled():
-                        future.set_result(None)
-                    continue
+                item, future = taken
                 ref = _play_remote.remote(self.config_ref, item, self.timeout, self.plugins)
                 self.running[ref] = future
             ref.future().add_done_callback(functools.partial(self._finished, ref))
@@ -156,9 +151,9 @@ class RayEpisodePool:
 
     def _cancel_all(self) -> None:
         with self.lock:
-            queued, self.queue = list(self.queue), deque()
+            queued = self.queue.drain()
             refs = list(self.running)
-        for _, future in queued:
+        for future in queued:
             future.cancel()
         for ref in refs:
             ray.cancel(ref, force=True)

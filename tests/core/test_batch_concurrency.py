@@ -54,12 +54,17 @@ def make(role, arg, settings):
 '''
 
 
+def agent_plugin_registry(folder: Path, plugin: str, agent: str, module: str, source: str) -> Registry:
+    """A registry whose only plugin, ``plugin``, provides ``agent``: ``make`` of ``module``, written into
+    ``folder`` from ``source``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{module}.py").write_text(textwrap.dedent(source), encoding="utf-8")
+    return Registry(plugins={plugin: Plugin(plugin, agents={agent: f"{module}:make"}, path=str(folder))})
+
+
 def slow_registry(folder: Path) -> Registry:
     """A registry whose only plugin provides ``slowbuilder`` (module written into ``folder``)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / f"{SLOW_AGENT_MODULE}.py").write_text(textwrap.dedent(SLOW_AGENT_SOURCE), encoding="utf-8")
-    plugin = Plugin("slowtest", agents={"slowbuilder": f"{SLOW_AGENT_MODULE}:make"}, path=str(folder))
-    return Registry(plugins={"slowtest": plugin})
+    return agent_plugin_registry(folder, "slowtest", "slowbuilder", SLOW_AGENT_MODULE, SLOW_AGENT_SOURCE)
 
 
 def _config(**kw: object) -> RunConfig:

@@ -8,7 +8,6 @@ import os
 import signal
 import subprocess
 import sys
-import textwrap
 import threading
 from pathlib import Path
 
@@ -17,13 +16,13 @@ import pytest
 from simlab.cli import main
 from simlab.core.episode import Episode
 from simlab.core.errors import ConfigError
-from simlab.core.plugins import Plugin, Registry
+from simlab.core.plugins import Registry
 from simlab.core.recording import EPISODES_DIR, INDEX_FILE, RUN_FILE, load_run
 from simlab.runner import process_pool
 from simlab.runner.batch import RunConfig, default_processes, episode_ids, run
 from simlab.runner.process_pool import ProcessEpisodePool, WorkerDied, shares
 from simlab.worlds import get_family
-from tests.core.test_batch_concurrency import index_ids
+from tests.core.test_batch_concurrency import agent_plugin_registry, index_ids
 from tests.core.test_resume_kill import REPO_ROOT, _env, _wait_for_lines
 
 AGENTS = ("director=oracle", "builder=scripted:0.3")  # a builder that mishears: episodes differ from each other
@@ -63,10 +62,7 @@ def make(role, arg, settings):
 
 def failing_registry(folder: Path) -> Registry:
     """A registry whose only plugin provides ``failingbuilder`` (module written into ``folder``)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / f"{FAILING_AGENT_MODULE}.py").write_text(textwrap.dedent(FAILING_AGENT_SOURCE), encoding="utf-8")
-    plugin = Plugin("failtest", agents={"failingbuilder": f"{FAILING_AGENT_MODULE}:make"}, path=str(folder))
-    return Registry(plugins={"failtest": plugin})
+    return agent_plugin_registry(folder, "failtest", "failingbuilder", FAILING_AGENT_MODULE, FAILING_AGENT_SOURCE)
 
 
 def _config(**kw: object) -> RunConfig:
