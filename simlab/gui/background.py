@@ -7,9 +7,12 @@ holding the GIL, waits for that lock inside a Qt call. Both wait for ever (seen:
 while an episode opened). Two guards, which share one count of holds on the automatic collector:
 
 - :class:`GuiThreadCollector` (the app's and the editor's, :func:`collection_in_gui_thread` around their event
-  loop): automatic collection is off, and the GUI thread collects on a timer, as pyqtgraph's
-  ``GarbageCollector`` does. No thread collects but the GUI's, however long a job or a live session waiting
-  for a person lasts.
+  loop, and each main or editor window's while it is shown, :func:`collect_while_shown`, for a script that
+  drives a window with an event loop of its own): automatic collection is off, and the GUI thread collects on
+  a timer, as pyqtgraph's ``GarbageCollector`` does. No thread collects but the GUI's, however long a job or a
+  live session waiting for a person lasts, and no collection starts inside a Qt destructor (seen: a deferred
+  animation's deletion looked a Python override up, the allocation collected a pyqtgraph item, whose
+  destructor waited for the object mutex its caller held).
 - :func:`collector_paused` (every background job): the collector is off while the job runs, for code that
   runs without the app's collector (tests, an embedding application); reference counting still frees all the
   rest at once. When the last job ends in a worker thread, the GUI thread switches collection back on: switched
@@ -23,8 +26,9 @@ import gc
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import partial
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QTimer, Signal
 
 _lock = threading.Lock()
 _holds = 0  # collector_paused jobs running now, plus the GUI-thread collector while it runs
@@ -103,18 +107,23 @@ class GuiThreadCollector(QObject):
         self._timer = QTimer(self)
         self._timer.setInterval(interval_ms)
         self._timer.timeout.connect(self.collect_due)
+        # Whether it holds, in a list the release at its deletion shares: a collector deleted while it holds (its
+        # window deleted without being closed) hands collection back; by then this object cannot be read.
+        self._holding = [False]
+        self.destroyed.connect(partial(_release_held, self._holding))
 
     def start(self) -> None:
         """Take over collection (once; a second start does nothing)."""
-        if not self._timer.isActive():
+        if not self._holding[0]:
+            self._holding[0] = True
             _hold()
             self._timer.start()
 
     def stop(self) -> None:
         """Hand collection back (as it was when started, once no background job holds it)."""
-        if self._timer.isActive():
+        if self._holding[0]:
             self._timer.stop()
-            _release()
+            _release_held(self._holding)
 
     def collect_due(self) -> int:
         """Collect the oldest generation whose count is past its threshold (with the younger ones, as
@@ -122,6 +131,37 @@ class GuiThreadCollector(QObject):
         counts = zip(gc.get_count(), gc.get_threshold(), strict=True)
         due = [generation for generation, (count, limit) in enumerate(counts) if count > limit]
         return gc.collect(due[-1]) if due else 0
+
+
+def _release_held(holding: list[bool], *_args: object) -> None:
+    if holding[0]:
+        holding[0] = False
+        _release()
+
+
+class _WhileShown(QObject):
+    """Starts its collector when the window it watches is shown and stops it when the window is hidden by the
+    program (closed; a hide the window system sends, as a minimized window gets, leaves it running)."""
+
+    def __init__(self, window: QObject, collector: GuiThreadCollector) -> None:
+        super().__init__(window)
+        self.collector = collector
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Show:
+            self.collector.start()
+        elif event.type() == QEvent.Type.Hide and not event.spontaneous():
+            self.collector.stop()
+        return False
+
+
+def collect_while_shown(window: QObject) -> GuiThreadCollector:
+    """Hold automatic collection off from when ``window`` is shown until it is closed or hidden (or deleted), a
+    :class:`GuiThreadCollector` collecting on its timer instead: a window driven by an event loop that is not
+    the app's (a script's, a notebook's, a test's) is as safe as in the app."""
+    collector = GuiThreadCollector(parent=window)
+    window.installEventFilter(_WhileShown(window, collector))
+    return collector
 
 
 @contextmanager

@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
 
 from simlab.core.editing import Edit, EditorDocument, Proposal, write_json
 from simlab.core.errors import SimlabError
-from simlab.gui.background import collection_in_gui_thread
+from simlab.gui.background import collect_while_shown, collection_in_gui_thread
 from simlab.gui.editor_panels import EntityList, PalettePanel, PicturesPanel, PropertiesPanel, ProposalDialog
 from simlab.gui.qt_app import application
 from simlab.gui.scene_canvas import CLICK_SLOP_PX, SceneCanvas
@@ -95,6 +95,7 @@ class EditorWindow(QMainWindow):
         self._drag: _Drag | None = None
         self._dragging = False
         self._gestures = 0
+        collect_while_shown(self)  # see gui/background.py: for a script that shows it without run_editor
         self._autosave = QTimer(self, singleShot=True, interval=AUTOSAVE_MS)
         self._autosave.timeout.connect(self.autosave)
         self._rest = QTimer(self, singleShot=True, interval=DRAFT_REST_MS)

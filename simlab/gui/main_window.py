@@ -37,6 +37,7 @@ from simlab.core.exports import export_file
 from simlab.core.reading import resolved
 from simlab.core.recording import Run, load_episode, load_run_table
 from simlab.gui.agent_panels import AgentPanels
+from simlab.gui.background import collect_while_shown
 from simlab.gui.browser import EpisodeBrowser, EpisodeKey
 from simlab.gui.compare_view import CompareView
 from simlab.gui.dialogue import DialoguePane
@@ -114,6 +115,7 @@ class MainWindow(QMainWindow):
         self.remembers_layout = True  # closing saves the geometry and docks for the next start
         self.forks_fit = True  # whether this window and its forks last fitted side by side
         self._own_layout: tuple[QByteArray, QByteArray] | None = None  # geometry and docks before forks tiled it
+        collect_while_shown(self)  # see gui/background.py: for a script that shows it without run_app
         self._size_when_shown = False  # the default layout is sized again once the window is shown
         self.last_error = ""
         self.players: frozenset[str] | None = None  # roles people are playing live (see set_players)

@@ -9,8 +9,12 @@ import threading
 import weakref
 
 import pytest
+import shiboken6
+from PySide6.QtCore import QSettings
 
 from simlab.gui.background import GuiThreadCollector, collection_in_gui_thread, collector_paused, holds
+from simlab.gui.main_window import MainWindow
+from tests.gui.conftest import wait_shown
 
 KEEPS_ITS_OWN_COLLECTION = True  # tests when collection is on and off (see conftest)
 
@@ -90,3 +94,36 @@ def test_the_app_s_collection_ends_with_its_block_and_a_job_still_running_keeps_
             pass
         assert not gc.isenabled()  # the job's hold stays
     assert gc.isenabled()
+
+
+def test_a_window_shown_without_the_app_s_loop_holds_collection_until_it_is_closed(qtbot, tmp_path):
+    """A script that shows a main window and runs an event loop of its own (not ``run_app``) is as safe as the
+    app: no automatic collection while the window is shown (one could start inside a Qt destructor)."""
+    window = MainWindow(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    assert gc.isenabled()  # made, not shown: nothing held yet
+    window.show()
+    wait_shown(qtbot, window)
+    assert not gc.isenabled() and holds() == 1
+    window.hide()
+    window.show()
+    assert holds() == 1  # shown again: one hold, not two
+    window.close()
+    assert gc.isenabled() and holds() == 0
+
+
+def test_a_window_deleted_while_shown_hands_collection_back(qtbot, tmp_path):
+    window = MainWindow(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    window.show()
+    wait_shown(qtbot, window)
+    qtbot.wait(100)  # what the window posted at its show (sizing the docks) has run
+    assert not gc.isenabled()
+    shiboken6.delete(window)  # never closed: its collector goes with it
+    assert gc.isenabled() and holds() == 0
+
+
+def test_a_collector_deleted_while_it_holds_releases_its_hold(qapp):
+    collector = GuiThreadCollector()
+    collector.start()
+    assert holds() == 1
+    shiboken6.delete(collector)
+    assert holds() == 0 and gc.isenabled()

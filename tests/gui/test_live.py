@@ -110,14 +110,15 @@ def test_a_person_answers_a_rooms_question(window, qtbot):
 
 
 def test_pause_step_and_resume_with_scripted_agents(window, qtbot):
-    qtbot.waitUntil(lambda: background.holds() == 0, timeout=WAIT_MS)  # a job another test left running ended
+    qtbot.waitUntil(lambda: background.holds() == 1, timeout=WAIT_MS)  # the window's; a job another test left ended
     session = make_session("blocks", 0, settings={"turns": 3})
     session.pause()
     window.start_live(session)
     qtbot.waitUntil(lambda: len(session.episode.events) > 0, timeout=WAIT_MS)  # reset's events, then hold
     qtbot.wait(150)
     assert session.steps == 0 and session.state == "paused"
-    assert not gc.isenabled()  # the episode's thread must not collect the GUI's objects (gui/background.py)
+    # the episode's thread must not collect the GUI's objects (gui/background.py): it holds collection off too
+    assert not gc.isenabled() and background.holds() == 2
     for expected in (1, 2):
         session.step_once()
         qtbot.waitUntil(lambda e=expected: session.steps == e, timeout=WAIT_MS)
@@ -131,7 +132,9 @@ def test_pause_step_and_resume_with_scripted_agents(window, qtbot):
     assert window.playback.turn == 0 and window.playback.last_turn == 3
     assert session.episode.summary["turns"] == 3 and session.steps > 2
     assert_off_gui_thread(session)
-    qtbot.waitUntil(gc.isenabled, timeout=WAIT_MS)  # on again once the thread is done
+    qtbot.waitUntil(lambda: background.holds() == 1, timeout=WAIT_MS)  # the thread's hold ended with it
+    window.close()
+    assert gc.isenabled()  # and the window's with it
 
 
 def test_following_the_live_end_reaches_the_last_turn(window, qtbot):
