@@ -1,0 +1,191 @@
+"""A 3D view rendered off screen by VTK and painted by a plain QWidget.
+
+A QOpenGLWidget anywhere in a window makes Qt compose the whole window through OpenGL at every frame, whatever
+part of it is repainted (17-20 ms a frame under Xvfb's software GL, 1.5 ms without one). So the scene is rendered
+into an off-screen VTK render window, read back once per render and painted as an image: :class:`OffscreenPlotter`
+is a pyvista plotter (its actor and camera API unchanged) whose :attr:`~OffscreenPlotter.interactor` is a
+:class:`PaintedView`. The view renders only in its paint event, and only when the scene or the camera changed
+since the frame it holds; Qt's mouse and wheel events go to a VTK interactor without an event loop of its own
+(:class:`vtkGenericRenderWindowInteractor`), whose render requests become repaints. Key events never reach VTK,
+so its one-letter keys (``w`` wireframe, ``3`` stereo, ``e``/``q`` close...) do nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyvista as pv
+import vtk
+from PySide6.QtCore import QPoint, QRectF, QSize, Qt
+from PySide6.QtGui import QCursor, QEnterEvent, QImage, QMouseEvent, QPainter, QPaintEvent, QResizeEvent, QWheelEvent
+from PySide6.QtWidgets import QSizePolicy, QWidget
+from pyvista.plotting.render_window_interactor import RenderWindowInteractor
+from vtkmodules.util.numpy_support import vtk_to_numpy
+
+WHEEL_STEP = 120  # Qt's angle delta of one wheel notch: VTK zooms by one step a notch
+
+
+class PaintedView(QWidget):
+    """The widget showing an :class:`OffscreenPlotter`'s frames. ``scale`` n renders 1/n of its device pixels,
+    the frame stretched (a draft); ``dpi`` is the render window's DPI at that scale (VTK sizes texts by it)."""
+
+    def __init__(self, parent: QWidget | None, plotter: OffscreenPlotter) -> None:
+        super().__init__(parent)
+        self._plotter = plotter
+        self.setMouseTracking(True)  # moves without a button too: the hover tooltips
+        self.setFocusPolicy(Qt.FocusPolicy.WheelFocus)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self.scale: float = 1
+        self.text_scale: float = 1
+        self._frame: QImage | None = None
+        self._rows = np.zeros((0, 0, 4), dtype=np.uint8)
+        self._pixels = vtk.vtkUnsignedCharArray()
+        self._stale = True
+        self._camera_time = -1  # the camera's modification time when the frame was rendered
+        self._buttons: Qt.MouseButton = Qt.MouseButton.NoButton
+        self._wheel = 0
+
+    def sizeHint(self) -> QSize:
+        return QSize(400, 400)
+
+    def request(self) -> None:
+        """The scene changed: render it at the next paint, and ask Qt for one."""
+        self._stale = True
+        self.update()
+
+    def fit(self) -> None:
+        """Size the render window to the widget's device pixels at :attr:`scale`, its DPI to match."""
+        window = self._plotter.render_window
+        if window is None or self._plotter.iren is None:
+            return
+        ratio = self.devicePixelRatioF()
+        width = max(1, round(self.width() * ratio / self.scale))
+        height = max(1, round(self.height() * ratio / self.scale))
+        self._plotter.iren.interactor.UpdateSize(width, height)  # the interactor's size and the window's
+        window.SetDPI(round(72 * ratio / self.text_scale))
+        self.request()
+
+    def display_point(self, position: QPoint) -> tuple[int, int]:
+        """A widget position as the render window's pixels (origin bottom left; a draft's fewer)."""
+        ratio = self.devicePixelRatioF() / self.scale
+        return round(position.x() * ratio), round((self.height() - 1 - position.y()) * ratio)
+
+    # ---- painting ------------------------------------------------------------------------------------------
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        window = self._plotter.render_window
+        if window is None:  # closed
+            painter.fillRect(self.rect(), Qt.GlobalColor.white)
+            return
+        if self._stale or self._frame is None or self._camera() != self._camera_time:
+            self._frame = self._render(window)
+        painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, self.scale != 1)  # a draft is stretched
+        painter.drawImage(QRectF(self.rect()), self._frame)
+
+    def _camera(self) -> int:
+        return int(self._plotter.renderer.GetActiveCamera().GetMTime())
+
+    def _render(self, window: Any) -> QImage:
+        """Render the scene once and read the frame back: the front buffer, where VTK resolved its multisampling
+        (rendering again, as pyvista's ``screenshot`` does, would double the cost)."""
+        window.Render()
+        self._stale, self._camera_time = False, self._camera()  # a render resets the clipping range: after it
+        width, height = window.GetSize()
+        window.GetRGBACharPixelData(0, 0, width - 1, height - 1, 1, self._pixels)
+        rows = np.ascontiguousarray(vtk_to_numpy(self._pixels).reshape(height, width, 4)[::-1])  # VTK: bottom up
+        rows[:, :, 3] = 255  # VTK's background is transparent: a grab of the window would be too
+        self._rows = rows  # the image's pixels, kept as long as it is
+        return QImage(rows.data, width, height, 4 * width, QImage.Format.Format_RGBX8888)
+
+    # ---- mouse and wheel to VTK ----------------------------------------------------------------------------
+    def _inform(self, event: QMouseEvent | QWheelEvent | QEnterEvent | None = None) -> Any:
+        """The VTK interactor, told where the mouse is (VTK's pixels) and which modifiers are down; None once the
+        plotter is closed (Qt still delivers the mouse leaving a closing window)."""
+        iren = self._plotter.iren
+        if iren is None or iren.interactor is None:
+            return None
+        position = event.position().toPoint() if event is not None else self.mapFromGlobal(QCursor.pos())
+        modifiers = event.modifiers() if event is not None else Qt.KeyboardModifier.NoModifier
+        x, y = self.display_point(position)
+        ctrl = bool(modifiers & Qt.KeyboardModifier.ControlModifier)
+        shift = bool(modifiers & Qt.KeyboardModifier.ShiftModifier)
+        repeat = int(isinstance(event, QMouseEvent) and event.type() == QMouseEvent.Type.MouseButtonDblClick)
+        iren.interactor.SetEventInformation(x, y, ctrl, shift, "\0", repeat, None)
+        return iren.interactor
+
+    def _forward(self, call: str | None, event: QMouseEvent | QWheelEvent | QEnterEvent | None = None) -> None:
+        """Call the interactor's ``call`` (``MouseMoveEvent``...) for ``event``, unless closed or no call."""
+        interactor = self._inform(event)
+        if interactor is not None and call is not None:
+            getattr(interactor, call)()
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        self._buttons = event.button()
+        self._forward(_PRESS.get(event.button()), event)
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        release, self._buttons = _RELEASE.get(self._buttons), Qt.MouseButton.NoButton
+        self._forward(release, event)
+
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:
+        self._forward("MouseMoveEvent", event)
+
+    def wheelEvent(self, event: QWheelEvent) -> None:
+        self._wheel += event.angleDelta().y()
+        if abs(self._wheel) >= WHEEL_STEP:
+            self._forward("MouseWheelForwardEvent" if self._wheel > 0 else "MouseWheelBackwardEvent", event)
+            self._wheel = 0
+
+    def enterEvent(self, event: QEnterEvent) -> None:
+        self._forward("EnterEvent", event)
+
+    def leaveEvent(self, event: Any) -> None:
+        self._forward("LeaveEvent")
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        self.fit()
+
+
+_PRESS = {
+    Qt.MouseButton.LeftButton: "LeftButtonPressEvent",
+    Qt.MouseButton.RightButton: "RightButtonPressEvent",
+    Qt.MouseButton.MiddleButton: "MiddleButtonPressEvent",
+}
+_RELEASE = {
+    Qt.MouseButton.LeftButton: "LeftButtonReleaseEvent",
+    Qt.MouseButton.RightButton: "RightButtonReleaseEvent",
+    Qt.MouseButton.MiddleButton: "MiddleButtonReleaseEvent",
+}
+
+
+class OffscreenPlotter(pv.Plotter):
+    """A pyvista plotter rendering off screen, shown by its :attr:`interactor` (a :class:`PaintedView`), with
+    multisampling and the trackball camera (left button rotates, middle or shift pans, the wheel zooms) that
+    pyvistaqt's interactor had. :meth:`render` renders now (pyvista's meaning: a screenshot follows); to show a
+    change, :meth:`PaintedView.request` a paint."""
+
+    interactor: PaintedView
+
+    def __init__(self, parent: QWidget | None) -> None:
+        super().__init__(off_screen=True)
+        self._first_time = False  # as pyvistaqt's: pyvista would reset an unset camera at the first render
+        window: Any = self.render_window
+        window.SetMultiSamples(pv.global_theme.multi_samples)
+        self.events.enable_trackball_style()
+        interactor = self.events.interactor
+        interactor.EnableRenderOff()  # its render requests (a camera dragged) become paints
+        self._render_request = interactor.AddObserver("RenderEvent", lambda *_args: self.interactor.request())
+        self.interactor = PaintedView(parent, self)
+
+    @property
+    def events(self) -> RenderWindowInteractor:
+        """pyvista's interactor, which Qt's mouse events go to (there is one until :meth:`close`)."""
+        assert self.iren is not None, "the plotter is closed"
+        return self.iren
+
+    def close(self) -> None:
+        """Release the render window and its GL context (the view paints white from then on)."""
+        if self.iren is not None and self.iren.interactor is not None:
+            self.iren.interactor.RemoveObserver(self._render_request)  # VTK would hold the view past its window
+        super().close()
