@@ -2,7 +2,8 @@
 
 A QOpenGLWidget anywhere in a window makes Qt compose the whole window through OpenGL at every frame, whatever
 part of it is repainted (17-20 ms a frame under Xvfb's software GL, 1.5 ms without one). So the scene is rendered
-into an off-screen VTK render window, read back once per render and painted as an image: :class:`OffscreenPlotter`
+by VTK into framebuffers of its own, with a GL context of Qt's on an off-screen surface, read back once per render
+and painted as an image: :class:`OffscreenPlotter`
 is a pyvista plotter (its actor and camera API unchanged) whose :attr:`~OffscreenPlotter.interactor` is a
 :class:`PaintedView`. The view renders only in its paint event, and only when the scene or the camera changed
 since the frame it holds; Qt's mouse and wheel events go to a VTK interactor without an event loop of its own
@@ -12,14 +13,30 @@ so its one-letter keys (``w`` wireframe, ``3`` stereo, ``e``/``q`` close...) do 
 
 from __future__ import annotations
 
+import ctypes
 from typing import Any
 
 import numpy as np
 import pyvista as pv
+import shiboken6
 import vtk
-from PySide6.QtCore import QPoint, QRectF, QSize, Qt
-from PySide6.QtGui import QCursor, QEnterEvent, QImage, QMouseEvent, QPainter, QPaintEvent, QResizeEvent, QWheelEvent
+from PySide6.QtCore import QObject, QPoint, QRectF, QSize, Qt
+from PySide6.QtGui import (
+    QCursor,
+    QEnterEvent,
+    QGuiApplication,
+    QImage,
+    QMouseEvent,
+    QOffscreenSurface,
+    QOpenGLContext,
+    QPainter,
+    QPaintEvent,
+    QResizeEvent,
+    QSurfaceFormat,
+    QWheelEvent,
+)
 from PySide6.QtWidgets import QSizePolicy, QWidget
+from pyvista.plotting.plotter import BasePlotter
 from pyvista.plotting.render_window_interactor import RenderWindowInteractor
 from vtkmodules.util.numpy_support import vtk_to_numpy
 
@@ -159,24 +176,34 @@ _RELEASE = {
 }
 
 
-class OffscreenPlotter(pv.Plotter):
-    """A pyvista plotter rendering off screen, shown by its :attr:`interactor` (a :class:`PaintedView`), with
-    multisampling and the trackball camera (left button rotates, middle or shift pans, the wheel zooms) that
-    pyvistaqt's interactor had. :meth:`render` renders now (pyvista's meaning: a screenshot follows); to show a
-    change, :meth:`PaintedView.request` a paint."""
+class OffscreenPlotter(BasePlotter):
+    """A pyvista plotter rendering off screen, shown by its :attr:`interactor` (a :class:`PaintedView`), set up as
+    pyvistaqt's ``QtInteractor`` was: a generic render window (its GL context an off-screen one of Qt's, see
+    :class:`_Context`), multisampling, wide lines drawn by VTK's own shader, the trackball camera (left button
+    rotates, middle or shift pans, the wheel zooms). :meth:`render` renders now (pyvista's meaning: a screenshot
+    follows); to show a change, :meth:`PaintedView.request` a paint."""
 
     interactor: PaintedView
 
     def __init__(self, parent: QWidget | None) -> None:
-        super().__init__(off_screen=True)
-        self._first_time = False  # as pyvistaqt's: pyvista would reset an unset camera at the first render
-        window: Any = self.render_window
+        super().__init__()
+        window = vtk.vtkGenericOpenGLRenderWindow()
         window.SetMultiSamples(pv.global_theme.multi_samples)
-        self.events.enable_trackball_style()
-        interactor = self.events.interactor
+        for renderer in self.renderers:
+            renderer.view_isometric()
+            window.AddRenderer(renderer)
+        self.ren_win = window
+        self.interactor = PaintedView(parent, self)
+        self._context = _Context(window, self.interactor)
+        interactor = vtk.vtkGenericRenderWindowInteractor()
+        interactor.SetRenderWindow(window)
+        self.iren = RenderWindowInteractor(self, interactor=interactor)
+        self.iren.initialize()
+        self.iren.enable_trackball_style()
         interactor.EnableRenderOff()  # its render requests (a camera dragged) become paints
         self._render_request = interactor.AddObserver("RenderEvent", lambda *_args: self.interactor.request())
-        self.interactor = PaintedView(parent, self)
+        self.background_color = pv.global_theme.background
+        self._first_time = False  # as pyvistaqt's: pyvista would reset an unset camera at the first render
 
     @property
     def events(self) -> RenderWindowInteractor:
@@ -186,6 +213,88 @@ class OffscreenPlotter(pv.Plotter):
 
     def close(self) -> None:
         """Release the render window and its GL context (the view paints white from then on)."""
+        if getattr(self, "_closed", False):
+            return
         if self.iren is not None and self.iren.interactor is not None:
             self.iren.interactor.RemoveObserver(self._render_request)  # VTK would hold the view past its window
-        super().close()
+        super().close()  # finalizes the window: its GL objects are freed with the context current
+        self._context.release()
+
+
+class _Context:
+    """A Qt OpenGL context on an off-screen surface that a generic VTK render window renders with (made current
+    whenever VTK asks), both owned by the view's widget. Not an X window of VTK's own: VTK's X render window lets
+    the GL driver draw lines wider than a pixel, and Mesa's software rasterizer drops the ones running up the
+    screen when multisampled (a board's grid lost its lines across the view); a generic window told the hardware
+    draws no wide lines draws them as triangles, as pyvistaqt's did."""
+
+    def __init__(self, window: Any, owner: QObject) -> None:
+        self._window = window
+        self.context = QOpenGLContext(owner)
+        self.context.setFormat(_surface_format())
+        self.surface = QOffscreenSurface(None, owner)
+        self.surface.setFormat(self.context.format())
+        self.surface.create()
+        if not self.context.create() or not self.surface.isValid():
+            raise RuntimeError("no OpenGL context for the 3D view")
+        self._observers = [
+            window.AddObserver("WindowMakeCurrentEvent", self._make_current),
+            window.AddObserver("WindowIsCurrentEvent", self._is_current),
+        ]
+        # Deleted with its widget before the plotter closed: VTK's GL objects freed while the context lives
+        self.context.aboutToBeDestroyed.connect(self._finalize)
+        window.SetFrameBlitModeToNoBlit()  # the frame is read back from VTK's own framebuffer
+        window.SetOwnContext(0)
+        self._make_current()
+        window.SetOpenGLSymbolLoader2(_gl_proc_address(), 0)
+        window.OpenGLInit()  # the context's GL functions loaded, VTK's state set up
+        window.SetForceMaximumHardwareLineWidth(1)
+        window.SetReadyForRendering(True)
+
+    def _make_current(self, *_args: Any) -> None:
+        self.context.makeCurrent(self.surface)
+
+    def _is_current(self, *_args: Any) -> None:
+        # VTK's bool* calldata is out of Python's reach: the answer goes where the event reads it back
+        self._window.SetIsCurrent(QOpenGLContext.currentContext() is self.context)
+
+    def _finalize(self) -> None:
+        if self._observers:
+            self._window.Finalize()
+            self._forget()
+
+    def _forget(self) -> None:
+        """Stop serving the render window (VTK holds these observers, and through them this context)."""
+        for tag in self._observers:
+            self._window.RemoveObserver(tag)
+        self._observers = []
+        self._window.SetReadyForRendering(False)
+        if QOpenGLContext.currentContext() is self.context:
+            self.context.doneCurrent()
+
+    def release(self) -> None:
+        """Free the context and its surface now, after the render window was finalized: at a known point in the
+        GUI thread, never left to the garbage collector or a later deferred deletion."""
+        self._forget()
+        shiboken6.delete(self.context)
+        shiboken6.delete(self.surface)
+
+
+def _surface_format() -> QSurfaceFormat:
+    """Desktop OpenGL 3.2 core, as VTK's shaders need (multisampling happens in VTK's own framebuffers)."""
+    surface = QSurfaceFormat()
+    surface.setRenderableType(QSurfaceFormat.RenderableType.OpenGL)
+    surface.setProfile(QSurfaceFormat.OpenGLContextProfile.CoreProfile)
+    surface.setVersion(3, 2)
+    return surface
+
+
+def _gl_proc_address() -> int:
+    """The address of the platform's GL function loader, for VTK's: VTK calls GL through pointers of its own."""
+    platform = QGuiApplication.platformName()
+    library, name = (
+        ("libEGL.so.1", "eglGetProcAddress")
+        if platform.startswith("wayland")
+        else ("libGL.so.1", "glXGetProcAddressARB")
+    )
+    return int(ctypes.cast(getattr(ctypes.CDLL(library), name), ctypes.c_void_p).value or 0)
