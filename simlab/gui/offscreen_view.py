@@ -241,8 +241,6 @@ class _Context:
             window.AddObserver("WindowMakeCurrentEvent", self._make_current),
             window.AddObserver("WindowIsCurrentEvent", self._is_current),
         ]
-        # Deleted with its widget before the plotter closed: VTK's GL objects freed while the context lives
-        self.context.aboutToBeDestroyed.connect(self._finalize)
         window.SetFrameBlitModeToNoBlit()  # the frame is read back from VTK's own framebuffer
         window.SetOwnContext(0)
         self._make_current()
@@ -252,30 +250,25 @@ class _Context:
         window.SetReadyForRendering(True)
 
     def _make_current(self, *_args: Any) -> None:
-        self.context.makeCurrent(self.surface)
+        if shiboken6.isValid(self.context):  # else deleted with its widget: VTK finds no context current
+            self.context.makeCurrent(self.surface)
 
     def _is_current(self, *_args: Any) -> None:
         # VTK's bool* calldata is out of Python's reach: the answer goes where the event reads it back
-        self._window.SetIsCurrent(QOpenGLContext.currentContext() is self.context)
+        current = shiboken6.isValid(self.context) and QOpenGLContext.currentContext() is self.context
+        self._window.SetIsCurrent(current)
 
-    def _finalize(self) -> None:
-        if self._observers:
-            self._window.Finalize()
-            self._forget()
-
-    def _forget(self) -> None:
-        """Stop serving the render window (VTK holds these observers, and through them this context)."""
+    def release(self) -> None:
+        """Stop serving the render window (VTK holds these observers) and free the context and its surface now,
+        after the window was finalized: at a known point in the GUI thread, not in a deferred deletion or a
+        garbage collection, which may run inside another Qt object's destructor."""
         for tag in self._observers:
             self._window.RemoveObserver(tag)
         self._observers = []
-        self._window.SetReadyForRendering(False)
+        if not shiboken6.isValid(self.context):
+            return  # deleted with the view's widget already
         if QOpenGLContext.currentContext() is self.context:
             self.context.doneCurrent()
-
-    def release(self) -> None:
-        """Free the context and its surface now, after the render window was finalized: at a known point in the
-        GUI thread, never left to the garbage collector or a later deferred deletion."""
-        self._forget()
         shiboken6.delete(self.context)
         shiboken6.delete(self.surface)
 
