@@ -6,6 +6,7 @@ import statistics
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 
 def timed(fn: Callable[[], object], repeats: int) -> float:
@@ -17,6 +18,19 @@ def timed(fn: Callable[[], object], repeats: int) -> float:
         fn()
         samples.append(time.perf_counter() - start)
     return statistics.median(samples)
+
+
+def repaint(widget: Any) -> None:
+    """Ask ``widget`` to paint again; a 3D view, which renders only when its scene or camera changed, to render
+    too: the baselines mean the 3D view's redraw."""
+    from PySide6.QtWidgets import QWidget
+
+    from simlab.gui.offscreen_view import PaintedView
+
+    if isinstance(widget, PaintedView):
+        widget.request()
+    else:
+        QWidget.update(widget)
 
 
 def row(name: str, seconds: float, baseline_name: str, baseline: float, unit: str = "ms") -> None:

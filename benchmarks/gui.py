@@ -21,9 +21,9 @@ from typing import Any
 
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import QApplication
 
-from benchmarks import timed
+from benchmarks import repaint, timed
 from benchmarks.runs import SIZES, WHERE, big_run, json_lines, once, row
 from simlab.core.recording import load_run
 from simlab.gui.main_window import MainWindow
@@ -92,7 +92,7 @@ def bench_step(app: QApplication, window: MainWindow, label: str = "blocks") -> 
         steps.append(time.perf_counter() - start)
         start = time.perf_counter()
         window.world.redraw()  # a 3D view swaps no actor (nothing changed): ask for the paint it would not; a
-        QWidget.update(window.world.stack.currentWidget())  # family without one draws its turn pictures again
+        repaint(window.world.stack.currentWidget())  # family without one draws its turn pictures again
         settle(app)  # the world view paints (the 3D view renders) here
         redraws.append(time.perf_counter() - start)
         assert window.playback.turn > 0 or k == 0
@@ -324,7 +324,7 @@ def open_and_paint(app: QApplication, window: MainWindow, episode_id: str) -> No
 def repaint_all(app: QApplication, window: MainWindow) -> None:
     """Paint the whole window again, its 3D view rendered, though nothing changed."""
     window.repaint()
-    QWidget.update(window.world.plotter.interactor)
+    repaint(window.world.plotter.interactor)
     settle(app)
 
 

@@ -28,6 +28,7 @@ from typing import Any, cast
 from PySide6.QtOpenGLWidgets import QOpenGLWidget
 from PySide6.QtWidgets import QApplication, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
+from benchmarks import repaint
 from benchmarks.editor import room_file
 from simlab.gui.editor import DRAFT_SCALE, EditorWindow
 from simlab.worlds import open_document
@@ -75,7 +76,7 @@ def frame_anatomy(app: QApplication, window: EditorWindow, target: str, repeats:
     app.processEvents()
     parts: dict[str, Callable[[], object]] = {"the window composed (a label repainted)": window.summary.update}
     for name, canvas in {"3D view": window.canvas, **window.pictures.live}.items():
-        parts[f"{name} painted (draft)"] = lambda widget=canvas.widget: QWidget.update(widget)
+        parts[f"{name} painted (draft)"] = lambda widget=canvas.widget: repaint(widget)
     _parts(app, repeats, parts, paint=True)
     # VTK's render alone, finished (llvmpipe draws in threads): the rest of a paint is the blit and the window
     views = {"3D view": window.canvas, **window.pictures.live}

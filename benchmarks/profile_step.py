@@ -32,6 +32,7 @@ from PySide6.QtGui import QColor, QPainter, QPaintEvent, QRegion
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QWidget
 
+from benchmarks import repaint
 from benchmarks.gui import STEP_AGENTS, bench_step, step_run
 from simlab.gui.main_window import MainWindow
 
@@ -142,7 +143,7 @@ def profile_steps(
         if timer is not None:
             timer.phase = "base"
             window.world.redraw()  # as bench_step's baseline
-            QWidget.update(window.world.stack.currentWidget())
+            repaint(window.world.stack.currentWidget())
             app.processEvents()
             timer.phase = ""
     return profiler
@@ -215,7 +216,7 @@ def time_areas(app: QApplication, window: MainWindow, frames: int) -> None:
                 start = time.perf_counter()
                 if what != "patch":
                     window.world.redraw()  # as bench_step's baseline
-                    QWidget.update(window.world.stack.currentWidget())
+                    repaint(window.world.stack.currentWidget())
                 if what != "redraw":
                     patch.update()
                 app.processEvents()
@@ -265,7 +266,7 @@ def cpu_step(app: QApplication, window: MainWindow, family: str, passes: int = 1
                 QTest.keyClick(window, Qt.Key.Key_Right)
             else:
                 window.world.redraw()
-                QWidget.update(window.world.stack.currentWidget())
+                repaint(window.world.stack.currentWidget())
             for _ in range(passes):
                 app.processEvents()
             spent[what].append((time.perf_counter() - wall, time.process_time() - cpu))

@@ -344,7 +344,6 @@ def editors(app: QApplication) -> None:
     room.show()
     room.select("armchair_1")
     settle(app)
-    room.canvas.plotter.render()
     save(lambda path: room.grab().save(str(path)), "editor_rooms.png")
     room.close()
     blocks = EditorWindow(open_document("blocks"))
@@ -353,7 +352,6 @@ def editors(app: QApplication) -> None:
     for name in ("large blue (domino)", "small red", "small green", "small yellow", "large orange (domino)"):
         blocks.add(name)
     settle(app)
-    blocks.canvas.plotter.render()
     save(lambda path: blocks.grab().save(str(path)), "editor_blocks.png")
     blocks.undo_stack.setClean()
     blocks.close()

@@ -31,8 +31,8 @@ def take_widgets(layout: QLayout) -> Iterator[QWidget]:
 
 def settle(widget: QWidget, inner: Iterable[QWidget] = ()) -> None:
     """Give ``widget``'s children their new sizes now, after children were shown, hidden, added or given new
-    contents, rather than in the event loop's next rounds (one nesting level a round). A 3D view (a
-    QOpenGLWidget) renders at every resize, so a view resized in three rounds renders three frames; settled
+    contents, rather than in the event loop's next rounds (one nesting level a round). A 3D view renders at
+    every new size, so a view resized in three rounds renders three frames; settled
     before its new scene is added, it renders the old one (cheap) and the new one once. ``inner``: the widgets
     inside ``widget`` whose children changed, innermost first (a splitter lays out on its own posted request,
     not through a layout)."""

@@ -665,8 +665,7 @@ class MainWindow(QMainWindow):
 
     # ---- exports ---------------------------------------------------------------------------------------
     def export_png(self, path: str | Path, widget: QWidget | None = None) -> bool:
-        """Save a picture of the window (or one panel); the 3D view is rendered before grabbing."""
-        self.world.plotter.render()
+        """Save a picture of the window (or one panel); the grab paints the 3D view, which renders a changed scene."""
         target = widget or self
         picture = getattr(target, "grab_whole", target.grab)()  # a scrolled grid (Agents) grabs it all
 

@@ -1,4 +1,5 @@
-"""The one interactive 3D canvas (pyvistaqt) that the world view and the editor draw scene items on.
+"""The one interactive 3D canvas that the world view and the editor draw scene items on, rendered off screen and
+painted by a plain widget (:mod:`simlab.gui.offscreen_view`).
 
 :meth:`SceneCanvas.show` draws a list of :class:`~simlab.render.scene.SceneItem`: only items whose look
 changed since the last call are removed and added (a step usually moves one block, and re-adding every actor
@@ -9,8 +10,8 @@ progress a canvas may draw drafts (:meth:`SceneCanvas.set_draft`: fewer pixels, 
 stretched to the widget, the items that have not changed since it began merged into one actor a look) and
 full-quality frames once it ends, as 3D editors refine progressively. Hovering an
 item with a tooltip shows it after the mouse rests, so picking never runs on every mouse move; a press and
-release without a drag emits :attr:`SceneCanvas.clicked` with the item's key. VTK's own one-letter keys are
-swallowed. Points under the mouse come in VTK display pixels (origin bottom left); :meth:`display_point`
+release without a drag emits :attr:`SceneCanvas.clicked` with the item's key. VTK's own one-letter keys never
+reach it. Points under the mouse come in VTK display pixels (origin bottom left); :meth:`display_point`
 converts a Qt position.
 """
 
@@ -21,12 +22,12 @@ from typing import Any
 
 import numpy as np
 import vtk
-from PySide6.QtCore import QEvent, QObject, QPoint, Qt, QTimer, Signal
-from PySide6.QtGui import QCursor, QKeyEvent
+from PySide6.QtCore import QObject, QPoint, QTimer, Signal
+from PySide6.QtGui import QCursor
 from PySide6.QtWidgets import QToolTip, QWidget
-from pyvistaqt import QtInteractor
 from vtkmodules.util.numpy_support import vtk_to_numpy
 
+from simlab.gui.offscreen_view import OffscreenPlotter, PaintedView
 from simlab.render.scene import (
     CameraPose,
     FlatMerged,
@@ -56,7 +57,7 @@ class SceneCanvas(QObject):
 
     def __init__(self, parent: QWidget) -> None:
         super().__init__(parent)
-        self.plotter = QtInteractor(parent, auto_update=False)
+        self.plotter = OffscreenPlotter(parent)
         self.plotter.renderer.set_background("white")
         self.items: list[SceneItem] = []
         self._shown: dict[str, _Shown] = {}  # key -> what is on screen for it
@@ -71,15 +72,13 @@ class SceneCanvas(QObject):
         self._press: tuple[int, int] | None = None
         self._hover = QTimer(self, singleShot=True, interval=HOVER_DELAY_MS)
         self._hover.timeout.connect(self._show_tooltip)
-        self.plotter.iren.add_observer("MouseMoveEvent", lambda *_args: self._hover.start())
-        self.plotter.iren.add_observer("LeftButtonPressEvent", self._on_press)
-        self.plotter.iren.add_observer("LeftButtonReleaseEvent", self._on_release)
+        self.plotter.events.add_observer("MouseMoveEvent", lambda *_args: self._hover.start())
+        self.plotter.events.add_observer("LeftButtonPressEvent", self._on_press)
+        self.plotter.events.add_observer("LeftButtonReleaseEvent", self._on_release)
         self._lighting = self.plotter.renderer.AddObserver("StartEvent", self._light_merged)
-        self._vtk_keys = _SwallowVtkKeys(self)
-        self.plotter.interactor.installEventFilter(self._vtk_keys)
 
     @property
-    def widget(self) -> QWidget:
+    def widget(self) -> PaintedView:
         """The Qt widget to put in a layout."""
         return self.plotter.interactor
 
@@ -111,9 +110,7 @@ class SceneCanvas(QObject):
             pickable = {k: (shown.picked, wanted[k]) for k, shown in self._shown.items() if wanted[k].tooltip}
             self._tooltips = {_address(a): item.tooltip for a, item in pickable.values()}
             self._keys = {_address(a): k for k, (a, _item) in pickable.items()}
-        # Ask Qt for a repaint: paintGL renders the scene once. pyvistaqt's render() would render now and
-        # again in the paint it triggers (measured: two 33 ms renders per step under Xvfb).
-        QWidget.update(self.plotter.interactor)
+        self.widget.request()  # rendered once, in the paint
 
     def _take_off(self, keys: list[str]) -> dict[tuple[Any, ...], list[Any]]:
         """Forget the items of ``keys``; their mesh actors by look, to hand on (the rest are removed)."""
@@ -231,6 +228,7 @@ class SceneCanvas(QObject):
         self._merged.clear()
         self._changed.clear()
         self.items = []
+        self.widget.request()
 
     def in_view(self, items: list[SceneItem]) -> list[SceneItem]:
         """The items whose bounding box reaches into the camera's view (the rest cannot change the picture,
@@ -248,7 +246,7 @@ class SceneCanvas(QObject):
 
     def set_camera(self, pose: CameraPose) -> None:
         set_camera(self.plotter, pose)
-        QWidget.update(self.plotter.interactor)
+        self.widget.request()
 
     @property
     def _window(self) -> Any:
@@ -274,18 +272,9 @@ class SceneCanvas(QObject):
         window = self._window
         window.SetMultiSamples(self._samples if scale == 1 else 0)
         self.plotter.renderer.SetUseOIT(scale == 1)  # its extra full-frame passes cost a draft 10-15%
-        ratio = self.widget.devicePixelRatioF()
-        # VTK sizes a text's points by the window's DPI (pyvistaqt sets 72 a device pixel ratio)
-        window.SetDPI(round(72 * ratio / min(scale, DRAFT_TEXT_SHRINK)))
         self._fit_lines(self._shown.values())
-        width = max(1, round(self.widget.width() * ratio / scale))
-        height = max(1, round(self.widget.height() * ratio / scale))
-        interactor = window.GetInteractor()
-        if interactor is not None:  # as pyvistaqt's resizeGL sizes it; the blit to the widget stretches it
-            interactor.UpdateSize(width, height)
-        else:
-            window.SetSize(width, height)
-        QWidget.update(self.plotter.interactor)
+        self.widget.scale, self.widget.text_scale = scale, min(scale, DRAFT_TEXT_SHRINK)
+        self.widget.fit()  # the window's pixels and DPI (VTK sizes a text's points by it); repaints
 
     def _fit_lines(self, shown: Iterable[_Shown]) -> None:
         """Lines as wide on the screen in a draft as at full quality (the draft's pixels are stretched)."""
@@ -296,8 +285,7 @@ class SceneCanvas(QObject):
     # ---- what is under the mouse ---------------------------------------------------------------------
     def display_point(self, position: QPoint) -> tuple[int, int]:
         """A Qt widget position as VTK display pixels (origin bottom left, device pixels; a draft's fewer)."""
-        ratio = self.widget.devicePixelRatioF() / self.draft_scale
-        return round(position.x() * ratio), round((self.widget.height() - 1 - position.y()) * ratio)
+        return self.widget.display_point(position)
 
     def key_at(self, x: int, y: int) -> str:
         """The key of the pickable item under display point (x, y), or ''."""
@@ -346,33 +334,28 @@ class SceneCanvas(QObject):
 
     # ---- clicks and hovering -------------------------------------------------------------------------
     def _on_press(self, *_args: Any) -> None:
-        self._press = self.plotter.iren.get_event_position()
+        self._press = self.plotter.events.get_event_position()
 
     def _on_release(self, *_args: Any) -> None:
-        x, y = self.plotter.iren.get_event_position()
+        x, y = self.plotter.events.get_event_position()
         press, self._press = self._press, None
         if press is not None and abs(x - press[0]) + abs(y - press[1]) <= CLICK_SLOP_PX:
             self.clicked.emit(self.key_at(x, y), x, y)
 
     def _show_tooltip(self) -> None:
-        x, y = self.plotter.iren.get_event_position()
+        x, y = self.plotter.events.get_event_position()
         text = self.tooltip_at(x, y) if not self._merged else ""  # a merged actor hides its items from the picker
         if text:
-            QToolTip.showText(QCursor.pos(), text, self.plotter.interactor)
+            QToolTip.showText(QCursor.pos(), text, self.widget)
         else:
             QToolTip.hideText()
 
     def close(self) -> None:
-        """Release the render window before Qt deletes the widget (pyvistaqt needs this order), and the GL
-        context and surface pyvistaqt keeps: its Python wrapper of the widget's QSurface (not a QObject, so
-        PySide never learns that Qt deleted it) otherwise stays registered at a freed address, and PySide later
-        handed it out for a new object living there (pyqtgraph, building a plot, met a "QSurface" child)."""
+        """Release the render window and its GL context (the widget paints white from then on)."""
         self._hover.stop()
         self.plotter.renderer.RemoveObserver(self._lighting)  # VTK would hold this canvas past its window
         self.plotter.close()
-        forget = getattr(self.plotter, "_forget_context", None)  # pyvistaqt >= 0.13; older ones keep no surface
-        if forget is not None:
-            forget()
+        self.widget.update()
 
 
 def _outside(planes: np.ndarray, bounds: list[tuple[float, ...]]) -> np.ndarray:
@@ -497,21 +480,3 @@ def _offset(points: np.ndarray, cells: tuple[np.ndarray, ...], mesh: Any) -> tup
 def _address(actor: Any) -> str:
     # Pickers hand back a fresh Python wrapper of the same VTK actor, so match on the C++ object.
     return str(actor.GetAddressAsString("vtkObject"))
-
-
-class _SwallowVtkKeys(QObject):
-    """Keeps VTK's own one-letter keys away from the 3D view: ``w`` would turn every block to wireframe (they
-    then look like target ghosts), ``3`` switches to red/blue stereo, ``e``/``q`` close the render window,
-    ``p``/``f``/``j``/``t``/``r``/``u`` pick, fly, change the style or reset. The app's shortcuts (F1) still work:
-    Qt matches them before the widget gets the key."""
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if isinstance(event, QKeyEvent) and event.type() in (QEvent.Type.KeyPress, QEvent.Type.KeyRelease):
-            key = event
-            chord = (
-                Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier | Qt.KeyboardModifier.MetaModifier
-            )
-            plain = not (key.modifiers() & chord)
-            if plain and key.text() and key.text().isprintable():
-                return True
-        return False

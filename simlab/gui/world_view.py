@@ -192,8 +192,7 @@ class WorldView(QWidget):
         the other agents' views); afterwards the scene or pictures come back as they were."""
         self.hidden_for_players = hidden
         if hidden:  # empty the 3D view's last frame too: a grab of the window must not show it either
-            self.redraw()
-            self.plotter.render()
+            self.redraw()  # the view renders the empty scene at its next paint (a grab's too)
         self._on_episode(self.playback.episode)
 
     def redraw(self) -> None:
@@ -328,7 +327,7 @@ class WorldView(QWidget):
         return self.canvas.count(kind)
 
     def close_view(self) -> None:
-        """Release the render window before Qt deletes the widget (pyvistaqt needs this order)."""
+        """Release the render window and its GL context."""
         self.canvas.close()
 
 

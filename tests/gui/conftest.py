@@ -8,7 +8,7 @@ from collections.abc import Collection, Iterator
 
 import pytest
 
-# QtInteractor needs a real X display: never the offscreen platform here (see shared notes).
+# The 3D views' VTK render windows (GLX) need a real X display: never the offscreen platform here (see shared notes).
 os.environ.pop("QT_QPA_PLATFORM", None)
 os.environ.pop("PYVISTA_OFF_SCREEN", None)
 

@@ -1,0 +1,293 @@
+"""A 3D view rendered off screen by VTK and painted by a plain QWidget.
+
+A QOpenGLWidget anywhere in a window makes Qt compose the whole window through OpenGL at every frame, whatever
+part of it is repainted (17-20 ms a frame under Xvfb's software GL, 1.5 ms without one). So the scene is rendered
+by VTK into framebuffers of its own, with a GL context of Qt's on an off-screen surface, read back once per render
+and painted as an image: :class:`OffscreenPlotter`
+is a pyvista plotter (its actor and camera API unchanged) whose :attr:`~OffscreenPlotter.interactor` is a
+:class:`PaintedView`. The view renders only in its paint event, and only when the scene or the camera changed
+since the frame it holds; Qt's mouse and wheel events go to a VTK interactor without an event loop of its own
+(:class:`vtkGenericRenderWindowInteractor`), whose render requests become repaints. Key events never reach VTK,
+so its one-letter keys (``w`` wireframe, ``3`` stereo, ``e``/``q`` close...) do nothing.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from typing import Any
+
+import numpy as np
+import pyvista as pv
+import shiboken6
+import vtk
+from PySide6.QtCore import QObject, QPoint, QRectF, QSize, Qt
+from PySide6.QtGui import (
+    QCursor,
+    QEnterEvent,
+    QGuiApplication,
+    QImage,
+    QMouseEvent,
+    QOffscreenSurface,
+    QOpenGLContext,
+    QPainter,
+    QPaintEvent,
+    QResizeEvent,
+    QSurfaceFormat,
+    QWheelEvent,
+)
+from PySide6.QtWidgets import QSizePolicy, QWidget
+from pyvista.plotting.plotter import BasePlotter
+from pyvista.plotting.render_window_interactor import RenderWindowInteractor
+from vtkmodules.util.numpy_support import vtk_to_numpy
+
+WHEEL_STEP = 120  # Qt's angle delta of one wheel notch: VTK zooms by one step a notch
+
+
+class PaintedView(QWidget):
+    """The widget showing an :class:`OffscreenPlotter`'s frames. ``scale`` n renders 1/n of its device pixels,
+    the frame stretched (a draft); ``dpi`` is the render window's DPI at that scale (VTK sizes texts by it)."""
+
+    def __init__(self, parent: QWidget | None, plotter: OffscreenPlotter) -> None:
+        super().__init__(parent)
+        self._plotter = plotter
+        self.setMouseTracking(True)  # moves without a button too: the hover tooltips
+        self.setFocusPolicy(Qt.FocusPolicy.WheelFocus)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self.scale: float = 1
+        self.text_scale: float = 1
+        self._frame: QImage | None = None
+        self._rows = np.zeros((0, 0, 4), dtype=np.uint8)
+        self._pixels = vtk.vtkUnsignedCharArray()
+        self._stale = True
+        self._camera_time = -1  # the camera's modification time when the frame was rendered
+        self._buttons: Qt.MouseButton = Qt.MouseButton.NoButton
+        self._wheel = 0
+
+    def sizeHint(self) -> QSize:
+        return QSize(400, 400)
+
+    def request(self) -> None:
+        """The scene changed: render it at the next paint, and ask Qt for one."""
+        self._stale = True
+        self.update()
+
+    def fit(self) -> None:
+        """Size the render window to the widget's device pixels at :attr:`scale`, its DPI to match."""
+        window = self._plotter.render_window
+        if window is None or self._plotter.iren is None:
+            return
+        ratio = self.devicePixelRatioF()
+        width = max(1, round(self.width() * ratio / self.scale))
+        height = max(1, round(self.height() * ratio / self.scale))
+        self._plotter.iren.interactor.UpdateSize(width, height)  # the interactor's size and the window's
+        window.SetDPI(round(72 * ratio / self.text_scale))
+        self.request()
+
+    def display_point(self, position: QPoint) -> tuple[int, int]:
+        """A widget position as the render window's pixels (origin bottom left; a draft's fewer)."""
+        ratio = self.devicePixelRatioF() / self.scale
+        return round(position.x() * ratio), round((self.height() - 1 - position.y()) * ratio)
+
+    # ---- painting ------------------------------------------------------------------------------------------
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        window = self._plotter.render_window
+        if window is None:  # closed
+            painter.fillRect(self.rect(), Qt.GlobalColor.white)
+            return
+        if self._stale or self._frame is None or self._camera() != self._camera_time:
+            self._frame = self._render(window)
+        painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, self.scale != 1)  # a draft is stretched
+        painter.drawImage(QRectF(self.rect()), self._frame)
+
+    def _camera(self) -> int:
+        return int(self._plotter.renderer.GetActiveCamera().GetMTime())
+
+    def _render(self, window: Any) -> QImage:
+        """Render the scene once and read the frame back: the front buffer, where VTK resolved its multisampling
+        (rendering again, as pyvista's ``screenshot`` does, would double the cost)."""
+        window.Render()
+        self._stale, self._camera_time = False, self._camera()  # a render resets the clipping range: after it
+        width, height = window.GetSize()
+        window.GetRGBACharPixelData(0, 0, width - 1, height - 1, 1, self._pixels)
+        rows = np.ascontiguousarray(vtk_to_numpy(self._pixels).reshape(height, width, 4)[::-1])  # VTK: bottom up
+        rows[:, :, 3] = 255  # VTK's background is transparent: a grab of the window would be too
+        self._rows = rows  # the image's pixels, kept as long as it is
+        return QImage(rows.data, width, height, 4 * width, QImage.Format.Format_RGBX8888)
+
+    # ---- mouse and wheel to VTK ----------------------------------------------------------------------------
+    def _inform(self, event: QMouseEvent | QWheelEvent | QEnterEvent | None = None) -> Any:
+        """The VTK interactor, told where the mouse is (VTK's pixels) and which modifiers are down; None once the
+        plotter is closed (Qt still delivers the mouse leaving a closing window)."""
+        iren = self._plotter.iren
+        if iren is None or iren.interactor is None:
+            return None
+        position = event.position().toPoint() if event is not None else self.mapFromGlobal(QCursor.pos())
+        modifiers = event.modifiers() if event is not None else Qt.KeyboardModifier.NoModifier
+        x, y = self.display_point(position)
+        ctrl = bool(modifiers & Qt.KeyboardModifier.ControlModifier)
+        shift = bool(modifiers & Qt.KeyboardModifier.ShiftModifier)
+        repeat = int(isinstance(event, QMouseEvent) and event.type() == QMouseEvent.Type.MouseButtonDblClick)
+        iren.interactor.SetEventInformation(x, y, ctrl, shift, "\0", repeat, None)
+        return iren.interactor
+
+    def _forward(self, call: str | None, event: QMouseEvent | QWheelEvent | QEnterEvent | None = None) -> None:
+        """Call the interactor's ``call`` (``MouseMoveEvent``...) for ``event``, unless closed or no call."""
+        interactor = self._inform(event)
+        if interactor is not None and call is not None:
+            getattr(interactor, call)()
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        self._buttons = event.button()
+        self._forward(_PRESS.get(event.button()), event)
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        release, self._buttons = _RELEASE.get(self._buttons), Qt.MouseButton.NoButton
+        self._forward(release, event)
+
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:
+        self._forward("MouseMoveEvent", event)
+
+    def wheelEvent(self, event: QWheelEvent) -> None:
+        self._wheel += event.angleDelta().y()
+        if abs(self._wheel) >= WHEEL_STEP:
+            self._forward("MouseWheelForwardEvent" if self._wheel > 0 else "MouseWheelBackwardEvent", event)
+            self._wheel = 0
+
+    def enterEvent(self, event: QEnterEvent) -> None:
+        self._forward("EnterEvent", event)
+
+    def leaveEvent(self, event: Any) -> None:
+        self._forward("LeaveEvent")
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        self.fit()
+
+
+_PRESS = {
+    Qt.MouseButton.LeftButton: "LeftButtonPressEvent",
+    Qt.MouseButton.RightButton: "RightButtonPressEvent",
+    Qt.MouseButton.MiddleButton: "MiddleButtonPressEvent",
+}
+_RELEASE = {
+    Qt.MouseButton.LeftButton: "LeftButtonReleaseEvent",
+    Qt.MouseButton.RightButton: "RightButtonReleaseEvent",
+    Qt.MouseButton.MiddleButton: "MiddleButtonReleaseEvent",
+}
+
+
+class OffscreenPlotter(BasePlotter):
+    """A pyvista plotter rendering off screen, shown by its :attr:`interactor` (a :class:`PaintedView`), set up as
+    pyvistaqt's ``QtInteractor`` was: a generic render window (its GL context an off-screen one of Qt's, see
+    :class:`_Context`), multisampling, wide lines drawn by VTK's own shader, the trackball camera (left button
+    rotates, middle or shift pans, the wheel zooms). :meth:`render` renders now (pyvista's meaning: a screenshot
+    follows); to show a change, :meth:`PaintedView.request` a paint."""
+
+    interactor: PaintedView
+
+    def __init__(self, parent: QWidget | None) -> None:
+        super().__init__()
+        window = vtk.vtkGenericOpenGLRenderWindow()
+        window.SetMultiSamples(pv.global_theme.multi_samples)
+        for renderer in self.renderers:
+            renderer.view_isometric()
+            window.AddRenderer(renderer)
+        self.ren_win = window
+        self.interactor = PaintedView(parent, self)
+        self._context = _Context(window, self.interactor)
+        interactor = vtk.vtkGenericRenderWindowInteractor()
+        interactor.SetRenderWindow(window)
+        self.iren = RenderWindowInteractor(self, interactor=interactor)
+        self.iren.initialize()
+        self.iren.enable_trackball_style()
+        interactor.EnableRenderOff()  # its render requests (a camera dragged) become paints
+        self._render_request = interactor.AddObserver("RenderEvent", lambda *_args: self.interactor.request())
+        self.background_color = pv.global_theme.background
+        self._first_time = False  # as pyvistaqt's: pyvista would reset an unset camera at the first render
+
+    @property
+    def events(self) -> RenderWindowInteractor:
+        """pyvista's interactor, which Qt's mouse events go to (there is one until :meth:`close`)."""
+        assert self.iren is not None, "the plotter is closed"
+        return self.iren
+
+    def close(self) -> None:
+        """Release the render window and its GL context (the view paints white from then on)."""
+        if getattr(self, "_closed", False):
+            return
+        if self.iren is not None and self.iren.interactor is not None:
+            self.iren.interactor.RemoveObserver(self._render_request)  # VTK would hold the view past its window
+        super().close()  # finalizes the window: its GL objects are freed with the context current
+        self._context.release()
+
+
+class _Context:
+    """A Qt OpenGL context on an off-screen surface that a generic VTK render window renders with (made current
+    whenever VTK asks), both owned by the view's widget. Not an X window of VTK's own: VTK's X render window lets
+    the GL driver draw lines wider than a pixel, and Mesa's software rasterizer drops the ones running up the
+    screen when multisampled (a board's grid lost its lines across the view); a generic window told the hardware
+    draws no wide lines draws them as triangles, as pyvistaqt's did."""
+
+    def __init__(self, window: Any, owner: QObject) -> None:
+        self._window = window
+        self.context = QOpenGLContext(owner)
+        self.context.setFormat(_surface_format())
+        self.surface = QOffscreenSurface(None, owner)
+        self.surface.setFormat(self.context.format())
+        self.surface.create()
+        if not self.context.create() or not self.surface.isValid():
+            raise RuntimeError("no OpenGL context for the 3D view")
+        self._observers = [
+            window.AddObserver("WindowMakeCurrentEvent", self._make_current),
+            window.AddObserver("WindowIsCurrentEvent", self._is_current),
+        ]
+        window.SetFrameBlitModeToNoBlit()  # the frame is read back from VTK's own framebuffer
+        window.SetOwnContext(0)
+        self._make_current()
+        window.SetOpenGLSymbolLoader2(_gl_proc_address(), 0)
+        window.OpenGLInit()  # the context's GL functions loaded, VTK's state set up
+        window.SetForceMaximumHardwareLineWidth(1)
+        window.SetReadyForRendering(True)
+
+    def _make_current(self, *_args: Any) -> None:
+        if shiboken6.isValid(self.context):  # else deleted with its widget: VTK finds no context current
+            self.context.makeCurrent(self.surface)
+
+    def _is_current(self, *_args: Any) -> None:
+        # VTK's bool* calldata is out of Python's reach: the answer goes where the event reads it back
+        current = shiboken6.isValid(self.context) and QOpenGLContext.currentContext() is self.context
+        self._window.SetIsCurrent(current)
+
+    def release(self) -> None:
+        """Stop serving the render window (VTK holds these observers) and free the context and its surface now,
+        after the window was finalized: at a known point in the GUI thread, not in a deferred deletion or a
+        garbage collection, which may run inside another Qt object's destructor."""
+        for tag in self._observers:
+            self._window.RemoveObserver(tag)
+        self._observers = []
+        if not shiboken6.isValid(self.context):
+            return  # deleted with the view's widget already
+        if QOpenGLContext.currentContext() is self.context:
+            self.context.doneCurrent()
+        shiboken6.delete(self.context)
+        shiboken6.delete(self.surface)
+
+
+def _surface_format() -> QSurfaceFormat:
+    """Desktop OpenGL 3.2 core, as VTK's shaders need (multisampling happens in VTK's own framebuffers)."""
+    surface = QSurfaceFormat()
+    surface.setRenderableType(QSurfaceFormat.RenderableType.OpenGL)
+    surface.setProfile(QSurfaceFormat.OpenGLContextProfile.CoreProfile)
+    surface.setVersion(3, 2)
+    return surface
+
+
+def _gl_proc_address() -> int:
+    """The address of the platform's GL function loader, for VTK's: VTK calls GL through pointers of its own."""
+    platform = QGuiApplication.platformName()
+    library, name = (
+        ("libEGL.so.1", "eglGetProcAddress")
+        if platform.startswith("wayland")
+        else ("libGL.so.1", "glXGetProcAddressARB")
+    )
+    return int(ctypes.cast(getattr(ctypes.CDLL(library), name), ctypes.c_void_p).value or 0)

@@ -1,0 +1,116 @@
+"""The 3D canvas is rendered off screen and painted by a plain widget: the widget shows exactly the pixels VTK
+rendered, the mouse and the wheel move the camera through VTK's trackball style as pyvistaqt's widget did, a
+click still names the item under it, and no window of the app holds a QOpenGLWidget (with one, Qt composes the
+whole window through OpenGL at every frame)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import pyvista as pv
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtGui import QImage, QMouseEvent, QWheelEvent
+from PySide6.QtOpenGLWidgets import QOpenGLWidget
+from PySide6.QtWidgets import QApplication, QWidget
+
+from simlab.gui.editor import EditorWindow
+from simlab.gui.scene_canvas import SceneCanvas
+from simlab.render.scene import CameraPose, SceneItem
+from simlab.runner.demo import DEMO_RUN
+from simlab.worlds.rooms.editing import EDITOR
+from tests.gui.conftest import shown_window, wait_shown
+
+SLANTED = CameraPose("slanted", (4.0, -5.0, 4.0), (0.0, 0.0, 0.0), (0.0, 0.0, 1.0))
+
+
+@pytest.fixture
+def canvas(qtbot):
+    host = QWidget()
+    host.resize(400, 300)
+    made = SceneCanvas(host)
+    made.widget.resize(400, 300)
+    host.show()
+    wait_shown(qtbot, host)
+    made.set_camera(SLANTED)
+    made.show([SceneItem("a", "object", pv.Box(), (0.8, 0.2, 0.2), tooltip="a")])
+    yield made
+    made.close()
+    host.close()
+
+
+def grabbed(canvas: SceneCanvas) -> np.ndarray:
+    """The widget's pixels as Qt paints them (RGB)."""
+    image = canvas.widget.grab().toImage().convertToFormat(QImage.Format.Format_RGB888)
+    rows = np.frombuffer(bytes(image.constBits()), dtype=np.uint8).reshape(image.height(), image.bytesPerLine())
+    return rows[:, : 3 * image.width()].reshape(image.height(), image.width(), 3).astype(int)
+
+
+def rendered(canvas: SceneCanvas) -> np.ndarray:
+    """The same scene rendered again by VTK and read by pyvista (RGB, top row first)."""
+    canvas.plotter.render()
+    return np.asarray(canvas.plotter.screenshot(return_img=True), dtype=int)[:, :, :3]
+
+
+def send_mouse(widget: QWidget, kind: QMouseEvent.Type, at: QPoint, buttons: Qt.MouseButton) -> None:
+    button = Qt.MouseButton.NoButton if kind == QMouseEvent.Type.MouseMove else Qt.MouseButton.LeftButton
+    position = QPointF(at)
+    event = QMouseEvent(kind, position, widget.mapToGlobal(position), button, buttons, Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(widget, event)
+
+
+def test_the_widget_paints_the_pixels_vtk_rendered(canvas):
+    painted = grabbed(canvas)
+    assert painted.shape == (300, 400, 3)
+    assert (painted != 255).any(axis=2).sum() > 5000  # the box is there, not a blank or stale frame
+    assert np.abs(painted - rendered(canvas)).max() <= 1
+
+
+def test_a_mouse_drag_rotates_the_camera_and_the_wheel_zooms(canvas):
+    camera = canvas.plotter.renderer.GetActiveCamera()
+    before = camera.GetPosition()
+    widget = canvas.widget
+    send_mouse(widget, QMouseEvent.Type.MouseButtonPress, QPoint(200, 150), Qt.MouseButton.LeftButton)
+    for x in range(205, 300, 5):
+        send_mouse(widget, QMouseEvent.Type.MouseMove, QPoint(x, 150), Qt.MouseButton.LeftButton)
+    send_mouse(widget, QMouseEvent.Type.MouseButtonRelease, QPoint(300, 150), Qt.MouseButton.NoButton)
+    after = camera.GetPosition()
+    assert np.linalg.norm(np.subtract(after, before)) > 1.0  # turned around the focal point
+    assert np.linalg.norm(after) == pytest.approx(np.linalg.norm(before), rel=0.01)  # at the same distance
+    assert np.abs(grabbed(canvas) - rendered(canvas)).max() <= 1  # the paint shows the turned camera
+    distance = camera.GetDistance()
+    at = QPointF(200, 150)
+    wheel = QWheelEvent(
+        at, widget.mapToGlobal(at), QPoint(), QPoint(0, 120), Qt.MouseButton.NoButton,
+        Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase, False,
+    )  # fmt: skip
+    QApplication.sendEvent(widget, wheel)
+    assert camera.GetDistance() < distance  # a notch forward comes closer
+
+
+def test_a_click_names_the_item_under_the_mouse(canvas, qtbot):
+    renderer = canvas.plotter.renderer
+    renderer.SetWorldPoint(0.0, 0.0, 0.5, 1.0)  # the middle of the box's top face
+    renderer.WorldToDisplay()
+    x, y, _z = renderer.GetDisplayPoint()
+    on_box = QPoint(round(x), round(canvas.widget.height() - 1 - y))
+    with qtbot.waitSignal(canvas.clicked) as clicked:
+        qtbot.mouseClick(canvas.widget, Qt.MouseButton.LeftButton, pos=on_box)
+    assert clicked.args[0] == "a"
+    with qtbot.waitSignal(canvas.clicked) as clicked:
+        qtbot.mouseClick(canvas.widget, Qt.MouseButton.LeftButton, pos=QPoint(3, 3))
+    assert clicked.args[0] == ""
+
+
+def test_no_window_holds_an_opengl_widget(qtbot, tmp_path):
+    window = shown_window(qtbot, tmp_path, DEMO_RUN)
+    assert window.open_episode_id(window.browser.visible_episode_ids()[0])
+    window.playback.seek(window.playback.last_turn)
+    assert window.world.count("block") > 0
+    assert window.findChildren(QOpenGLWidget) == []
+    window.close()
+    editor = EditorWindow(EDITOR.new({"room_type": "living room", "width": 6.0, "depth": 5.0}))
+    editor.show()
+    wait_shown(qtbot, editor)
+    assert editor.findChildren(QOpenGLWidget) == []
+    editor.undo_stack.setClean()
+    editor.close()
