@@ -283,11 +283,16 @@ def _surface_format() -> QSurfaceFormat:
 
 
 def _gl_proc_address() -> int:
-    """The address of the platform's GL function loader, for VTK's: VTK calls GL through pointers of its own."""
+    """The address of the platform's GL function loader, for VTK's: VTK calls GL through pointers of its own. 0
+    where there is none of these libraries (not Linux): VTK then finds its functions itself."""
     platform = QGuiApplication.platformName()
     library, name = (
         ("libEGL.so.1", "eglGetProcAddress")
         if platform.startswith("wayland")
         else ("libGL.so.1", "glXGetProcAddressARB")
     )
-    return int(ctypes.cast(getattr(ctypes.CDLL(library), name), ctypes.c_void_p).value or 0)
+    try:
+        loader = getattr(ctypes.CDLL(library), name)
+    except (OSError, AttributeError):
+        return 0
+    return int(ctypes.cast(loader, ctypes.c_void_p).value or 0)
