@@ -15,6 +15,8 @@ live in :mod:`simlab.worlds.rooms.render` (this module never needs VTK).
 
 from __future__ import annotations
 
+import copy
+import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -84,16 +86,40 @@ def join_meshes(parts: Sequence[trimesh.Trimesh]) -> trimesh.Trimesh:
 
 
 class RayLayer:
-    """Triangles and their ray intersector (a BVH), built once: a :class:`SceneGeometry` casts at one or more."""
+    """Triangles and their ray intersector (a BVH), built once: a :class:`SceneGeometry` casts at one or more.
+    :meth:`moved` gives the same triangles moved, cast at through the same BVH."""
 
     def __init__(self, mesh: trimesh.Trimesh) -> None:
-        self.mesh = mesh
+        self._built = mesh
+        self.faces = len(mesh.faces)
+        self.shift = np.zeros(3)
         self.intersector, self.backend = _intersector(mesh)
         self._normals = np.asarray(mesh.face_normals, dtype=float)
         self._anchors = np.asarray(mesh.triangles[:, 0, :], dtype=float)
 
+    def moved(self, shift: np.ndarray) -> RayLayer:
+        """This layer's triangles moved by ``shift`` (metres): rays are cast at the BVH built once, moved back by
+        as much. An editor's dragged object keeps the BVH made at its first step (a BVH's build was most of a
+        step's ray casting). Embree casts in single precision relative to the mesh's lowest corner and its scale,
+        which a move shifts alike: it casts at the triangles a BVH built where they now are would hold, but for
+        double-precision rounding of the shift, far below single precision."""
+        layer = copy.copy(self)
+        layer.shift = self.shift + np.asarray(shift, dtype=float)
+        layer.__dict__.pop("mesh", None)  # a mesh made for the old place
+        return layer
+
+    @functools.cached_property
+    def mesh(self) -> trimesh.Trimesh:
+        """The triangles where they are (made on demand for a moved layer: casting never needs it)."""
+        if not self.shift.any():
+            return self._built
+        moved = np.asarray(self._built.vertices, dtype=float) + self.shift
+        return trimesh.Trimesh(moved, self._built.faces, face_normals=self._normals, process=False)
+
     def first_hits(self, origins: np.ndarray, directions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Distance to the first hit (inf when none) and the face hit (-1 when none), one query for all rays."""
+        if self.shift.any():
+            origins = origins - self.shift
         faces = np.asarray(self.intersector.intersects_first(origins, directions), dtype=np.int64)
         distance = np.full(len(faces), np.inf)
         hit = faces >= 0
@@ -129,7 +155,7 @@ class SceneGeometry:
     def _setup(self, scene: Scene, layers: Sequence[RayLayer], face_owner: np.ndarray) -> None:
         self.scene, self.layers, self.face_owner = scene, list(layers), face_owner
         self.backend = self.layers[0].backend
-        self._offsets = np.cumsum([0, *(len(layer.mesh.faces) for layer in self.layers[:-1])])
+        self._offsets = np.cumsum([0, *(layer.faces for layer in self.layers[:-1])])
 
     @property
     def mesh(self) -> trimesh.Trimesh:
