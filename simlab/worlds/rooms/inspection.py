@@ -20,7 +20,7 @@ from simlab.worlds.rooms.cameras import DEFAULT_VIEW_SETTINGS
 from simlab.worlds.rooms.model import Camera, RoomObject
 from simlab.worlds.rooms.observations import ANSWERER, HELPER, PALETTE
 from simlab.worlds.rooms.scene import RAY_RGB, SHARED_RGB, _memo, line_mesh, mentioned_at, outline_item, scene_and_views
-from simlab.worlds.rooms.visibility import CornerRay, SceneGeometry, ViewPair, corner_rays
+from simlab.worlds.rooms.visibility import CornerRay, SceneGeometry, ViewPair, corner_rays_from
 
 SELECTED_RGB = (0.0, 0.0, 0.0)
 ROLE_NAMES = {ANSWERER: "Answerer", HELPER: "Helper"}
@@ -97,8 +97,8 @@ def who_sees(views: ViewPair, geom: SceneGeometry, obj: RoomObject) -> tuple[lis
     outline = replace(outline_item(obj, f"selected:{obj.id}", SELECTED_RGB), kind="selection", line_width=6.0)
     lines, items = [], [outline]
     cameras = ((ANSWERER, views.answerer, views.answerer_visible), (HELPER, views.helper, views.helper_visible))
-    for role, camera, seen in cameras:
-        rays = corner_rays(geom, camera, obj)
+    both = corner_rays_from(geom, [views.answerer, views.helper], obj)
+    for (role, camera, seen), rays in zip(cameras, both, strict=True):
         lines.append(_verdict(ROLE_NAMES[role], obj.id in seen, rays))
         items += _ray_items(role, camera, rays)
     return lines, items
