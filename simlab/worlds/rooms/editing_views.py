@@ -146,7 +146,7 @@ class RoomParts:
 
     def tints(self, scene: Scene, views: ViewPair) -> list[SceneItem]:
         """:func:`~simlab.worlds.rooms.scene.tint_items` from the kept ones: an object's tint is made again only
-        when the object or who sees it changed."""
+        when the object or who sees it changed, and moved along when only where its box is changed (a drag)."""
         objects = {o.id: o for o in scene.objects}
         answerer, helper = set(views.answerer_visible), set(views.helper_visible)
         who = {i: (i in answerer, i in helper) for i in _tinted(views)}
@@ -156,6 +156,12 @@ class RoomParts:
             return tint is not None and tint[0] is objects[i] and tint[1] == who[i]
 
         wanted = {i for i in who if not kept(i)}
+        for i in [i for i in wanted if self._tints.get(i, (None, None))[1] == who[i]]:
+            before, seen, item = self._tints[i]
+            shift = _box_shift(before, objects[i])
+            if shift is not None:  # the same box elsewhere: a tint is its box, so the kept one moved is the one made
+                self._tints[i] = (objects[i], seen, replace(item, mesh=_moved(item.mesh, shift)))
+                wanted.discard(i)
         if wanted:
             part = replace(
                 views,
@@ -186,6 +192,14 @@ class RoomParts:
                 self._pictures[role] = render_view_items(self.items(scene, 1.0), camera, self.size)
                 self.renders += 1
         return {role: self._pictures[role] for role in cameras}
+
+
+def _box_shift(before: RoomObject, now: RoomObject) -> np.ndarray | None:
+    """How far ``now``'s bounding box is from ``before``'s when it is the same size (to rounding), else None."""
+    (lo, hi), (now_lo, now_hi) = before.bbox, now.bbox
+    shift = [b - a for a, b in zip(lo, now_lo, strict=True)]
+    same = all(abs(b - a - d) <= 1e-9 for a, b, d in zip(hi, now_hi, shift, strict=True))
+    return np.array(shift) if same else None
 
 
 def _same(before: RoomObject, now: RoomObject) -> bool:
