@@ -28,6 +28,7 @@ from vtkmodules.util.numpy_support import numpy_to_vtk, vtk_to_numpy
 
 from simlab.render.scene import SceneItem
 from simlab.worlds.rooms import visibility
+from simlab.worlds.rooms.inspection import selected_outline
 from simlab.worlds.rooms.model import Camera, RoomObject, Scene, Vec3
 from simlab.worlds.rooms.render import object_items, render_view_items, shell_items
 from simlab.worlds.rooms.scene import frustum_items, tint_items
@@ -90,6 +91,7 @@ class RoomParts:
         self._frustums: dict[str, tuple[Camera, list[SceneItem]]] = {}
         self._last: dict[str, RoomObject] = {}  # the objects of the geometry made last
         self._layers: dict[str, _Kept[visibility.RayLayer]] = {}
+        self._outline: tuple[RoomObject, SceneItem] | None = None  # the selected object's, as it was made
         self.renders = 0
         """How many pictures were rendered so far (what the caches saved shows in tests and the benchmark)."""
 
@@ -171,6 +173,20 @@ class RoomParts:
             for item, i in zip(tint_items(scene, part), _tinted(part), strict=True):
                 self._tints[i] = (objects[i], who[i], item)
         return [self._tints[i][2] for i in who]
+
+    def outline(self, obj: RoomObject) -> SceneItem:
+        """The selected ``obj``'s outline (:func:`~simlab.worlds.rooms.inspection.selected_outline`), the one made
+        before moved along when only where its box is changed (a drag of the selected object)."""
+        kept = self._outline
+        if kept is not None and kept[0] is obj:
+            return kept[1]
+        shift = _box_shift(kept[0], obj) if kept is not None and kept[0].id == obj.id else None
+        if kept is None or shift is None:
+            made = selected_outline(obj)
+        else:
+            made = replace(kept[1], mesh=_moved(kept[1].mesh, shift))
+        self._outline = (obj, made)
+        return made
 
     def object_changed(
         self, before: RoomObject | None, after: RoomObject | None, cameras: Mapping[str, Camera]
