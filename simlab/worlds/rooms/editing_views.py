@@ -194,6 +194,8 @@ class RoomParts:
         """Forget the pictures the changed object may show in, before or after the edit."""
         boxes = [o.bbox for o in (before, after) if o is not None]
         for role, camera in cameras.items():
+            if role not in self._pictures:
+                continue  # nothing to forget (the app draws live views and renders no picture): no frustum test
             if any(may_show(camera, box, self.size) for box in boxes):
                 self._pictures.pop(role, None)
 
