@@ -275,10 +275,11 @@ class _Rays:
     inside: np.ndarray
 
     @classmethod
-    def of(cls, scene: Scene, camera: Camera, indices: Sequence[int]) -> _Rays:
+    def of(cls, scene: Scene, cameras: Sequence[Camera], indices: Sequence[int]) -> list[_Rays]:
+        """The corner rays of the objects at ``indices`` from each of ``cameras`` (the corners worked out once)."""
         corners = np.array([c for k in indices for c in scene.objects[k].corners()], dtype=float).reshape(-1, 3)
         owner = np.repeat(np.asarray(indices, dtype=np.int64), 8)
-        return cls(corners, owner, frustum_mask(camera, corners))
+        return [cls(corners, owner, frustum_mask(camera, corners)) for camera in cameras]
 
 
 def _judge(
@@ -297,7 +298,7 @@ def _visible_ids(
 ) -> list[list[str]]:
     """Visible object ids for each camera; the in-frustum corner rays of all cameras go in one query."""
     indices = range(len(scene.objects))
-    batches = [_Rays.of(scene, camera, indices) for camera in cameras]
+    batches = _Rays.of(scene, cameras, indices)
     starts = np.concatenate(
         [np.tile(c.position, (int(b.inside.sum()), 1)) for c, b in zip(cameras, batches, strict=True)]
     )
@@ -323,7 +324,7 @@ def corner_rays_from(geom: SceneGeometry, cameras: Sequence[Camera], obj: RoomOb
     """:func:`corner_rays` from each of ``cameras``, all cast in one query (both agents' at once: a query's fixed
     cost is most of eight rays')."""
     k = next(i for i, o in enumerate(geom.scene.objects) if o.id == obj.id)
-    batches = [_Rays.of(geom.scene, camera, [k]) for camera in cameras]
+    batches = _Rays.of(geom.scene, cameras, [k])
     origins = np.repeat(np.array([camera.position for camera in cameras], dtype=float), 8, axis=0)
     corners = np.concatenate([b.corners for b in batches])
     unblocked, hit_owner = _judge(origins, corners, np.repeat(k, len(corners)), geom.first_hits, geom.face_owner)
