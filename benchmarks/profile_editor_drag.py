@@ -5,7 +5,8 @@ alone during the drag), and what one frame of a drag costs part by part, in wall
 this process, llvmpipe's threads included, stays put on a loaded machine where wall time does not), each view's
 VTK render alone included (the rest of its paint is the blit to the widget and Qt composing the window).
 
-Then a draft's 3D view rendered with only one kind of its actors shown at a time (unlit faces, lit faces, lines,
+The Python of a drag step is then timed part by part (the document's facts, items and the views' shows). Then
+a draft's 3D view rendered with only one kind of its actors shown at a time (unlit faces, lit faces, lines,
 texts: where llvmpipe's time goes), and ``--composition`` measures what Qt's composition of a window costs with
 0, 1 and 3 GL views in it (a label repainted in a 1500x950 window, alternated), the cost no view can save.
 
@@ -55,6 +56,41 @@ def profile_drag(app: QApplication, window: EditorWindow, target: str, steps: in
     app.processEvents()
     profiler.disable()
     _print(f"release after dragging {target}", profiler, top)
+
+
+def python_parts(app: QApplication, window: EditorWindow, target: str, repeats: int) -> None:
+    """Median wall ms of each part of a drag step's Python (what ``EditorWindow.refresh`` asks for during a drag),
+    called one by one on the document as a drag step leaves it, the views painted between steps: where the
+    11-14 ms of Python before anything paints go."""
+    doc = cast(RoomDocument, window.document)
+    x, y, z = doc.objects[target].position
+    window.select(target)  # a drag selects what it moves: its outline and corner rays are drawn at every step
+    window.begin_drag()
+    times: dict[str, list[float]] = {}
+
+    def timed(name: str, part: Callable[[], Any]) -> Any:
+        start = time.perf_counter()
+        made = part()
+        times.setdefault(name, []).append(time.perf_counter() - start)
+        return made
+
+    for k in range(repeats):
+        to = (x + 0.1 * (k % 2), y, z)
+        edit = timed("the move (document operation)", lambda: doc.move(target, to, "parts"))  # noqa: B023
+        timed("the edit applied (put)", lambda: edit.redo(doc))  # noqa: B023 - called at once
+        timed("ray-casting geometry", lambda: doc.geometry)
+        timed("visible sets (corner rays)", lambda: doc.visible)
+        items = timed("3D scene items (overlays)", lambda: doc.scene_items(window.selected))
+        timed("3D view: show (items compared)", lambda: window.canvas.show(items))  # noqa: B023
+        live = timed("agents' scene items", doc.agent_scene)
+        timed("live views: show", lambda: window.pictures.show_live(live, doc.agent_views()))  # noqa: B023
+        timed("warnings and summary", lambda: window.summary.setText(doc.summary()))
+        for _ in range(3):
+            app.processEvents()  # the views paint
+    window.end_drag()  # the steps went around the undo stack: the document is as the last one left it
+    for name, samples in times.items():
+        print(f"{name:<42} {statistics.median(samples) * 1000:8.2f} ms wall")
+    print(f"{'all of them':<42} {sum(statistics.median(v) for v in times.values()) * 1000:8.2f} ms wall")
 
 
 def frame_anatomy(app: QApplication, window: EditorWindow, target: str, repeats: int) -> None:
@@ -202,6 +238,9 @@ def main() -> None:
         doc = cast(RoomDocument, window.document)
         for target in (doc.views.shared[0], doc.views.helper_only[0]):
             profile_drag(app, window, target, args.steps, args.top)
+        for target in (doc.views.shared[0], doc.views.helper_only[0]):
+            print(f"---- the Python of one drag step of {target}, part by part")
+            python_parts(app, window, target, 4 * args.steps)
         print(f"---- one drag step of {doc.views.shared[0]}, part by part")
         frame_anatomy(app, window, doc.views.shared[0], args.steps)
         window.undo_stack.setClean()

@@ -208,6 +208,7 @@ class PicturesPanel(QScrollArea):
         self.views: dict[str, ImageView] = {}
         self.live: dict[str, SceneCanvas] = {}
         self._poses: dict[str, CameraPose] = {}
+        self._seen: dict[str, dict[str, tuple[SceneItem, bool]]] = {}  # caption -> key -> (item, in its view?)
         self._still = _StillMouse(self)
 
     def show_pictures(self, pictures: Mapping[str, Image.Image]) -> None:
@@ -236,7 +237,19 @@ class PicturesPanel(QScrollArea):
             if self._poses.get(caption) != pose:
                 canvas.set_camera(pose)
                 self._poses[caption] = pose
-            canvas.show(canvas.in_view(items))  # an edit out of this agent's sight does not repaint its view
+                self._seen[caption] = {}  # the verdicts were of the camera before
+            canvas.show(self._in_view(caption, items))  # an edit out of this agent's sight does not repaint it
+
+    def _in_view(self, caption: str, items: list[SceneItem]) -> list[SceneItem]:
+        """The live view ``caption``'s :meth:`~simlab.gui.scene_canvas.SceneCanvas.in_view` of ``items``, each
+        item's verdict kept while the item and the camera stay (a drag step asks again for the moved items only;
+        an item's mesh never changes once made)."""
+        seen = self._seen.setdefault(caption, {})
+        fresh = [item for item in items if item.key not in seen or seen[item.key][0] is not item]
+        if fresh:
+            inside = {id(item) for item in self.live[caption].in_view(fresh)}
+            seen.update((item.key, (item, id(item) in inside)) for item in fresh)
+        return [item for item in items if seen[item.key][1]]
 
     def set_draft(self, on: bool) -> None:
         """Draw the live views as drafts at reduced resolution (while something is dragged), or at full."""

@@ -133,6 +133,26 @@ def test_the_live_views_leave_out_only_what_their_agent_cannot_see(window, qtbot
         assert np.abs(live - full).mean() < 1.0, caption  # nothing the agent can see was left out
 
 
+def test_each_live_view_shows_what_its_camera_takes_in_at_every_drag_step(window, qtbot):
+    """The live views keep each item's in-view verdict while the item and their camera stay: at every step of a
+    sofa dragged across the room and of the Helper's camera moved, each view draws exactly the items its camera
+    takes in, judged afresh."""
+    stage(window, qtbot)
+    doc = window.document
+    window.begin_drag()
+    moves = [("sofa_1", (x, 2.5, 0.0)) for x in (3.4, 2.6, 1.8, 1.0)]
+    moves += [("camera:helper", (5.5, y, 0.0)) for y in (1.0, 4.0)]
+    counts = set()
+    for entity, to in moves:
+        assert window.push_op(doc.move, entity, to, f"drag-{entity}")
+        for caption, canvas in window.pictures.live.items():
+            taken_in = [item.key for item in canvas.in_view(doc.agent_scene())]
+            assert [item.key for item in canvas.items] == taken_in, (entity, to, caption)
+            counts.add((caption, len(taken_in)))
+    window.end_drag()
+    assert len(counts) > 2  # the views took in more or less as things moved
+
+
 def _shown_facts(window: EditorWindow) -> dict:
     """What the window shows of who sees what: the sets, the counts, the tints and each live view's items."""
     doc = window.document

@@ -151,3 +151,29 @@ def test_sample_views_from_a_geometry_shared_between_samplings_is_each_samplings
 def test_sample_views_gives_up_with_none() -> None:
     scene = room([box("lonely", (2.0, 2.0, 0.0), (2.5, 2.5, 0.5))])
     assert cameras.sample_views(scene, 1, {"max_attempts": 5, "pixel_filter": False}) is None
+
+
+def test_a_ray_layer_moved_casts_as_one_built_where_its_triangles_now_are() -> None:
+    """An editor's dragged object keeps its BVH and casts at it moved: the same rays hit at the same distances as
+    at a layer built from the mesh moved, for rays from all around at a catalog object (a room's most detailed), and
+    the moved layer's mesh is that mesh."""
+    from simlab.worlds.rooms import catalog
+    from simlab.worlds.rooms.generator import generate_scene
+
+    mesh = max((catalog.object_mesh(o) for o in generate_scene(2, 4).objects), key=lambda m: len(m.faces))
+    shift = np.array([1.37, -0.52, 0.0])
+    moved = vis.RayLayer(mesh).moved(shift / 2).moved(shift / 2)  # a drag's steps add up
+    built = vis.RayLayer(trimesh.Trimesh(mesh.vertices + shift, mesh.faces, process=False))
+    rng = np.random.default_rng(5)
+    centre = np.asarray(mesh.centroid) + shift
+    origins = centre + rng.normal(size=(400, 3)) * 2.0
+    directions = centre + rng.normal(size=(400, 3)) * 0.3 - origins
+    directions /= np.linalg.norm(directions, axis=1)[:, None]
+    far, faces = moved.first_hits(origins, directions)
+    far_built, faces_built = built.first_hits(origins, directions)
+    hit = faces >= 0
+    assert np.array_equal(hit, faces_built >= 0) and hit.sum() > 100
+    assert np.allclose(far[hit], far_built[hit], rtol=0.0, atol=1e-9)
+    # the same face, but where a ray meets two at one distance (an edge, or coplanar parts): either is first
+    assert (faces == faces_built).mean() > 0.95
+    assert np.allclose(moved.mesh.vertices, mesh.vertices + shift) and moved.faces == len(mesh.faces)

@@ -57,7 +57,7 @@ from simlab.worlds.rooms.editing_checks import Crossings, warnings_by_entity
 from simlab.worlds.rooms.editing_fields import camera_fields, camera_values, object_fields, object_values, parse_values
 from simlab.worlds.rooms.editing_questions import first_task, proposal
 from simlab.worlds.rooms.editing_views import WALL_OPACITY, RoomParts, visible_sets
-from simlab.worlds.rooms.inspection import object_id_of, who_sees
+from simlab.worlds.rooms.inspection import corner_verdicts, object_id_of, who_sees
 from simlab.worlds.rooms.model import ROOM_TYPES, SCENE_FORMAT, Camera, RoomObject, Scene
 from simlab.worlds.rooms.observations import ANSWERER, HELPER
 from simlab.worlds.rooms.render import camera_pose
@@ -292,7 +292,8 @@ class RoomDocument(EditorDocument):
             items += self.parts.frustum(role, self.cams[role])
         items += self.parts.tints(scene, views)
         if selected in self.objects:
-            items += who_sees(views, self.geometry, self.objects[selected])[1]
+            obj = self.objects[selected]
+            items += [self.parts.outline(obj), *corner_verdicts(views, self.geometry, obj)[1]]
         return items
 
     def cameras(self) -> dict[str, CameraPose]:

@@ -11,7 +11,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from simlab.worlds.rooms.catalog import CATEGORIES
 from simlab.worlds.rooms.describe import describe_objects
@@ -31,6 +31,7 @@ class Crossings:
     def __init__(self) -> None:
         self._judged: dict[str, RoomObject] = {}  # the objects judged, by id
         self._into: dict[str, set[str]] = {}  # id -> the ids of the judged objects it goes into
+        self._prints: dict[str, tuple[RoomObject, list[Point]]] = {}  # id -> the object and its footprint
 
     def into(self, solid: Sequence[RoomObject]) -> dict[str, set[str]]:
         """For each of ``solid``, the ids of the others it interpenetrates (:func:`_cross`, symmetric)."""
@@ -44,11 +45,19 @@ class Crossings:
             if obj.id in self._judged:
                 continue
             # against the objects judged so far: a pair of two new ones is judged once, by the later one
-            found = {o.id for o in self._judged.values() if _cross(obj, o)}
+            found = {o.id for o in self._judged.values() if _cross(obj, o, self._footprint)}
             for i in found:
                 self._into[i].add(obj.id)
             self._judged[obj.id], self._into[obj.id] = obj, found
         return self._into
+
+    def _footprint(self, obj: RoomObject) -> list[Point]:
+        """``obj``'s footprint, worked out again only when the object changed (a drag step judges the dragged
+        object against every other: their footprints are the ones worked out before)."""
+        kept = self._prints.get(obj.id)
+        if kept is None or kept[0] is not obj:
+            kept = self._prints[obj.id] = (obj, footprint(obj))
+        return kept[1]
 
 
 def object_warnings(scene: Scene, crossings: Crossings | None = None) -> dict[str, str]:
@@ -111,12 +120,12 @@ def _ignored(obj: RoomObject) -> bool:
     return cat is not None and (cat.flat or cat.placement == "in_wall")
 
 
-def _cross(a: RoomObject, b: RoomObject) -> bool:
-    """Height ranges and turned footprints both overlap by more than :data:`TOLERANCE`."""
+def _cross(a: RoomObject, b: RoomObject, outline: Callable[[RoomObject], list[Point]] = footprint) -> bool:
+    """Height ranges and turned footprints (``outline`` gives them) both overlap by more than :data:`TOLERANCE`."""
     height = min(a.bbox[1][2], b.bbox[1][2]) - max(a.bbox[0][2], b.bbox[0][2])
     if height <= TOLERANCE:
         return False
-    p, q = footprint(a), footprint(b)
+    p, q = outline(a), outline(b)
     return _boxes_overlap(p, q) and penetration(p, q) > TOLERANCE
 
 

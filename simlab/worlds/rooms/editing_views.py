@@ -28,6 +28,7 @@ from vtkmodules.util.numpy_support import numpy_to_vtk, vtk_to_numpy
 
 from simlab.render.scene import SceneItem
 from simlab.worlds.rooms import visibility
+from simlab.worlds.rooms.inspection import selected_outline
 from simlab.worlds.rooms.model import Camera, RoomObject, Scene, Vec3
 from simlab.worlds.rooms.render import object_items, render_view_items, shell_items
 from simlab.worlds.rooms.scene import frustum_items, tint_items
@@ -88,7 +89,9 @@ class RoomParts:
         self._tints: dict[str, tuple[RoomObject, tuple[bool, bool], SceneItem]] = {}
         self._still: _Still | None = None
         self._frustums: dict[str, tuple[Camera, list[SceneItem]]] = {}
-        self._last: dict[str, trimesh.Trimesh] = {}  # each object's mesh in the geometry made last
+        self._last: dict[str, RoomObject] = {}  # the objects of the geometry made last
+        self._layers: dict[str, _Kept[visibility.RayLayer]] = {}
+        self._outline: tuple[RoomObject, SceneItem] | None = None  # the selected object's, as it was made
         self.renders = 0
         """How many pictures were rendered so far (what the caches saved shows in tests and the benchmark)."""
 
@@ -99,14 +102,23 @@ class RoomParts:
     def geometry(self, scene: Scene) -> visibility.SceneGeometry:
         """The scene's ray-casting geometry from the kept meshes (only changed objects are meshed again): the
         objects left alone since the geometry before are cast at in a kept layer (its BVH built once, at the
-        first step of a drag), the others in a layer of their own, made afresh."""
-        meshes = {o.id: self.mesh(o) for o in scene.objects}
+        first step of a drag), each of the others in a layer of its own (:meth:`ray_layer`: a dragged object's
+        is the one made at the drag's first step, moved)."""
+        now = {o.id: o for o in scene.objects}
         still = self._still
-        if still is None or not still.holds(scene, meshes):
-            unchanged = {i: m for i, m in meshes.items() if self._last.get(i, m) is m}
-            still = self._still = _Still.of(scene, unchanged)
-        self._last = meshes
-        return still.geometry(scene, meshes)
+        if still is None or not still.holds(scene, now):
+            unchanged = [o for o in scene.objects if o.id not in self._last or _same(self._last[o.id], o)]
+            still = self._still = _Still.of(scene, {o.id: (o, self.mesh(o)) for o in unchanged})
+        self._last = now
+        return still.geometry(scene, self.ray_layer)
+
+    def ray_layer(self, obj: RoomObject) -> visibility.RayLayer:
+        """``obj``'s triangles as a ray layer: the one made for it before, moved, when only where it stands
+        changed since (no mesh nor BVH made for a drag step), else one made afresh."""
+        kept = self._layers.get(obj.id)
+        if kept is None or (kept.obj is not obj and kept.key != shape_key(obj)):
+            kept = self._layers[obj.id] = _Kept(obj, shape_key(obj), visibility.RayLayer(self.mesh(obj)))
+        return kept.made if kept.obj is obj else kept.made.moved(np.subtract(obj.position, kept.obj.position))
 
     def items(self, scene: Scene, wall_opacity: float) -> list[SceneItem]:
         """The room as scene items (:func:`~simlab.worlds.rooms.render.room_scene_items`), from the kept ones."""
@@ -136,7 +148,7 @@ class RoomParts:
 
     def tints(self, scene: Scene, views: ViewPair) -> list[SceneItem]:
         """:func:`~simlab.worlds.rooms.scene.tint_items` from the kept ones: an object's tint is made again only
-        when the object or who sees it changed."""
+        when the object or who sees it changed, and moved along when only where its box is changed (a drag)."""
         objects = {o.id: o for o in scene.objects}
         answerer, helper = set(views.answerer_visible), set(views.helper_visible)
         who = {i: (i in answerer, i in helper) for i in _tinted(views)}
@@ -146,6 +158,12 @@ class RoomParts:
             return tint is not None and tint[0] is objects[i] and tint[1] == who[i]
 
         wanted = {i for i in who if not kept(i)}
+        for i in [i for i in wanted if self._tints.get(i, (None, None))[1] == who[i]]:
+            before, seen, item = self._tints[i]
+            shift = _box_shift(before, objects[i])
+            if shift is not None:  # the same box elsewhere: a tint is its box, so the kept one moved is the one made
+                self._tints[i] = (objects[i], seen, replace(item, mesh=_moved(item.mesh, shift)))
+                wanted.discard(i)
         if wanted:
             part = replace(
                 views,
@@ -156,12 +174,28 @@ class RoomParts:
                 self._tints[i] = (objects[i], who[i], item)
         return [self._tints[i][2] for i in who]
 
+    def outline(self, obj: RoomObject) -> SceneItem:
+        """The selected ``obj``'s outline (:func:`~simlab.worlds.rooms.inspection.selected_outline`), the one made
+        before moved along when only where its box is changed (a drag of the selected object)."""
+        kept = self._outline
+        if kept is not None and kept[0] is obj:
+            return kept[1]
+        shift = _box_shift(kept[0], obj) if kept is not None and kept[0].id == obj.id else None
+        if kept is None or shift is None:
+            made = selected_outline(obj)
+        else:
+            made = replace(kept[1], mesh=_moved(kept[1].mesh, shift))
+        self._outline = (obj, made)
+        return made
+
     def object_changed(
         self, before: RoomObject | None, after: RoomObject | None, cameras: Mapping[str, Camera]
     ) -> None:
         """Forget the pictures the changed object may show in, before or after the edit."""
         boxes = [o.bbox for o in (before, after) if o is not None]
         for role, camera in cameras.items():
+            if role not in self._pictures:
+                continue  # nothing to forget (the app draws live views and renders no picture): no frustum test
             if any(may_show(camera, box, self.size) for box in boxes):
                 self._pictures.pop(role, None)
 
@@ -178,39 +212,52 @@ class RoomParts:
         return {role: self._pictures[role] for role in cameras}
 
 
+def _box_shift(before: RoomObject, now: RoomObject) -> np.ndarray | None:
+    """How far ``now``'s bounding box is from ``before``'s when it is the same size (to rounding), else None."""
+    (lo, hi), (now_lo, now_hi) = before.bbox, now.bbox
+    shift = [b - a for a, b in zip(lo, now_lo, strict=True)]
+    same = all(abs(b - a - d) <= 1e-9 for a, b, d in zip(hi, now_hi, shift, strict=True))
+    return np.array(shift) if same else None
+
+
+def _same(before: RoomObject, now: RoomObject) -> bool:
+    """Whether ``now`` is ``before`` or an equal object (an undo puts an equal one back)."""
+    return before is now or state_key(before) == state_key(now)
+
+
 @dataclass
 class _Still:
-    """The ray layer of the room's shell and the objects an edit left alone, with the meshes it holds."""
+    """The ray layer of the room's shell and the objects an edit left alone, with the objects it holds."""
 
     room: Scene
-    meshes: dict[str, trimesh.Trimesh]
+    objects: dict[str, RoomObject]
     layer: visibility.RayLayer
-    owner: np.ndarray  # each face's object, as its place in ``meshes``, or SHELL
+    owner: np.ndarray  # each face's object, as its place in ``objects``, or SHELL
 
     @classmethod
-    def of(cls, scene: Scene, meshes: dict[str, trimesh.Trimesh]) -> _Still:
-        """The layer of ``scene``'s shell and ``meshes``."""
-        part = replace(scene, objects=tuple(o for o in scene.objects if o.id in meshes))
-        mesh, owner = visibility.scene_mesh(part, [meshes[o.id] for o in part.objects])
-        return cls(
-            replace(scene, objects=()), {o.id: meshes[o.id] for o in part.objects}, visibility.RayLayer(mesh), owner
-        )
+    def of(cls, scene: Scene, held: dict[str, tuple[RoomObject, trimesh.Trimesh]]) -> _Still:
+        """The layer of ``scene``'s shell and the objects of ``held`` (id -> the object and its mesh)."""
+        part = replace(scene, objects=tuple(o for o in scene.objects if o.id in held))
+        mesh, owner = visibility.scene_mesh(part, [held[o.id][1] for o in part.objects])
+        objects = {o.id: held[o.id][0] for o in part.objects}
+        return cls(replace(scene, objects=()), objects, visibility.RayLayer(mesh), owner)
 
-    def holds(self, scene: Scene, meshes: Mapping[str, trimesh.Trimesh]) -> bool:
-        """Whether every object of the layer is in ``scene`` as it was, and the room too."""
-        return self.room == replace(scene, objects=()) and all(meshes.get(i) is m for i, m in self.meshes.items())
+    def holds(self, scene: Scene, now: Mapping[str, RoomObject]) -> bool:
+        """Whether every object of the layer is in ``scene`` (``now``: its objects by id) as it was, and the room."""
+        if self.room != replace(scene, objects=()):
+            return False
+        return all(i in now and _same(o, now[i]) for i, o in self.objects.items())
 
-    def geometry(self, scene: Scene, meshes: Mapping[str, trimesh.Trimesh]) -> visibility.SceneGeometry:
-        """``scene``'s geometry: this layer, then one of the objects not in it (when there are any)."""
+    def geometry(self, scene: Scene, layer_of: Callable[[RoomObject], visibility.RayLayer]) -> visibility.SceneGeometry:
+        """``scene``'s geometry: this layer, then one for each object not in it (``layer_of`` gives it)."""
         index = {o.id: k for k, o in enumerate(scene.objects)}
         # the layer's object places to the scene's; SHELL (-1) picks the last entry, itself
-        places = np.array([*(index[i] for i in self.meshes), visibility.SHELL], dtype=np.int64)
+        places = np.array([*(index[i] for i in self.objects), visibility.SHELL], dtype=np.int64)
         layers, owners = [self.layer], [places[self.owner]]
-        rest = [k for k, o in enumerate(scene.objects) if o.id not in self.meshes]
-        if rest:
-            parts = [meshes[scene.objects[k].id] for k in rest]
-            layers.append(visibility.RayLayer(visibility.join_meshes(parts)))
-            owners.append(np.repeat(np.asarray(rest, dtype=np.int64), [len(m.faces) for m in parts]))
+        for k, obj in enumerate(scene.objects):
+            if obj.id not in self.objects:
+                layers.append(layer_of(obj))
+                owners.append(np.full(layers[-1].faces, k, dtype=np.int64))
         return visibility.SceneGeometry.of_layers(scene, layers, np.concatenate(owners))
 
 

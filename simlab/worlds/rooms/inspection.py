@@ -20,7 +20,7 @@ from simlab.worlds.rooms.cameras import DEFAULT_VIEW_SETTINGS
 from simlab.worlds.rooms.model import Camera, RoomObject
 from simlab.worlds.rooms.observations import ANSWERER, HELPER, PALETTE
 from simlab.worlds.rooms.scene import RAY_RGB, SHARED_RGB, _memo, line_mesh, mentioned_at, outline_item, scene_and_views
-from simlab.worlds.rooms.visibility import CornerRay, SceneGeometry, ViewPair, corner_rays
+from simlab.worlds.rooms.visibility import CornerRay, SceneGeometry, ViewPair, corner_rays_from
 
 SELECTED_RGB = (0.0, 0.0, 0.0)
 ROLE_NAMES = {ANSWERER: "Answerer", HELPER: "Helper"}
@@ -92,13 +92,25 @@ def inspect_item(episode: Episode, turn: int, key: str) -> Inspection | None:
 
 def who_sees(views: ViewPair, geom: SceneGeometry, obj: RoomObject) -> tuple[list[str], list[SceneItem]]:
     """Each agent's verdict on ``obj`` in ``views`` (its visible sets) with the corner counts behind it, and
-    the items that show why: ``obj`` outlined and its sixteen corner rays from the two eyes. ``geom`` is the
-    geometry of the scene holding ``obj`` (the episode's, or the editor's as it is now)."""
-    outline = replace(outline_item(obj, f"selected:{obj.id}", SELECTED_RGB), kind="selection", line_width=6.0)
-    lines, items = [], [outline]
+    the items that show why: ``obj`` outlined (:func:`selected_outline`) and its sixteen corner rays from the two
+    eyes (:func:`corner_verdicts`). ``geom`` is the geometry of the scene holding ``obj`` (the episode's, or the
+    editor's as it is now)."""
+    lines, rays = corner_verdicts(views, geom, obj)
+    return lines, [selected_outline(obj), *rays]
+
+
+def selected_outline(obj: RoomObject) -> SceneItem:
+    """The selected ``obj``'s outline: its bounding box a little larger, in black wire."""
+    return replace(outline_item(obj, f"selected:{obj.id}", SELECTED_RGB), kind="selection", line_width=6.0)
+
+
+def corner_verdicts(views: ViewPair, geom: SceneGeometry, obj: RoomObject) -> tuple[list[str], list[SceneItem]]:
+    """:func:`who_sees` but the outline: each agent's verdict and ``obj``'s corner rays from both eyes."""
+    lines: list[str] = []
+    items: list[SceneItem] = []
     cameras = ((ANSWERER, views.answerer, views.answerer_visible), (HELPER, views.helper, views.helper_visible))
-    for role, camera, seen in cameras:
-        rays = corner_rays(geom, camera, obj)
+    both = corner_rays_from(geom, [views.answerer, views.helper], obj)
+    for (role, camera, seen), rays in zip(cameras, both, strict=True):
         lines.append(_verdict(ROLE_NAMES[role], obj.id in seen, rays))
         items += _ray_items(role, camera, rays)
     return lines, items

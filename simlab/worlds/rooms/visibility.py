@@ -15,6 +15,8 @@ live in :mod:`simlab.worlds.rooms.render` (this module never needs VTK).
 
 from __future__ import annotations
 
+import copy
+import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -84,16 +86,40 @@ def join_meshes(parts: Sequence[trimesh.Trimesh]) -> trimesh.Trimesh:
 
 
 class RayLayer:
-    """Triangles and their ray intersector (a BVH), built once: a :class:`SceneGeometry` casts at one or more."""
+    """Triangles and their ray intersector (a BVH), built once: a :class:`SceneGeometry` casts at one or more.
+    :meth:`moved` gives the same triangles moved, cast at through the same BVH."""
 
     def __init__(self, mesh: trimesh.Trimesh) -> None:
-        self.mesh = mesh
+        self._built = mesh
+        self.faces = len(mesh.faces)
+        self.shift = np.zeros(3)
         self.intersector, self.backend = _intersector(mesh)
         self._normals = np.asarray(mesh.face_normals, dtype=float)
         self._anchors = np.asarray(mesh.triangles[:, 0, :], dtype=float)
 
+    def moved(self, shift: np.ndarray) -> RayLayer:
+        """This layer's triangles moved by ``shift`` (metres): rays are cast at the BVH built once, moved back by
+        as much. An editor's dragged object keeps the BVH made at its first step (a BVH's build was most of a
+        step's ray casting). Embree casts in single precision relative to the mesh's lowest corner and its scale,
+        which a move shifts alike: it casts at the triangles a BVH built where they now are would hold, but for
+        double-precision rounding of the shift, far below single precision."""
+        layer = copy.copy(self)
+        layer.shift = self.shift + np.asarray(shift, dtype=float)
+        layer.__dict__.pop("mesh", None)  # a mesh made for the old place
+        return layer
+
+    @functools.cached_property
+    def mesh(self) -> trimesh.Trimesh:
+        """The triangles where they are (made on demand for a moved layer: casting never needs it)."""
+        if not self.shift.any():
+            return self._built
+        moved = np.asarray(self._built.vertices, dtype=float) + self.shift
+        return trimesh.Trimesh(moved, self._built.faces, face_normals=self._normals, process=False)
+
     def first_hits(self, origins: np.ndarray, directions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Distance to the first hit (inf when none) and the face hit (-1 when none), one query for all rays."""
+        if self.shift.any():
+            origins = origins - self.shift
         faces = np.asarray(self.intersector.intersects_first(origins, directions), dtype=np.int64)
         distance = np.full(len(faces), np.inf)
         hit = faces >= 0
@@ -129,7 +155,7 @@ class SceneGeometry:
     def _setup(self, scene: Scene, layers: Sequence[RayLayer], face_owner: np.ndarray) -> None:
         self.scene, self.layers, self.face_owner = scene, list(layers), face_owner
         self.backend = self.layers[0].backend
-        self._offsets = np.cumsum([0, *(len(layer.mesh.faces) for layer in self.layers[:-1])])
+        self._offsets = np.cumsum([0, *(layer.faces for layer in self.layers[:-1])])
 
     @property
     def mesh(self) -> trimesh.Trimesh:
@@ -249,10 +275,11 @@ class _Rays:
     inside: np.ndarray
 
     @classmethod
-    def of(cls, scene: Scene, camera: Camera, indices: Sequence[int]) -> _Rays:
+    def of(cls, scene: Scene, cameras: Sequence[Camera], indices: Sequence[int]) -> list[_Rays]:
+        """The corner rays of the objects at ``indices`` from each of ``cameras`` (the corners worked out once)."""
         corners = np.array([c for k in indices for c in scene.objects[k].corners()], dtype=float).reshape(-1, 3)
         owner = np.repeat(np.asarray(indices, dtype=np.int64), 8)
-        return cls(corners, owner, frustum_mask(camera, corners))
+        return [cls(corners, owner, frustum_mask(camera, corners)) for camera in cameras]
 
 
 def _judge(
@@ -271,7 +298,7 @@ def _visible_ids(
 ) -> list[list[str]]:
     """Visible object ids for each camera; the in-frustum corner rays of all cameras go in one query."""
     indices = range(len(scene.objects))
-    batches = [_Rays.of(scene, camera, indices) for camera in cameras]
+    batches = _Rays.of(scene, cameras, indices)
     starts = np.concatenate(
         [np.tile(c.position, (int(b.inside.sum()), 1)) for c, b in zip(cameras, batches, strict=True)]
     )
@@ -290,20 +317,29 @@ def _visible_ids(
 
 def corner_rays(geom: SceneGeometry, camera: Camera, obj: RoomObject) -> list[CornerRay]:
     """The eight corner rays of ``obj`` from ``camera``; corners outside the frustum are still cast."""
+    return corner_rays_from(geom, [camera], obj)[0]
+
+
+def corner_rays_from(geom: SceneGeometry, cameras: Sequence[Camera], obj: RoomObject) -> list[list[CornerRay]]:
+    """:func:`corner_rays` from each of ``cameras``, all cast in one query (both agents' at once: a query's fixed
+    cost is most of eight rays')."""
     k = next(i for i, o in enumerate(geom.scene.objects) if o.id == obj.id)
-    rays = _Rays.of(geom.scene, camera, [k])
-    origins = np.tile(np.asarray(camera.position, dtype=float), (8, 1))
-    unblocked, hit_owner = _judge(origins, rays.corners, rays.owner, geom.first_hits, geom.face_owner)
+    batches = _Rays.of(geom.scene, cameras, [k])
+    origins = np.repeat(np.array([camera.position for camera in cameras], dtype=float), 8, axis=0)
+    corners = np.concatenate([b.corners for b in batches])
+    unblocked, hit_owner = _judge(origins, corners, np.repeat(k, len(corners)), geom.first_hits, geom.face_owner)
+    inside = np.concatenate([b.inside for b in batches])
     names = {SHELL: "shell", NO_HIT: None}
-    return [
+    rays = [
         CornerRay(
             corner=(float(c[0]), float(c[1]), float(c[2])),
-            in_frustum=bool(inside),
+            in_frustum=bool(within),
             blocked=not bool(free),
             hit_object=names[int(h)] if h < 0 else geom.scene.objects[int(h)].id,
         )
-        for c, inside, free, h in zip(rays.corners, rays.inside, unblocked, hit_owner, strict=True)
+        for c, within, free, h in zip(corners, inside, unblocked, hit_owner, strict=True)
     ]
+    return [rays[8 * j : 8 * j + 8] for j in range(len(cameras))]
 
 
 def visible_objects(geom: SceneGeometry, camera: Camera, min_corners: int = 3) -> list[str]:
