@@ -356,7 +356,8 @@ class SettledLabel(QLabel):
     is measured at (a layout asking its height for a width) and again at its own when it paints, and each time
     asks for a repaint of itself, though what it shows has not changed: after every step the layouts' measuring
     (handled after the step's frame) made a second frame of the same pixels, the whole window composed again.
-    Those requests are dropped; a paint of part of the label keeps its own (the rest may need the new layout)."""
+    Those requests are dropped; a paint of part of what can be seen of the label keeps its own (the rest may need
+    the new layout). A label cut by the dock's edge is painted whole as far as it can be seen: it drops them too."""
 
     def heightForWidth(self, width: int) -> int:
         with _no_repaint(self):
@@ -371,7 +372,7 @@ class SettledLabel(QLabel):
             return super().minimumSizeHint()
 
     def paintEvent(self, event: QPaintEvent) -> None:
-        with _no_repaint(self, event.rect().contains(self.rect())):
+        with _no_repaint(self, event.rect().contains(self.visibleRegion().boundingRect())):
             super().paintEvent(event)
 
 
@@ -1014,6 +1015,14 @@ class AgentPanels(QWidget):
         if changed:  # what the scroll area does when its widget asks for another size, now: the panels' area
             # takes the grid's new size (the grid lays the panels out once, at it, before the frame is painted)
             QApplication.sendEvent(self.scroll_area, QEvent(QEvent.Type.LayoutRequest))
+            # an area that kept its size (the dock did not start or stop scrolling) was not laid out again: the
+            # grid's own request waited for the event loop, and the step's frame showed the panels at the last
+            # turn's heights, a second frame at these
+            self._grid.activate()
+            # a scroll bar it showed asked for its first paint by a posted event, which Qt handles after the
+            # step's frame: a second frame, the whole window composed again for the bar. Asked now, it is painted
+            # in the step's frame.
+            QApplication.sendPostedEvents(None, QEvent.Type.UpdateLater)
 
     def _stretch(self, panels: int) -> None:
         """Share the width among the columns in use, and leave the room left over below the last row."""
