@@ -9,6 +9,8 @@ the widgets shown, hidden or laid out again, so a panel that repaints or re-lays
 the window's dirty area per step: the union of every paint event's region in the window (what Qt's backing
 store repaints and, with a GL view in the window, uploads before it composes the frame) and their sum (parents
 painted under children count again).
+``--late`` lists instead the paints left for the passes of the event loop after a step's own (each a second frame,
+the whole window composed again), per widget and per turn stepped to.
 ``--area`` times instead what a frame costs against the area it dirties beside the 3D view: an opaque patch of
 each size repainted with the world view's redraw, against the redraw alone, in the same window.
 ``--warm`` steps through the episode once first, unprofiled (a step the bench times has mostly been drawn
@@ -181,6 +183,47 @@ class TimingApp(QApplication):
             print(f"{step / steps * 1000:8.2f} {base / steps * 1000:8.2f} {kind:>13}  {name}")
 
 
+class LatePaints(QObject):
+    """Records, while ``on``, the widget (class and parents') of each paint event, with the turn it was after."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.on = False
+        self.turn = 0
+        self.painted: Counter[str] = Counter()
+        self.turns: Counter[int] = Counter()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if self.on and isinstance(watched, QWidget) and event.type() == QEvent.Type.Paint:
+            self.painted[widget_path(watched)] += 1
+            self.turns[self.turn] += 1
+        return False
+
+
+def late_paints(app: QApplication, window: MainWindow, rounds: int = 2) -> None:
+    """Step through the open run's first episode ``rounds`` times; after each step's own pass of the event loop
+    (its frame), count the paints the next three passes make, and print them per widget and per turn."""
+    window.open_episode_id(window.browser.visible_episode_ids()[0])
+    window.statusBar().clearMessage()  # its timeout would repaint the status bar in a later pass
+    late = LatePaints()
+    app.installEventFilter(late)
+    for _ in range(rounds):
+        window.playback.first()
+        for _ in range(3):
+            app.processEvents()
+        for turn in range(1, window.playback.last_turn + 1):
+            window.playback.seek(turn)
+            app.processEvents()  # the step's frame
+            late.on, late.turn = True, turn
+            for _ in range(3):
+                app.processEvents()
+            late.on = False
+    app.removeEventFilter(late)
+    print(f"paints after the step's frame, by turn stepped to: {dict(sorted(late.turns.items())) or 'none'}")
+    for name, n in late.painted.most_common():
+        print(f"{n:5d}  {name}")
+
+
 PATCHES = ((0, 0), (100, 100), (300, 200), (600, 400), (1000, 600))  # sizes of the area dirtied beside the view
 
 
@@ -295,6 +338,7 @@ def main() -> None:
         "--cpu", type=int, default=0, metavar="PASSES", help="with --time: wall and CPU time, over PASSES passes"
     )
     parser.add_argument("--events", action="store_true", help="time each widget's paints and layouts instead")
+    parser.add_argument("--late", action="store_true", help="list the paints after each step's frame instead")
     parser.add_argument("--area", type=int, metavar="N", help="time N frames per dirtied area instead")
     args = parser.parse_args()
     app = TimingApp() if args.events else QApplication([])
@@ -308,6 +352,12 @@ def main() -> None:
                 window.open_path(step_run(args.runs or Path(tmp), family))
                 print(f"---- {family}")
                 time_areas(app, window, args.area)
+            return
+        if args.late:
+            for family in args.family or FAMILIES:
+                window.open_path(step_run(args.runs or Path(tmp), family))
+                print(f"---- {family}")
+                late_paints(app, window)
             return
         if args.time:
             time_steps(app, window, args.family or FAMILIES, args.time, args.runs or Path(tmp), args.cpu)

@@ -33,6 +33,7 @@ import html
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from PIL import Image
 from PySide6.QtCore import QEvent, QSettings, QSize, Qt, QTimer, Signal
@@ -84,7 +85,10 @@ MIN_PICTURE_WIDTH = 240  # narrower, a wall's letters and a board's numbers cann
 MIN_PANEL_WIDTH = MIN_PICTURE_WIDTH + 30  # such a picture, the panel's margins and its coloured edge
 GRID_SPACING = 6
 SCALED_CACHE_KB = 64 * 1024  # Qt's pixmap cache, least recently used first out: a few hundred panel pictures
+MEASURES_KEPT = 4096  # a label's measures kept (per text and width); past them it starts again
+MEASURES_CHANGE = (QEvent.Type.FontChange, QEvent.Type.StyleChange, QEvent.Type.ContentsRectChange)
 MESSAGE_CHARS = 240  # a panel shows this much of a message; the dialogue and the tooltip show all of it
+Measure = TypeVar("Measure", int, QSize)
 
 
 QWIDGETSIZE_MAX = (1 << 24) - 1  # Qt's "no maximum"
@@ -356,22 +360,48 @@ class SettledLabel(QLabel):
     is measured at (a layout asking its height for a width) and again at its own when it paints, and each time
     asks for a repaint of itself, though what it shows has not changed: after every step the layouts' measuring
     (handled after the step's frame) made a second frame of the same pixels, the whole window composed again.
-    Those requests are dropped; a paint of part of the label keeps its own (the rest may need the new layout)."""
+    Those requests are dropped; a paint of part of what can be seen of the label's text keeps its own (the rest
+    may need the new layout). A label cut by the dock's edge, or whose new text repaints its text but not its
+    padding, is painted whole as far as its text can be seen: it drops them too."""
+
+    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(text, parent)
+        self._heights: dict[tuple[object, ...], int] = {}
+        self._hints: dict[tuple[object, ...], QSize] = {}
 
     def heightForWidth(self, width: int) -> int:
-        with _no_repaint(self):
-            return super().heightForWidth(width)
+        return self._measure(self._heights, width, lambda: super(SettledLabel, self).heightForWidth(width))
 
     def sizeHint(self) -> QSize:
-        with _no_repaint(self):
-            return super().sizeHint()
+        return QSize(self._measure(self._hints, "size", super().sizeHint))
 
     def minimumSizeHint(self) -> QSize:
-        with _no_repaint(self):
-            return super().minimumSizeHint()
+        return QSize(self._measure(self._hints, "minimum", super().minimumSizeHint))
+
+    def _measure(
+        self, kept: dict[tuple[object, ...], Measure], what: object, measure: Callable[[], Measure]
+    ) -> Measure:
+        """Qt's measure ``what`` of the label as it is now, kept per text: a step's layouts ask a label's height
+        at the same widths again and again (some 60 times a step), and a QLabel lays its rich text out afresh at
+        each, and whenever its text changed, though stepping back and forth shows the same texts again."""
+        key = (what, self.text(), self.wordWrap(), self.textFormat(), self.indent(), self.margin())
+        if key not in kept:
+            if len(kept) >= MEASURES_KEPT:
+                kept.clear()
+            with _no_repaint(self):
+                kept[key] = measure()
+        return kept[key]
+
+    def changeEvent(self, event: QEvent) -> None:
+        """Measures taken in another font, style or margins are forgotten."""
+        if event.type() in MEASURES_CHANGE:
+            self._heights.clear()
+            self._hints.clear()
+        super().changeEvent(event)
 
     def paintEvent(self, event: QPaintEvent) -> None:
-        with _no_repaint(self, event.rect().contains(self.rect())):
+        seen = self.visibleRegion().intersected(self.contentsRect())  # where the label's text is drawn
+        with _no_repaint(self, seen.subtracted(event.region()).isEmpty()):
             super().paintEvent(event)
 
 
@@ -492,7 +522,7 @@ class AgentPanel(QFrame):
         self.title.setWordWrap(True)
         self.status = QLabel(self)
         self.status.setStyleSheet(f"color: {MUTED_COLOUR}; {GAP_ABOVE}")
-        self.message = SettledLabel(self)
+        self.message = SettledLabel(parent=self)
         self.message.setTextFormat(Qt.TextFormat.RichText)
         self.message.setWordWrap(True)
         self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -678,7 +708,7 @@ class AgentPanel(QFrame):
             return
         pixmaps = shown.pixmaps
         while len(self._image_views) < len(pixmaps):
-            caption, view = SettledLabel(self.images), ImageView(self.images)
+            caption, view = SettledLabel(parent=self.images), ImageView(self.images)
             view.set_max_width(self._pictures_width)
             caption.setTextFormat(Qt.TextFormat.RichText)
             caption.setWordWrap(True)  # a long caption wraps, never widening a panel
@@ -1014,6 +1044,14 @@ class AgentPanels(QWidget):
         if changed:  # what the scroll area does when its widget asks for another size, now: the panels' area
             # takes the grid's new size (the grid lays the panels out once, at it, before the frame is painted)
             QApplication.sendEvent(self.scroll_area, QEvent(QEvent.Type.LayoutRequest))
+            # an area that kept its size (the dock did not start or stop scrolling) was not laid out again: the
+            # grid's own request waited for the event loop, and the step's frame showed the panels at the last
+            # turn's heights, a second frame at these
+            self._grid.activate()
+            # a scroll bar it showed asked for its first paint by a posted event, which Qt handles after the
+            # step's frame: a second frame, the whole window composed again for the bar. Asked now, it is painted
+            # in the step's frame.
+            QApplication.sendPostedEvents(None, QEvent.Type.UpdateLater)
 
     def _stretch(self, panels: int) -> None:
         """Share the width among the columns in use, and leave the room left over below the last row."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QEvent
-from PySide6.QtGui import QTextDocumentFragment
+from PySide6.QtGui import QFont, QTextDocumentFragment
 from PySide6.QtWidgets import QApplication, QLabel
 
 from simlab.core.episode import Episode
@@ -306,3 +306,32 @@ def test_measuring_a_rich_label_asks_no_repaint_but_new_text_does(qtbot, settled
     paints.remove()
     assert (measured == 0) == settled  # a plain QLabel repaints: the test sees what it is about
     assert paints.count > measured
+
+
+def test_a_settled_label_measures_as_qt_does_whatever_changed(qtbot):
+    """A SettledLabel keeps its measures per text and width: each is what Qt measures for a QLabel set up the
+    same, for texts shown again, after its font, style sheet and margins changed, and with word wrap off."""
+    texts = ["<b>a message</b> long enough to wrap " * 3, "short", "<i>another</i> text that wraps, " * 5]
+    settled, plain = agent_panels.SettledLabel(), QLabel()
+    for label in (settled, plain):
+        qtbot.addWidget(label)
+        label.setWordWrap(True)
+
+    def measures(label: QLabel) -> list[object]:
+        heights = [label.heightForWidth(width) for width in (90, 180, 333)]
+        return [*heights, label.sizeHint(), label.minimumSizeHint()]
+
+    changes = [
+        lambda label: None,
+        lambda label: label.setFont(QFont(label.font().family(), 17)),
+        lambda label: label.setStyleSheet("padding-top: 9px"),
+        lambda label: label.setContentsMargins(12, 3, 5, 7),
+        lambda label: label.setWordWrap(False),
+    ]
+    for change in changes:
+        for label in (settled, plain):
+            change(label)
+        for text in (*texts, *texts):  # the second time through, as kept
+            settled.setText(text)
+            plain.setText(text)
+            assert measures(settled) == measures(plain)

@@ -311,6 +311,48 @@ def test_the_agents_frame_a_step_paints_is_the_dock_laid_out_and_painted_whole(q
     win.close()
 
 
+PLAYERS = {  # scripted agents: what benchmarks/gui.py steps through, one episode each
+    "rooms": ["answerer=oracle", "helper=oracle"],
+    "boards": ["programmer=oracle", "robot=scripted"],
+    "puzzles": ["solver=scripted", "expert=oracle"],
+}
+
+
+@pytest.mark.parametrize("family", ["blocks", *PLAYERS])
+def test_a_step_is_painted_in_one_frame(qtbot, tmp_path, family):
+    """Whatever a step changes is painted in the frame of its own pass of the event loop, and the passes after it
+    paint nothing: every frame composes the whole window again (a GL view in it), and a scroll bar shown by the
+    step, a grid whose area kept its size, a label cut by the dock's edge each made a second frame."""
+    played = DEMO_RUN if family == "blocks" else tmp_path / family
+    if family in PLAYERS:
+        run(RunConfig(family, seed=0, episodes=1, agents=PLAYERS[family]), played)
+    win = shown_window(qtbot, tmp_path, played)
+    win.resize(1600, 1000)
+    win.open_episode_id(win.browser.visible_episode_ids()[0])
+    win.statusBar().clearMessage()  # "Opened ...": its timeout would repaint the status bar in a later pass
+    paints = EventCounter([QEvent.Type.Paint], inside=win)
+    for turn in (1, 0):  # the first step in a window repaints the window's own background a pass later
+        win.playback.seek(turn)
+    qtbot.waitUntil(lambda: _paints_after_the_frame(paints) == 0)  # every paint of the opening done
+    turns = range(win.playback.last_turn + 1)
+    later = []  # (turn, paints in the passes after the step's)
+    for turn in itertools.chain(turns[1:], turns):  # the second time through, laid out as remembered
+        win.playback.seek(turn)
+        QApplication.processEvents()  # the step's frame
+        later.append((turn, _paints_after_the_frame(paints)))
+    paints.remove()
+    win.close()
+    assert [(turn, count) for turn, count in later if count] == []
+
+
+def _paints_after_the_frame(paints: EventCounter) -> int:
+    """The paint events of three passes of the event loop."""
+    paints.count = 0
+    for _ in range(3):
+        QApplication.processEvents()
+    return paints.count
+
+
 def test_the_keyboard_never_lands_on_a_collapsed_section(demo_panels, qtbot):
     """Tab walks the panels' focusable widgets: none is inside a collapsed (zero-height) section, and an open
     section's toggle (one that can be opened: "No model calls" cannot) is still reached."""
