@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGraphicsItem, QLabel, QVBoxLayout, QWidget
 
 from simlab.core.episode import Episode
 from simlab.core.errors import ConfigError
@@ -186,6 +186,7 @@ class MetricPlots(QWidget):
         low, high = spec.y_range if spec.y_range is not None else (0.0, top)
         span = high - low
         plot.setYRange(low, high + span * (LEGEND_HEADROOM if spec.y_range else 2 * LEGEND_HEADROOM), padding=0.02)
+        _cache_still_items(plot)
 
     @staticmethod
     def _draw(plot: TurnPlot, label: str, colour: str, values: list[float | None], steps: bool) -> None:
@@ -227,3 +228,16 @@ class MetricPlots(QWidget):
         """Snap the dragged line to the nearest turn and seek there."""
         self._playback.seek(round(line.value()))
         self._on_turn(self._playback.turn)
+
+
+def _cache_still_items(plot: TurnPlot) -> None:
+    """Let Qt keep a picture of each item that stands still while the cursor moves (the axes with their grid,
+    the curves, their markers, the legend) and paint the strips a step uncovers from it: pyqtgraph paints each
+    of them in Python, every item under the strips, at every step."""
+    items: list[QGraphicsItem] = [plot.getAxis(side) for side in ("left", "bottom")]
+    if plot.legend is not None:
+        items.append(plot.legend)
+    for data in plot.listDataItems():
+        items.extend((data.curve, data.scatter))
+    for item in items:
+        item.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)

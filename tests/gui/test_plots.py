@@ -4,6 +4,8 @@ a turn cursor that follows and drives playback."""
 from __future__ import annotations
 
 import pytest
+from PySide6.QtGui import QImage
+from PySide6.QtWidgets import QApplication
 
 from simlab.core.episode import Episode
 from simlab.core.recording import load_run
@@ -106,3 +108,30 @@ def test_a_short_episode_has_no_half_turn_ticks(qtbot, record_rooms):
     axis = widget.plots[0].getPlotItem().getAxis("bottom")
     ticks = [value for level in axis.tickValues(0, episode.last_turn, 600) for value in level[1]]
     assert ticks and all(float(t).is_integer() for t in ticks)
+
+
+def _painted(widget: MetricPlots) -> QImage:
+    """What the plots show on the screen now, after the paints a change asked for."""
+    QApplication.processEvents()
+    return widget.view.grab().toImage()
+
+
+def test_a_cursor_moved_over_cached_items_paints_what_a_fresh_paint_shows(plots, episode, qtbot):
+    """The still items (axes and grid, curves, markers, legend) are painted from Qt's pictures of them as the
+    cursor moves: each turn shows exactly what painting every item afresh shows."""
+    widget, playback = plots
+    assert _still_items(widget), "nothing is cached: the test would compare a paint with itself"
+    for turn in (3, 1, episode.last_turn, 0):
+        playback.seek(turn)
+        cached = _painted(widget)
+        for item in _still_items(widget):
+            item.setCacheMode(item.CacheMode.NoCache)
+        fresh = _painted(widget)
+        for item in _still_items(widget):
+            item.setCacheMode(item.CacheMode.DeviceCoordinateCache)
+        assert cached == fresh, f"turn {turn}"
+
+
+def _still_items(widget: MetricPlots) -> list:
+    """Every item of the plots' scene that Qt caches."""
+    return [i for i in widget.view.scene().items() if i.cacheMode() != i.CacheMode.NoCache]
