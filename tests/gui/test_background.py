@@ -5,6 +5,7 @@ timer."""
 from __future__ import annotations
 
 import gc
+import math
 import threading
 import weakref
 
@@ -12,7 +13,14 @@ import pytest
 import shiboken6
 from PySide6.QtCore import QSettings
 
-from simlab.gui.background import GuiThreadCollector, collection_in_gui_thread, collector_paused, holds
+from simlab.gui import background
+from simlab.gui.background import (
+    FULL_SHARE,
+    GuiThreadCollector,
+    collection_in_gui_thread,
+    collector_paused,
+    holds,
+)
 from simlab.gui.main_window import MainWindow
 from tests.gui.conftest import wait_shown
 
@@ -127,3 +135,33 @@ def test_a_collector_deleted_while_it_holds_releases_its_hold(qapp):
     assert holds() == 1
     shiboken6.delete(collector)
     assert holds() == 0 and gc.isenabled()
+
+
+def _full_collection_due() -> None:
+    """Make the oldest generation due: each collection of the middle one counts one toward it."""
+    for _ in range(gc.get_threshold()[2] + 1):
+        gc.collect(1)
+
+
+def test_a_full_collection_waits_until_the_last_one_s_time_is_a_small_share_of_the_time_since(qapp, monkeypatch):
+    """With a large run open a full collection takes 0.2-0.4 s: the collector runs one at most so often that
+    they take FULL_SHARE of the time, and collects the younger generations meanwhile."""
+    ticks = iter([0.0, 0.0, 0.5, 10.0, 30.0, 30.0, 30.1])  # a full one taking 0.5 s, a check at 10 s, one at 30 s
+    collector = GuiThreadCollector(clock=lambda: next(ticks))
+    monkeypatch.setattr(background, "_next_full", -math.inf)  # no full collection made before, on this clock
+    was_enabled = gc.isenabled()
+    gc.disable()  # no automatic collection resets the counts under the test
+    try:
+        _full_collection_due()
+        collector.collect_due()
+        assert gc.get_count()[2] == 0  # the first: nothing to wait for
+        _full_collection_due()
+        kept = [[] for _ in range(2 * gc.get_threshold()[0])]  # the youngest due too
+        assert 10.0 < 0.5 + 0.5 / FULL_SHARE < 30.0
+        collector.collect_due()  # 10 s after one of 0.5 s: not yet
+        assert gc.get_count()[2] > gc.get_threshold()[2] and gc.get_count()[0] < gc.get_threshold()[0] and kept
+        collector.collect_due()  # 30 s: its time has come
+        assert gc.get_count()[2] == 0
+    finally:
+        if was_enabled:
+            gc.enable()
