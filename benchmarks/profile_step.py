@@ -9,8 +9,8 @@ the widgets shown, hidden or laid out again, so a panel that repaints or re-lays
 the window's dirty area per step: the union of every paint event's region in the window (what Qt's backing
 store repaints and, with a GL view in the window, uploads before it composes the frame) and their sum (parents
 painted under children count again).
-``--late`` lists instead the paints left for the passes of the event loop after a step's own (each a second frame,
-the whole window composed again), per widget and per turn stepped to.
+``--late`` lists instead the paints left for the passes of the event loop after a step's own (each a second frame),
+per widget and per turn stepped to.
 ``--area`` times instead what a frame costs against the area it dirties beside the 3D view: an opaque patch of
 each size repainted with the world view's redraw, against the redraw alone, in the same window.
 ``--warm`` steps through the episode once first, unprofiled (a step the bench times has mostly been drawn

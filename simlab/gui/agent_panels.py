@@ -359,7 +359,7 @@ class SettledLabel(QLabel):
     """A word-wrapped rich-text label that a step paints once. A QLabel lays its rich text out at every width it
     is measured at (a layout asking its height for a width) and again at its own when it paints, and each time
     asks for a repaint of itself, though what it shows has not changed: after every step the layouts' measuring
-    (handled after the step's frame) made a second frame of the same pixels, the whole window composed again.
+    (handled after the step's frame) made a second frame of the same pixels.
     Those requests are dropped; a paint of part of what can be seen of the label's text keeps its own (the rest
     may need the new layout). A label cut by the dock's edge, or whose new text repaints its text but not its
     padding, is painted whole as far as its text can be seen: it drops them too."""
@@ -1049,7 +1049,7 @@ class AgentPanels(QWidget):
             # turn's heights, a second frame at these
             self._grid.activate()
             # a scroll bar it showed asked for its first paint by a posted event, which Qt handles after the
-            # step's frame: a second frame, the whole window composed again for the bar. Asked now, it is painted
+            # step's frame: a second frame for the bar. Asked now, it is painted
             # in the step's frame.
             QApplication.sendPostedEvents(None, QEvent.Type.UpdateLater)
 
