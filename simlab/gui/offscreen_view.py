@@ -45,7 +45,8 @@ WHEEL_STEP = 120  # Qt's angle delta of one wheel notch: VTK zooms by one step a
 
 class PaintedView(QWidget):
     """The widget showing an :class:`OffscreenPlotter`'s frames. ``scale`` n renders 1/n of its device pixels,
-    the frame stretched (a draft); ``dpi`` is the render window's DPI at that scale (VTK sizes texts by it)."""
+    the frame stretched (a draft); ``text_scale`` n draws texts n times smaller (the
+    render window's DPI follows it: VTK sizes texts by it), so a stretched draft keeps their size on the screen."""
 
     def __init__(self, parent: QWidget | None, plotter: OffscreenPlotter) -> None:
         super().__init__(parent)
