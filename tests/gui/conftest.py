@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import os
 from collections.abc import Collection, Iterator
+from contextlib import contextmanager
 
 import pytest
 
@@ -17,6 +18,8 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from simlab.gui.background import collection_in_gui_thread
 from simlab.gui.main_window import MainWindow
+from simlab.gui.scene_canvas import SceneCanvas
+from simlab.render.scene import CameraPose
 from tests.said_run import add_said_episode, demo_copy
 
 
@@ -50,6 +53,23 @@ def wait_shown(qtbot, widget, timeout: int = 5000) -> None:
 
     ``qtbot.waitExposed`` is a context manager: called bare, as these tests did, it waited for nothing."""
     qtbot.waitUntil(lambda: widget.isVisible() and not widget.visibleRegion().isEmpty(), timeout=timeout)
+
+
+@contextmanager
+def shown_canvas(qtbot, pose: CameraPose) -> Iterator[SceneCanvas]:
+    """A 400x300 scene canvas on the screen in a host widget of its own, its camera at ``pose``; closed after."""
+    host = QWidget()
+    host.resize(400, 300)
+    canvas = SceneCanvas(host)
+    canvas.widget.resize(400, 300)
+    host.show()
+    wait_shown(qtbot, host)
+    canvas.set_camera(pose)
+    try:
+        yield canvas
+    finally:
+        canvas.close()
+        host.close()
 
 
 def shown_window(qtbot, folder, run_dir=None) -> MainWindow:

@@ -18,24 +18,16 @@ from simlab.gui.scene_canvas import SceneCanvas
 from simlab.render.scene import CameraPose, SceneItem
 from simlab.runner.demo import DEMO_RUN
 from simlab.worlds.rooms.editing import EDITOR
-from tests.gui.conftest import shown_window, wait_shown
+from tests.gui.conftest import shown_canvas, shown_window, wait_shown
 
 SLANTED = CameraPose("slanted", (4.0, -5.0, 4.0), (0.0, 0.0, 0.0), (0.0, 0.0, 1.0))
 
 
 @pytest.fixture
 def canvas(qtbot):
-    host = QWidget()
-    host.resize(400, 300)
-    made = SceneCanvas(host)
-    made.widget.resize(400, 300)
-    host.show()
-    wait_shown(qtbot, host)
-    made.set_camera(SLANTED)
-    made.show([SceneItem("a", "object", pv.Box(), (0.8, 0.2, 0.2), tooltip="a")])
-    yield made
-    made.close()
-    host.close()
+    with shown_canvas(qtbot, SLANTED) as made:
+        made.show([SceneItem("a", "object", pv.Box(), (0.8, 0.2, 0.2), tooltip="a")])
+        yield made
 
 
 def grabbed(canvas: SceneCanvas) -> np.ndarray:

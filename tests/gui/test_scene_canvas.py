@@ -11,27 +11,18 @@ import numpy as np
 import pytest
 import pyvista as pv
 from PySide6.QtCore import QPoint
-from PySide6.QtWidgets import QWidget
 
 from simlab.gui.scene_canvas import DRAFT_TEXT_SHRINK, SceneCanvas
 from simlab.render.scene import CameraPose, SceneItem, line_segments, text_label
-from tests.gui.conftest import wait_shown
+from tests.gui.conftest import shown_canvas
 
 TOP = CameraPose("top", (0.0, 0.0, 10.0), (0.0, 0.0, 0.0), (0.0, 1.0, 0.0), parallel=True, parallel_scale=3.0)
 
 
 @pytest.fixture
 def canvas(qtbot):
-    host = QWidget()
-    host.resize(400, 300)
-    made = SceneCanvas(host)
-    made.widget.resize(400, 300)
-    host.show()
-    wait_shown(qtbot, host)
-    made.set_camera(TOP)
-    yield made
-    made.close()
-    host.close()
+    with shown_canvas(qtbot, TOP) as made:
+        yield made
 
 
 def box(key: str, centre: tuple[float, float, float], size: float = 1.0) -> SceneItem:
