@@ -319,8 +319,10 @@ class FamilyViews:
       the right answer, a board a text-only condition gave in words). The panels' "annotated" mode shows
       them in place of, or after, the sent ones, each marked NOT SENT on the picture; None: a family with
       nothing to add (``images_follow_turn``: they change with the turn, not only per observation);
-    * ``turn_pictures(episode, turn)`` are the 2D pictures exports show beside the scene for a turn,
-      ``episode_pictures(episode)`` those shown once (each director's wall);
+    * ``turn_pictures(episode, turn)`` are the 2D pictures exports show beside the scene for a turn (for a
+      family without a scene, the app's world view draws them on a thread beside the GUI's: they must be
+      drawn without VTK, see ``gui/frame_thread.py``), ``episode_pictures(episode)`` those shown once (each
+      director's wall);
     * ``role_note(episode, role)`` is a word shown after the role's name in the agent panels (a director's
       persona), or "".
     """

@@ -140,6 +140,7 @@ class MainWindow(QMainWindow):
         self.follower.grew.connect(self._run_grew)
         self.follower.failed.connect(lambda name, why: self.statusBar().showMessage(f"Run {name}: {why}", 10000))
         self.docks = self._make_docks()
+        self.world.raise_()  # painted after the docks in a frame: its paint waits for the frame thread's work
         self._default_state = self.saveState()
         self._make_actions()
         self.browser.episodeActivated.connect(lambda run, episode_id: self.open_episode_id(episode_id, run))

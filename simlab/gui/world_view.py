@@ -13,9 +13,11 @@ is, who sees it and why, with the rays or sight lines that decide it drawn while
 from __future__ import annotations
 
 import html
+from concurrent.futures import Future
+from functools import partial
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QIcon, QPainter, QPaintEvent, QPixmap
+from PySide6.QtGui import QColor, QIcon, QImage, QPainter, QPaintEvent, QPixmap
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -32,7 +34,8 @@ from PySide6.QtWidgets import (
 
 from simlab.core.episode import Episode
 from simlab.core.family import RGB, FamilyViews, Inspection, Layer
-from simlab.gui.agent_panels import pil_to_pixmap
+from simlab.gui import frame_thread
+from simlab.gui.dialogue import pil_to_qimage
 from simlab.gui.layouts import settle, take_widgets, widgets_in
 from simlab.gui.playback import PlaybackModel
 from simlab.gui.scene_canvas import SceneCanvas
@@ -234,11 +237,12 @@ class WorldView(QWidget):
         return views.inspect(episode, self.playback.turn, self._selected)
 
     def _draw_pictures(self, episode: Episode) -> None:
-        """A family without a 3D scene: its pictures of the turn, side by side, fitted to the view."""
+        """A family without a 3D scene: its pictures of the turn, side by side, fitted to the view; drawn on the
+        frame thread while the other panels update (the view's paint waits for them)."""
         assert self.views is not None
-        pictures = list(self.views.turn_pictures(episode, self.playback.turn).values())
         size = (max(320, self.picture.width()), max(240, self.picture.height()))
-        self.picture.set_pixmap(pil_to_pixmap(side_by_side(pictures, size)))
+        job = partial(_turn_picture, self.views, episode, self.playback.turn, size)
+        self.picture.show_soon(frame_thread.submit(job))
 
     def set_camera(self, name: str) -> None:
         """Move the camera to a preset of the current family."""
@@ -334,29 +338,63 @@ class WorldView(QWidget):
 class PictureView(QWidget):
     """A picture centred on white, for a family without a 3D scene. A new picture only repaints the view: a
     QLabel asks its layout for a new size at every ``setPixmap``, which laid the whole window out again at every
-    step. Its size follows the layout alone (the pictures are drawn to fit it)."""
+    step. Its size follows the layout alone (the pictures are drawn to fit it).
+
+    It paints every pixel, but is not marked opaque: Qt paints opaque widgets before the rest of a frame, and
+    this one's paint waits for its picture (:meth:`show_soon`), which the frame thread makes while the rest is
+    painted."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._pixmap = QPixmap()
-        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)  # it paints every pixel: nothing beneath it is
-        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)  # painted for it
+        self._image = QImage()
+        self._coming: Future[QImage] | None = None
+        self._error = ""
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
 
-    def pixmap(self) -> QPixmap:
-        """The picture shown."""
-        return self._pixmap
+    def image(self) -> QImage:
+        """The picture shown (waiting for one still being made)."""
+        self._settle()
+        return self._image
 
-    def set_pixmap(self, pixmap: QPixmap) -> None:
-        """Show ``pixmap``, centred (cropped evenly when larger than the view)."""
-        self._pixmap = pixmap
+    def set_image(self, image: QImage) -> None:
+        """Show ``image``, centred (cropped evenly when larger than the view)."""
+        self._coming, self._image, self._error = None, image, ""
         self.update()
 
+    def show_soon(self, image: Future[QImage]) -> None:
+        """Show the picture ``image`` will hold once made: the next paint waits for it (a later call replaces
+        it)."""
+        self._coming = image
+        self.update()
+
+    def _settle(self) -> None:
+        """Take the picture being made, once made; a failure to draw it is shown in its place."""
+        coming, self._coming = self._coming, None
+        if coming is None:
+            return
+        error = coming.exception()  # not raised here: its traceback would hold the paint's frame (and painter)
+        if error is None:
+            self._image, self._error = coming.result(), ""
+        else:  # a recording the family cannot draw: said in the view
+            self._image, self._error = QImage(), f"The pictures of this turn could not be drawn: {error}"
+
     def paintEvent(self, event: QPaintEvent) -> None:
+        self._settle()
         painter = QPainter(self)
         painter.fillRect(self.rect(), Qt.GlobalColor.white)
-        size = self._pixmap.deviceIndependentSize().toSize()
+        if self._error:
+            painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap, self._error)
+        size = self._image.deviceIndependentSize().toSize()
         left, top = self.width() - size.width(), self.height() - size.height()
-        painter.drawPixmap(int(left / 2), int(top / 2), self._pixmap)  # int(): truncated as Qt's centring does
+        painter.drawImage(int(left / 2), int(top / 2), self._image)  # int(): truncated as Qt's centring does
+
+
+def _turn_picture(views: FamilyViews, episode: Episode, turn: int, size: tuple[int, int]) -> QImage:
+    """The family's pictures of ``turn`` side by side in one picture of ``size``, in the raster engine's own
+    format (painted without a conversion). Runs on the frame thread."""
+    pictures = list(views.turn_pictures(episode, turn).values())
+    image = pil_to_qimage(side_by_side(pictures, size))
+    return image.convertToFormat(QImage.Format.Format_ARGB32_Premultiplied)
 
 
 def _swatch(rgb: RGB, size: int = 12) -> QIcon:

@@ -49,7 +49,7 @@ def open_and_step(name: str, qtbot, tmp_path: Path, monkeypatch) -> MainWindow:
         if views.scene is not None:
             assert window.world.items, f"{name}: nothing drawn in 3D at turn {turn}"
         else:
-            assert not window.world.picture.pixmap().isNull()
+            assert not window.world.picture.image().isNull()
         shown = [window.agents.panel(r) for r in window.agents.roles()]
         assert turn == 0 or any(panel.pixmaps() or panel.no_pictures.text() for panel in shown), (
             f"{name}: no agent panel shows a picture, or says none was sent, at turn {turn}"

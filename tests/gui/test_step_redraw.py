@@ -250,10 +250,10 @@ def test_a_picture_familys_step_lays_out_no_window(qtbot, tmp_path):
         QApplication.processEvents()
     requests = EventCounter([QEvent.Type.LayoutRequest], win)
     for turn in (1, 2, 1, 2):  # the module's picture changes at every turn
-        shown = win.world.picture.pixmap().cacheKey()
+        shown = win.world.picture.image().cacheKey()
         win.playback.seek(turn)
         QApplication.processEvents()
-        assert win.world.picture.pixmap().cacheKey() != shown
+        assert win.world.picture.image().cacheKey() != shown
     assert requests.count == 0
     win.close()
 

@@ -1,0 +1,47 @@
+"""The world view's next picture, made on a thread beside the GUI's while the GUI thread updates the other panels.
+
+A step redraws every panel, and the world view's picture of the turn (for a family without a 3D scene: its
+pictures drawn and fitted, mostly Pillow's resize) is most of the step's time. Made on the GUI thread, the agents'
+panels, plots, dialogue and timeline waited for it; made here, they update while it is made, and the view's
+paint waits for it (the view is painted after them, see ``MainWindow``), so the step's frame still shows every
+panel at the turn at once. Pillow resizes without Python's lock, so the two threads really run side by side.
+
+The 3D view is not rendered here: VTK's wrappers release Python's lock while VTK renders, and VTK's own garbage
+collector then takes a lock of its own and waits for Python's, while the GUI thread, holding Python's lock, makes
+a VTK object and waits for VTK's (seen: both test workers stuck for good). What runs here must not use VTK.
+
+One thread, so jobs run in the order they were asked for. Jobs run with Python's cyclic collector held off (see
+``background``): a collection in this thread could free a Qt object's wrapper and deadlock the GUI's.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import TypeVar
+
+from simlab.gui.background import collector_paused
+
+T = TypeVar("T")
+
+_lock = threading.Lock()
+_executor: ThreadPoolExecutor | None = None
+
+
+def _run(job: Callable[[], T]) -> T:
+    with collector_paused():
+        return job()
+
+
+def _pool() -> ThreadPoolExecutor:
+    global _executor
+    with _lock:
+        if _executor is None:
+            _executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="simlab-frames")
+        return _executor
+
+
+def submit(job: Callable[[], T]) -> Future[T]:
+    """Run ``job`` on the frame thread, after the jobs asked for before it."""
+    return _pool().submit(_run, job)

@@ -1,0 +1,78 @@
+"""A family without a 3D scene has its turn pictures drawn on the frame thread while the other panels update: the
+view shows the picture made there, a step paints the world view after the docks (so their paints happen while
+it is made), and a failure to draw is said in the view instead of raised in a paint."""
+
+from __future__ import annotations
+
+from concurrent.futures import Future
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QEvent, QObject
+from PySide6.QtGui import QImage
+
+from simlab.gui import frame_thread
+from simlab.gui.world_view import PictureView
+from simlab.runner.batch import RunConfig, run
+from tests.gui.conftest import shown_window
+
+
+class _PaintOrder(QObject):
+    """The class names of the widgets it filters, in the order they are painted."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.order: list[str] = []
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint:
+            self.order.append(type(watched).__name__)
+        return False
+
+
+def _pixels(image: QImage) -> np.ndarray:
+    rgb = image.convertToFormat(QImage.Format.Format_RGB32)
+    return np.frombuffer(bytes(rgb.constBits()), dtype=np.uint32)
+
+
+@pytest.fixture(scope="module")
+def puzzles_run(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("frames") / "puzzles"
+    run(RunConfig("puzzles", seed=3, episodes=1, agents=["solver=scripted", "expert=oracle"]), folder)
+    return folder
+
+
+def test_a_step_draws_the_pictures_on_the_frame_thread_and_paints_them_after_the_docks(qtbot, tmp_path, puzzles_run):
+    window = shown_window(qtbot, tmp_path, puzzles_run)
+    window.open_episode_id(window.browser.visible_episode_ids()[0])
+    picture = window.world.picture
+    shown = picture.image().cacheKey()
+    painted = _PaintOrder()
+    picture.installEventFilter(painted)
+    window.agents.installEventFilter(painted)
+    window.playback.seek(1)
+    assert picture._coming is not None  # being drawn while the other panels update
+    qtbot.waitUntil(lambda: "PictureView" in painted.order)
+    assert painted.order.index("PictureView") > painted.order.index("AgentPanels")
+    image = picture.image()
+    assert image.cacheKey() != shown and not image.isNull()
+    assert image.size() == picture.size()  # fitted to the view
+    assert (_pixels(picture.grab().toImage()) == _pixels(image)).all()  # what its paint shows
+
+
+def test_a_picture_that_cannot_be_drawn_is_said_in_the_view(qtbot):
+    view = PictureView()
+    qtbot.addWidget(view)
+    view.resize(300, 200)
+
+    def fail() -> QImage:
+        raise ValueError("no such module 'x'")
+
+    view.show_soon(frame_thread.submit(fail))
+    view.grab()  # paints, without raising
+    assert view.image().isNull()
+    assert "could not be drawn: no such module 'x'" in view._error
+    done: Future[QImage] = Future()
+    done.set_result(QImage(10, 10, QImage.Format.Format_ARGB32_Premultiplied))
+    view.show_soon(done)
+    assert view.image().width() == 10 and not view._error  # the next picture replaces the message
