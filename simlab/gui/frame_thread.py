@@ -16,7 +16,6 @@ One thread, so jobs run in the order they were asked for. Jobs run with Python's
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TypeVar
@@ -25,8 +24,7 @@ from simlab.gui.background import collector_paused
 
 T = TypeVar("T")
 
-_lock = threading.Lock()
-_executor: ThreadPoolExecutor | None = None
+_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="simlab-frames")  # its thread starts at a job
 
 
 def _run(job: Callable[[], T]) -> T:
@@ -34,14 +32,6 @@ def _run(job: Callable[[], T]) -> T:
         return job()
 
 
-def _pool() -> ThreadPoolExecutor:
-    global _executor
-    with _lock:
-        if _executor is None:
-            _executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="simlab-frames")
-        return _executor
-
-
 def submit(job: Callable[[], T]) -> Future[T]:
     """Run ``job`` on the frame thread, after the jobs asked for before it."""
-    return _pool().submit(_run, job)
+    return _executor.submit(_run, job)

@@ -356,14 +356,12 @@ class PictureView(QWidget):
         self._settle()
         return self._image
 
-    def set_image(self, image: QImage) -> None:
-        """Show ``image``, centred (cropped evenly when larger than the view)."""
-        self._coming, self._image, self._error = None, image, ""
-        self.update()
-
     def show_soon(self, image: Future[QImage]) -> None:
-        """Show the picture ``image`` will hold once made: the next paint waits for it (a later call replaces
-        it)."""
+        """Show the picture ``image`` will hold once made, centred (cropped evenly when larger than the view):
+        the next paint waits for it. A later call replaces it; the replaced one is not made if not begun (a
+        held step key queues no pictures no one will see)."""
+        if self._coming is not None:
+            self._coming.cancel()
         self._coming = image
         self.update()
 

@@ -4,6 +4,7 @@ it is made), and a failure to draw is said in the view instead of raised in a pa
 
 from __future__ import annotations
 
+import threading
 from concurrent.futures import Future
 
 import numpy as np
@@ -76,3 +77,22 @@ def test_a_picture_that_cannot_be_drawn_is_said_in_the_view(qtbot):
     done.set_result(QImage(10, 10, QImage.Format.Format_ARGB32_Premultiplied))
     view.show_soon(done)
     assert view.image().width() == 10 and not view._error  # the next picture replaces the message
+
+
+def test_a_picture_replaced_before_it_is_begun_is_not_made(qtbot):
+    view = PictureView()
+    qtbot.addWidget(view)
+    busy = threading.Event()
+    frame_thread.submit(busy.wait)  # the frame thread is held: what follows waits in its queue
+    made: list[str] = []
+
+    def picture(name: str) -> QImage:
+        made.append(name)
+        return QImage(10, 10, QImage.Format.Format_ARGB32_Premultiplied)
+
+    first = frame_thread.submit(lambda: picture("first"))
+    view.show_soon(first)
+    view.show_soon(frame_thread.submit(lambda: picture("second")))
+    busy.set()
+    assert view.image().width() == 10
+    assert first.cancelled() and made == ["second"]
