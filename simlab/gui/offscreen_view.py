@@ -5,8 +5,8 @@ part of it is repainted (17-20 ms a frame under Xvfb's software GL, 1.5 ms witho
 by VTK into framebuffers of its own, with a GL context of Qt's on an off-screen surface, read back once per render
 and painted as an image: :class:`OffscreenPlotter`
 is a pyvista plotter (its actor and camera API unchanged) whose :attr:`~OffscreenPlotter.interactor` is a
-:class:`PaintedView`. The view renders only in its paint event, and only when the scene or the camera changed
-since the frame it holds; Qt's mouse and wheel events go to a VTK interactor without an event loop of its own
+:class:`PaintedView`. The view renders only when the scene or the camera changed since the frame it holds: in its
+paint event, or ahead of it when its owner knows the scene is complete (:meth:`PaintedView.render_ahead`); Qt's mouse and wheel events go to a VTK interactor without an event loop of its own
 (:class:`vtkGenericRenderWindowInteractor`), whose render requests become repaints. Key events never reach VTK,
 so its one-letter keys (``w`` wireframe, ``3`` stereo, ``e``/``q`` close...) do nothing.
 """
@@ -59,6 +59,7 @@ class PaintedView(QWidget):
         self._frame: QImage | None = None
         self._pixels = vtk.vtkUnsignedCharArray()
         self._stale = True
+        self._unread = False  # rendered, not read back yet (see render_ahead)
         self._camera_time = -1  # the camera's modification time when the frame was rendered
         self._buttons: Qt.MouseButton = Qt.MouseButton.NoButton
         self._wheel = 0
@@ -95,19 +96,35 @@ class PaintedView(QWidget):
         if window is None:  # closed
             painter.fillRect(self.rect(), Qt.GlobalColor.white)
             return
-        if self._stale or self._frame is None or self._camera() != self._camera_time:
-            self._frame = self._render(window)
+        if self._stale or self._camera() != self._camera_time or (self._frame is None and not self._unread):
+            self._render(window)
+        if self._unread:
+            self._frame = self._read(window)
         painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, self.scale != 1)  # a draft is stretched
         painter.drawImage(QRectF(self.rect()), self._frame)
 
     def _camera(self) -> int:
         return int(self._plotter.renderer.GetActiveCamera().GetMTime())
 
-    def _render(self, window: Any) -> QImage:
-        """Render the scene once and read the frame back: the front buffer, where VTK resolved its multisampling
-        (rendering again, as pyvista's ``screenshot`` does, would double the cost)."""
+    def render_ahead(self) -> None:
+        """Render the changed scene now, when shown; the next paint reads the frame back.
+
+        Software GL rasterizes on threads of its own for some milliseconds after ``Render`` returns, and reading
+        the frame back waits for them: rendered as soon as the scene is complete (a step's first slot), that
+        time overlaps the other panels' updates and paints instead of adding to them."""
+        window = self._plotter.render_window
+        if window is not None and self._stale and self.isVisible():
+            self._render(window)
+
+    def _render(self, window: Any) -> None:
         window.Render()
         self._stale, self._camera_time = False, self._camera()  # a render resets the clipping range: after it
+        self._unread = True
+
+    def _read(self, window: Any) -> QImage:
+        """The rendered frame, read back: the front buffer, where VTK resolved its multisampling (rendering
+        again, as pyvista's ``screenshot`` does, would double the cost)."""
+        self._unread = False
         width, height = window.GetSize()
         window.GetRGBACharPixelData(0, 0, width - 1, height - 1, 1, self._pixels)
         rows = np.ascontiguousarray(vtk_to_numpy(self._pixels).reshape(height, width, 4)[::-1])  # VTK: bottom up

@@ -213,6 +213,7 @@ class WorldView(QWidget):
         elif episode is not None and self.views is not None and self.views.scene is not None:
             items = self._scene_items(episode, self.views)
         self.canvas.show(items)
+        self.canvas.widget.render_ahead()  # the turn's first slot: the rendering overlaps the other panels' work
         if self.inspection is None:
             self._selected = ""  # nothing there to inspect (or nothing drawn): the selection is cleared
         self.selection.setText(_inspection_html(self.inspection) if self.inspection is not None else SELECT_HINT)

@@ -57,6 +57,30 @@ def test_the_widget_paints_the_pixels_vtk_rendered(canvas):
     assert np.abs(painted - rendered(canvas)).max() <= 1
 
 
+def test_a_step_renders_the_3d_view_before_the_other_panels_update_and_paints_that_frame(qtbot, tmp_path):
+    """The world view renders a step's scene in the step's first slot (software GL finishes it while the other
+    panels update); its paint reads that frame back without rendering again, and shows the new turn."""
+    win = shown_window(qtbot, tmp_path, DEMO_RUN)
+    win.open_episode_id(win.browser.visible_episode_ids()[0])
+    canvas = win.world.canvas
+    qtbot.waitUntil(lambda: not canvas.widget._stale)
+    QApplication.processEvents()
+    before = grabbed(canvas)
+    order: list[str] = []
+    window = canvas.plotter.render_window
+    tag = window.AddObserver("StartEvent", lambda *_args: order.append("render"))
+    win.playback.turnChanged.connect(lambda _turn: order.append("last slot"))  # connected last: called last
+    win.playback.seek(5)
+    assert order == ["render", "last slot"]
+    QApplication.processEvents()  # the frame: the view's paint reads the frame back
+    assert order == ["render", "last slot"]
+    window.RemoveObserver(tag)
+    painted = grabbed(canvas)
+    assert (painted != before).any(axis=2).sum() > 500  # blocks placed by turn 5
+    assert np.abs(painted - rendered(canvas)).max() <= 1
+    win.close()
+
+
 def test_a_mouse_drag_rotates_the_camera_and_the_wheel_zooms(canvas):
     camera = canvas.plotter.renderer.GetActiveCamera()
     before = camera.GetPosition()
