@@ -3,11 +3,11 @@
 A QOpenGLWidget anywhere in a window makes Qt compose the whole window through OpenGL at every frame, whatever
 part of it is repainted (17-20 ms a frame under Xvfb's software GL, 1.5 ms without one). So the scene is rendered
 by VTK into framebuffers of its own, with a GL context of Qt's on an off-screen surface, read back once per render
-and painted as an image: :class:`OffscreenPlotter`
-is a pyvista plotter (its actor and camera API unchanged) whose :attr:`~OffscreenPlotter.interactor` is a
-:class:`PaintedView`. The view renders only when the scene or the camera changed since the frame it holds: in its
-paint event, or ahead of it when its owner knows the scene is complete (:meth:`PaintedView.render_ahead`); Qt's mouse and wheel events go to a VTK interactor without an event loop of its own
-(:class:`vtkGenericRenderWindowInteractor`), whose render requests become repaints. Key events never reach VTK,
+and painted as an image: :class:`OffscreenPlotter` is a pyvista plotter (its actor and camera API unchanged) whose
+:attr:`~OffscreenPlotter.interactor` is a :class:`PaintedView`. The view renders only when the scene or the camera
+changed since the frame it holds: in its paint event, or ahead of it when its owner knows the scene is complete
+(:meth:`PaintedView.render_ahead`). Qt's mouse and wheel events go to a VTK interactor without an event loop of its
+own (:class:`vtkGenericRenderWindowInteractor`), whose render requests become repaints. Key events never reach VTK,
 so its one-letter keys (``w`` wireframe, ``3`` stereo, ``e``/``q`` close...) do nothing.
 """
 
