@@ -100,6 +100,7 @@ class PaintedView(QWidget):
             self._render(window)
         if self._unread:
             self._frame = self._read(window)
+        assert self._frame is not None  # none yet: rendered and read just above
         painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, self.scale != 1)  # a draft is stretched
         painter.drawImage(QRectF(self.rect()), self._frame)
 
