@@ -58,6 +58,7 @@ from simlab.core.events import Event
 from simlab.core.family import RGB, FamilyViews, hex_colour
 from simlab.gui.dialogue import ERROR_COLOUR, MUTED_COLOUR, OK_COLOUR, pil_to_qimage
 from simlab.gui.playback import PlaybackModel
+from simlab.gui.scroll_bars import KeptScrollBar
 from simlab.render.episode_pictures import NOT_SENT_RGB, AgentPicture, AgentPictures, agent_pictures, views_of
 from simlab.render.formatting import episode_colours, episode_roles, event_line
 from simlab.render.model_calls import ModelCall, calls_html, model_calls
@@ -798,6 +799,7 @@ class AgentPanels(QWidget):
         self._placeholder.setStyleSheet(f"color: {MUTED_COLOUR}")
         self._grid.addWidget(self._placeholder, 0, 0)
         self.scroll_area = QScrollArea(self)
+        self.scroll_area.setVerticalScrollBar(KeptScrollBar())  # a step mostly changes the panels' height
         self.scroll_area.setWidgetResizable(True)
         self.scroll_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.scroll_area.setWidget(self._content)

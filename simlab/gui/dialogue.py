@@ -61,6 +61,7 @@ from simlab.core.family import hex_colour
 from simlab.core.judging import Judge, JudgmentRecord
 from simlab.core.notes import Mark, mark_words
 from simlab.gui.playback import PlaybackModel
+from simlab.gui.scroll_bars import KeptScrollBar
 from simlab.render.formatting import FAILED_RGB, LINK_SCHEME, MUTED_RGB, OK_RGB, TEXT_RGB, episode_colours, event_html
 from simlab.render.judgments import judgments_html
 from simlab.render.model_calls import ImageRef, ModelCall, call_pictures, calls_html, model_calls, total_line
@@ -281,6 +282,7 @@ class DialoguePane(QWidget):
         self.search_bar.previousRequested.connect(self.previous_hit)
         self.search_bar.closed.connect(self._on_search_closed)
         self.browser = QTextBrowser(page)
+        self.browser.setVerticalScrollBar(KeptScrollBar())  # it moves to the turn at every step
         self.browser.setOpenLinks(False)
         self.browser.setOpenExternalLinks(False)
         self.browser.anchorClicked.connect(self._on_anchor)
