@@ -85,6 +85,7 @@ MAX_UPSCALE = 1.25  # never blow a picture up by more than this: beyond it the p
 MIN_PICTURE_WIDTH = 240  # narrower, a wall's letters and a board's numbers cannot be read: the dock scrolls
 MIN_PANEL_WIDTH = MIN_PICTURE_WIDTH + 30  # such a picture, the panel's margins and its coloured edge
 GRID_SPACING = 6
+ROW_SLACK = 120  # px a row keeps when a turn needs less (a line or two of message): see AgentPanels._steady
 SCALED_CACHE_KB = 64 * 1024  # Qt's pixmap cache, least recently used first out: a few hundred panel pictures
 MEASURES_KEPT = 4096  # a label's measures kept (per text and width); past them it starts again
 MEASURES_CHANGE = (QEvent.Type.FontChange, QEvent.Type.StyleChange, QEvent.Type.ContentsRectChange)
@@ -790,6 +791,7 @@ class AgentPanels(QWidget):
         self._columns = 1
         self._laid_out: tuple[object, ...] | None = None  # the content key of the grid as last laid out
         self._layouts: dict[tuple[object, ...], GridLayout] = {}  # content key -> the grid laid out for it
+        self._rows_for: tuple[object, ...] | None = None  # the context (see _context) the rows were set in
         self.mode_bar = self._make_mode_bar()
         self._content = QWidget()
         self._grid = QGridLayout(self._content)
@@ -964,12 +966,16 @@ class AgentPanels(QWidget):
         return viewport.width() - margins - scroll_bar, viewport.height() - margins
 
     def _content_key(self) -> tuple[object, ...]:
-        """Everything the grid's layout follows: its area and what the panels show (the episode as long as it is
-        now, the turn, the mode, the roles shown and which sections are open)."""
+        """Everything the grid's layout follows: its context (:meth:`_context`) and the turn."""
+        return (self._context(), self._turn)
+
+    def _context(self) -> tuple[object, ...]:
+        """What the grid's layout follows but the turn: its area, the episode as long as it is now, the mode, the
+        roles shown and which sections are open."""
         episode = self._index.episode if self._index is not None else None
         shown = (episode.episode_id, len(episode.events)) if episode is not None else None
         opened = tuple(section.expanded for panel in self._shown_panels() for section in panel.sections)
-        return (self._grid_area(), shown, self._turn, self.mode, self._only, opened)
+        return (self._grid_area(), shown, self.mode, self._only, opened)
 
     def _lay_out(self) -> None:
         """Lay the grid out for what the panels show now: as it was laid out for the same content and area
@@ -1037,6 +1043,7 @@ class AgentPanels(QWidget):
         up the chain waits for the next pass (Qt handles the events posted while it handles posted events a pass
         later), so the step's frame showed panels squeezed into the last turn's heights, and a second frame the
         turn's own."""
+        heights = self._steady(heights)
         changed = False
         for row in range(max(self._grid.rowCount(), len(heights))):
             height = heights[row] if row < len(heights) else 0
@@ -1054,6 +1061,21 @@ class AgentPanels(QWidget):
             # step's frame: a second frame for the bar. Asked now, it is painted
             # in the step's frame.
             QApplication.sendPostedEvents(None, QEvent.Type.UpdateLater)
+
+    def _steady(self, heights: Sequence[int]) -> list[int]:
+        """``heights``, but a row that a turn needs at most ``ROW_SLACK`` pixels less of keeps its height (in the
+        same context: episode, area, mode, sections). Stepping, a director's message comes and goes: its row kept
+        at its height, the panels below stay where they were, and the dock is not laid out again nor its scroll
+        bar repainted at each turn. A turn needing much less (its pictures gone) shrinks the row."""
+        context = self._context()
+        if context != self._rows_for:
+            self._rows_for = context
+            return list(heights)
+        kept = self.row_heights()
+        return [
+            kept[row] if row < len(kept) and 0 <= kept[row] - height <= ROW_SLACK else height
+            for row, height in enumerate(heights)
+        ]
 
     def _stretch(self, panels: int) -> None:
         """Share the width among the columns in use, and leave the room left over below the last row."""

@@ -16,7 +16,7 @@ from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication, QWidget
 
 from simlab.core.recording import load_run
-from simlab.gui.agent_panels import AgentPanel, AgentPanels
+from simlab.gui.agent_panels import ROW_SLACK, AgentPanel, AgentPanels
 from simlab.gui.playback import PlaybackModel
 from simlab.gui.scene_canvas import SceneCanvas
 from simlab.render.scene import EDGE_DARKENING, CameraPose, SceneItem, darker, is_text
@@ -161,6 +161,42 @@ def test_agent_panels_laid_out_on_steps_as_laid_out_afresh(qtbot, size):
         widget._reflow()  # what every step did before: the whole grid laid out again
         qtbot.wait(1)
         assert _grid_state(widget) == stepped
+
+
+def test_a_row_keeps_its_height_while_turns_need_a_little_less(qtbot):
+    """Stepping, a row that a turn needs at most ROW_SLACK pixels less of keeps its height (a director's message
+    comes and goes: the panels below stay put); every panel still fits its row; a new area lays the rows out at
+    their own heights again, as a fresh grid would."""
+    episode = load_run(DEMO_RUN).episodes()[0]
+    playback = PlaybackModel()
+    widget = AgentPanels(playback)
+    qtbot.addWidget(widget)
+    widget.resize(480, 900)
+    widget.show()
+    wait_shown(qtbot, widget)
+    playback.set_episode(episode)
+    kept = 0
+    for turn in range(3, playback.last_turn + 1):  # every director has observed by turn 3
+        before = widget.row_heights()
+        playback.seek(turn)
+        qtbot.wait(1)
+        after = widget.row_heights()
+        for role in widget.roles():
+            panel = widget.panel(role)
+            row = widget._grid.getItemPosition(widget._grid.indexOf(panel))[0]
+            assert panel.heightForWidth(panel.width()) <= after[row], f"turn {turn}: {role} cut short"
+        shrunk = [old - new for old, new in zip(before, after, strict=True) if new < old]
+        assert all(drop > ROW_SLACK for drop in shrunk), f"turn {turn}: rows shrank by {shrunk}"
+        kept += sum(new == old for old, new in zip(before, after, strict=True))
+    assert kept > 0
+    widget.resize(470, 900)  # another area: the rows as a fresh grid lays them out
+    qtbot.wait(1)
+    fresh = AgentPanels(playback)
+    qtbot.addWidget(fresh)
+    fresh.resize(470, 900)
+    fresh.show()
+    wait_shown(qtbot, fresh)
+    assert widget.row_heights() == fresh.row_heights()
 
 
 def test_the_plots_share_one_scene_and_their_cursors_follow(qtbot, tmp_path):
