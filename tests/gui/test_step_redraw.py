@@ -146,14 +146,9 @@ def _grid_state(widget: AgentPanels) -> list[tuple[object, ...]]:
 
 @pytest.mark.parametrize("size", [(480, 900), (900, 420)])
 def test_agent_panels_laid_out_on_steps_as_laid_out_afresh(qtbot, size):
-    episode = load_run(DEMO_RUN).episodes()[0]
     playback = PlaybackModel()
-    widget = AgentPanels(playback)
-    qtbot.addWidget(widget)
-    widget.resize(*size)
-    widget.show()
-    wait_shown(qtbot, widget)
-    playback.set_episode(episode)
+    widget = _shown_panels(qtbot, playback, size)
+    playback.set_episode(load_run(DEMO_RUN).episodes()[0])
     for turn in (1, 2, 3, 9, 8, 4, 12, 3, 9, 1):  # the last three laid out as remembered
         playback.seek(turn)
         qtbot.wait(1)
@@ -167,14 +162,9 @@ def test_a_row_keeps_its_height_while_turns_need_a_little_less(qtbot):
     """Stepping, a row that a turn needs at most ROW_SLACK pixels less of keeps its height (a director's message
     comes and goes: the panels below stay put); every panel still fits its row; a new area lays the rows out at
     their own heights again, as a fresh grid would."""
-    episode = load_run(DEMO_RUN).episodes()[0]
     playback = PlaybackModel()
-    widget = AgentPanels(playback)
-    qtbot.addWidget(widget)
-    widget.resize(480, 900)
-    widget.show()
-    wait_shown(qtbot, widget)
-    playback.set_episode(episode)
+    widget = _shown_panels(qtbot, playback, (480, 900))
+    playback.set_episode(load_run(DEMO_RUN).episodes()[0])
     kept = 0
     for turn in range(3, playback.last_turn + 1):  # every director has observed by turn 3
         before = widget.row_heights()
@@ -191,12 +181,17 @@ def test_a_row_keeps_its_height_while_turns_need_a_little_less(qtbot):
     assert kept > 0
     widget.resize(470, 900)  # another area: the rows as a fresh grid lays them out
     qtbot.wait(1)
-    fresh = AgentPanels(playback)
-    qtbot.addWidget(fresh)
-    fresh.resize(470, 900)
-    fresh.show()
-    wait_shown(qtbot, fresh)
-    assert widget.row_heights() == fresh.row_heights()
+    assert widget.row_heights() == _shown_panels(qtbot, playback, (470, 900)).row_heights()
+
+
+def _shown_panels(qtbot, playback: PlaybackModel, size: tuple[int, int]) -> AgentPanels:
+    """Agent panels of ``playback``'s episode, shown at ``size``."""
+    widget = AgentPanels(playback)
+    qtbot.addWidget(widget)
+    widget.resize(*size)
+    widget.show()
+    wait_shown(qtbot, widget)
+    return widget
 
 
 def test_the_plots_share_one_scene_and_their_cursors_follow(qtbot, tmp_path):
@@ -229,14 +224,9 @@ def test_the_turns_number_changes_without_laying_out_the_status_bar_or_the_timel
 @pytest.fixture
 def demo_panels(qtbot) -> tuple[AgentPanels, PlaybackModel]:
     """The agent panels shown on the demo run's first episode, and their playback."""
-    episode = load_run(DEMO_RUN).episodes()[0]
     playback = PlaybackModel()
-    widget = AgentPanels(playback)
-    qtbot.addWidget(widget)
-    widget.resize(480, 900)
-    widget.show()
-    wait_shown(qtbot, widget)
-    playback.set_episode(episode)
+    widget = _shown_panels(qtbot, playback, (480, 900))
+    playback.set_episode(load_run(DEMO_RUN).episodes()[0])
     return widget, playback
 
 
