@@ -26,6 +26,7 @@ from PySide6.QtWidgets import QApplication
 from benchmarks import repaint, timed
 from benchmarks.runs import SIZES, WHERE, big_run, json_lines, once, row
 from simlab.core.recording import load_run
+from simlab.gui import frame_thread
 from simlab.gui.main_window import MainWindow
 from simlab.runner.batch import RunConfig, run
 from simlab.runner.demo import DEMO_RUN
@@ -78,7 +79,9 @@ def settle(app: QApplication) -> None:
 def bench_step(app: QApplication, window: MainWindow, label: str = "blocks") -> None:
     """Step keys through the open run's first episode (wrapping to turn 0 at its end) until every panel has
     painted and nothing is left for a later pass (:func:`settle`), against redrawing the world view alone (the
-    3D view's paint, or a picture family's pictures), timed the same way."""
+    3D view's paint, or a picture family's pictures), timed the same way. Each starts with the frame thread
+    idle, as a person's next step finds it: a picture family's next turn, drawn ahead there, is then made (a
+    step to it takes it), and the redraw draws its turn afresh."""
     window.open_episode_id(window.browser.visible_episode_ids()[0])
     last = window.playback.last_turn
     steps, redraws = [], []
@@ -86,10 +89,12 @@ def bench_step(app: QApplication, window: MainWindow, label: str = "blocks") -> 
         if window.playback.turn >= last:
             window.playback.first()
             settle(app)
+        frame_thread.drain()  # each timed alone: the pictures drawn ahead for the next turn are made
         start = time.perf_counter()
         QTest.keyClick(window, Qt.Key.Key_Right)  # every panel redraws inside this call
         settle(app)
         steps.append(time.perf_counter() - start)
+        frame_thread.drain()
         start = time.perf_counter()
         window.world.redraw()  # a 3D view swaps no actor (nothing changed): ask for the paint it would not; a
         repaint(window.world.stack.currentWidget())  # family without one draws its turn pictures again

@@ -35,3 +35,8 @@ def _run(job: Callable[[], T]) -> T:
 def submit(job: Callable[[], T]) -> Future[T]:
     """Run ``job`` on the frame thread, after the jobs asked for before it."""
     return _executor.submit(_run, job)
+
+
+def drain() -> None:
+    """Wait until every job asked for so far has run (a benchmark times a gesture with nothing else running)."""
+    _executor.submit(lambda: None).result()

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import html
 from concurrent.futures import Future
+from dataclasses import dataclass
 from functools import partial
 
 from PySide6.QtCore import Qt
@@ -84,6 +85,7 @@ class WorldView(QWidget):
         self._layers_seen: set[str] = set()  # layer names shown before: their tick is the person's choice
         self._selected = ""  # the key of the inspected item, "" when nothing is selected
         self.inspection: Inspection | None = None
+        self._ahead: _Ahead | None = None  # the next turn's pictures, drawn before they are asked for
         self._layout(self._camera_row)
         self.canvas.clicked.connect(self._on_click)
         playback.episodeChanged.connect(self._on_episode)
@@ -129,6 +131,9 @@ class WorldView(QWidget):
 
     # ---- following the playback ----------------------------------------------------------------------
     def _on_episode(self, episode: Episode | None) -> None:
+        if self._ahead is not None:  # another episode's next turn: no one will ask for it
+            self._ahead.picture.cancel()
+            self._ahead = None
         views = self.views = views_of(episode) if episode is not None else None
         has_scene = views is not None and views.scene is not None
         controls = has_scene and not self.hidden_for_players  # no camera or overlay to choose while hidden
@@ -239,11 +244,24 @@ class WorldView(QWidget):
 
     def _draw_pictures(self, episode: Episode) -> None:
         """A family without a 3D scene: its pictures of the turn, side by side, fitted to the view; drawn on the
-        frame thread while the other panels update (the view's paint waits for them)."""
+        frame thread while the other panels update (the view's paint waits for them). The next turn's are drawn
+        there next, before a step asks for them: stepping on, the picture is mostly made already."""
         assert self.views is not None
         size = (max(320, self.picture.width()), max(240, self.picture.height()))
-        job = partial(_turn_picture, self.views, episode, self.playback.turn, size)
-        self.picture.show_soon(frame_thread.submit(job))
+        turn, ahead = self.playback.turn, self._ahead
+        if ahead is not None and ahead.serves(self.views, episode, turn, size):
+            self.picture.show_soon(ahead.picture)
+            ahead = None
+        else:
+            self.picture.show_soon(frame_thread.submit(partial(_turn_picture, self.views, episode, turn, size)))
+        if ahead is not None and ahead.serves(self.views, episode, turn + 1, size):
+            return  # asked for already (the turn drawn again)
+        if ahead is not None:
+            ahead.picture.cancel()  # not begun: another turn's, no one will ask for it
+        self._ahead = None
+        if turn < episode.last_turn:
+            picture = frame_thread.submit(partial(_turn_picture, self.views, episode, turn + 1, size))
+            self._ahead = _Ahead(self.views, episode, len(episode.events), turn + 1, size, picture)
 
     def set_camera(self, name: str) -> None:
         """Move the camera to a preset of the current family."""
@@ -386,6 +404,23 @@ class PictureView(QWidget):
         size = self._image.deviceIndependentSize().toSize()
         left, top = self.width() - size.width(), self.height() - size.height()
         painter.drawImage(int(left / 2), int(top / 2), self._image)  # int(): truncated as Qt's centring does
+
+
+@dataclass(frozen=True)
+class _Ahead:
+    """A turn's pictures asked for before the turn was shown, with what they were drawn from."""
+
+    views: FamilyViews
+    episode: Episode
+    events: int  # how many events the episode had (a live one grows)
+    turn: int
+    size: tuple[int, int]
+    picture: Future[QImage]
+
+    def serves(self, views: FamilyViews, episode: Episode, turn: int, size: tuple[int, int]) -> bool:
+        """Whether the pictures are of ``turn`` of this very episode as it is now, by these views, at ``size``."""
+        same = views is self.views and episode is self.episode and len(episode.events) == self.events
+        return same and (turn, size) == (self.turn, self.size) and not self.picture.cancelled()
 
 
 def _turn_picture(views: FamilyViews, episode: Episode, turn: int, size: tuple[int, int]) -> QImage:

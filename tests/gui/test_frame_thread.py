@@ -1,6 +1,7 @@
 """A family without a 3D scene has its turn pictures drawn on the frame thread while the other panels update: the
 view shows the picture made there, a step paints the world view after the docks (so their paints happen while
-it is made), and a failure to draw is said in the view instead of raised in a paint."""
+it is made), a failure to draw is said in the view instead of raised in a paint, and the next turn's pictures
+are drawn ahead, a step to it showing them."""
 
 from __future__ import annotations
 
@@ -96,3 +97,24 @@ def test_a_picture_replaced_before_it_is_begun_is_not_made(qtbot):
     busy.set()
     assert view.image().width() == 10
     assert first.cancelled() and made == ["second"]
+
+
+def test_the_next_turns_picture_is_drawn_ahead_and_a_step_to_it_shows_it(qtbot, tmp_path, puzzles_run):
+    window = shown_window(qtbot, tmp_path, puzzles_run)
+    window.open_episode_id(window.browser.visible_episode_ids()[0])
+    world, playback = window.world, window.playback
+    assert playback.last_turn >= 2
+    frame_thread.drain()
+    ahead = world._ahead
+    assert ahead is not None and ahead.turn == 1 and ahead.picture.done()  # made while nothing was asked
+    playback.seek(1)
+    assert world.picture._coming is ahead.picture  # taken, not drawn again
+    stepped = _pixels(world.picture.image())
+    following = world._ahead
+    assert following is not None and following.turn == 2
+    world.redraw()  # the same turn drawn afresh: the same picture; the next turn's still coming
+    assert world.picture._coming is not ahead.picture and world._ahead is following
+    assert (_pixels(world.picture.image()) == stepped).all()
+    playback.seek(0)  # a step back: drawn afresh, and the turn after it asked for
+    assert world.picture._coming is not following.picture
+    assert world._ahead is not None and world._ahead.turn == 1
