@@ -403,8 +403,9 @@ class PictureView(QWidget):
         drawn = QRect(QPoint(int(left / 2), int(top / 2)), size)  # int(): truncated as Qt's centring does
         # only around the picture: it is opaque (the family's pictures side by side on white), and filling the
         # whole view under it too cost 0.5 ms a step
-        for margin in QRegion(self.rect()).subtracted(QRegion(drawn)):
-            painter.fillRect(margin, Qt.GlobalColor.white)
+        painter.setClipRegion(QRegion(self.rect()).subtracted(QRegion(drawn)))
+        painter.fillRect(self.rect(), Qt.GlobalColor.white)
+        painter.setClipping(False)
         if self._error:
             painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap, self._error)
         painter.drawImage(drawn.topLeft(), self._image)
