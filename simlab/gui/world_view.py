@@ -430,10 +430,8 @@ class _Ahead:
 
 def _turn_picture(views: FamilyViews, episode: Episode, turn: int, size: tuple[int, int]) -> QImage:
     """The family's pictures of ``turn`` side by side in one picture of ``size``, in the raster engine's own
-    format (painted without a conversion). Runs on the frame thread."""
-    pictures = list(views.turn_pictures(episode, turn).values())
-    image = pil_to_qimage(side_by_side(pictures, size))
-    return image.convertToFormat(QImage.Format.Format_ARGB32_Premultiplied)
+    format (painted without a conversion: side by side on white, it is opaque). Runs on the frame thread."""
+    return pil_to_qimage(side_by_side(list(views.turn_pictures(episode, turn).values()), size))
 
 
 def _swatch(rgb: RGB, size: int = 12) -> QIcon:

@@ -5,14 +5,16 @@ from __future__ import annotations
 import dataclasses
 import json
 
+import numpy as np
 import pytest
+from PIL import Image
 from PySide6.QtCore import QUrl
-from PySide6.QtGui import QTextCursor
+from PySide6.QtGui import QImage, QTextCursor
 
 from simlab.core.episode import Episode
 from simlab.core.events import Event
 from simlab.core.recording import load_run
-from simlab.gui.dialogue import DialoguePane
+from simlab.gui.dialogue import DialoguePane, pil_to_qimage
 from simlab.gui.playback import PlaybackModel
 from simlab.runner.batch import RunConfig, run
 from tests.gui.conftest import wait_shown
@@ -291,3 +293,20 @@ def test_stepping_through_40_turns_selects_and_shows_each_turn(qtbot, tmp_path):
     for turn in range(1, long_episode.last_turn + 1):
         playback.seek(turn)
         assert widget.selected_turn == turn and widget.turn_in_view(turn)
+
+
+@pytest.mark.parametrize(
+    ("mode", "opaque"), [("RGB", True), ("L", True), ("P", False), ("RGBA", False), ("LA", False), ("1", True)]
+)
+def test_a_pil_picture_becomes_a_qimage_of_the_same_pixels(mode, opaque):
+    """Opaque pictures come out in the raster engine's own format (RGB32, no conversion to paint them), those
+    with transparency (here the palette keeps the alpha) keep it; either way every pixel is the picture's."""
+    rng = np.random.default_rng(7)
+    rgba = Image.fromarray(rng.integers(0, 256, (13, 17, 4), dtype=np.uint8), "RGBA")
+    picture = rgba.convert(mode)
+    image = pil_to_qimage(picture)
+    assert image.format() == (QImage.Format.Format_RGB32 if opaque else QImage.Format.Format_RGBA8888)
+    shown = image.convertToFormat(QImage.Format.Format_RGBA8888)
+    pixels = np.frombuffer(bytes(shown.constBits()), np.uint8).reshape(13, shown.bytesPerLine())[:, : 17 * 4]
+    wanted = np.asarray(picture.convert("RGBA"))
+    assert np.array_equal(pixels.reshape(13, 17, 4), wanted)
