@@ -318,7 +318,9 @@ class FamilyViews:
       (the objects named at the turn outlined), or a picture the role was never given (a question card with
       the right answer, a board a text-only condition gave in words). The panels' "annotated" mode shows
       them in place of, or after, the sent ones, each marked NOT SENT on the picture; None: a family with
-      nothing to add (``images_follow_turn``: they change with the turn, not only per observation);
+      nothing to add (``images_follow_turn``: they change with the turn, not only per observation;
+      ``images_without_vtk``: both are drawn without VTK, so the app draws the next turn's on a thread beside
+      the GUI's, see ``gui/frame_thread.py``);
     * ``turn_pictures(episode, turn)`` are the 2D pictures exports show beside the scene for a turn (for a
       family without a scene, the app's world view draws them on a thread beside the GUI's: they must be
       drawn without VTK, see ``gui/frame_thread.py``), ``episode_pictures(episode)`` those shown once (each
@@ -340,7 +342,8 @@ class FamilyViews:
     role_note: Callable[[Episode, str], str] = lambda _episode, _role: ""
     layers: tuple[Layer, ...] = ()
     inspect: Inspector | None = None
-    annotated_images: ObservationImages | None = None  # last: families that build views by position still work
+    annotated_images: ObservationImages | None = None  # after the others: views built by position still work
+    images_without_vtk: bool = False
 
 
 # ---- figures from recordings (the numbers themselves: simlab.core.figures) -------------------------------

@@ -31,13 +31,15 @@ from __future__ import annotations
 import bisect
 import html
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TypeVar
 
 from PIL import Image
 from PySide6.QtCore import QEvent, QSettings, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QFontDatabase, QPainter, QPaintEvent, QPixmap, QPixmapCache, QResizeEvent
+from PySide6.QtGui import QFontDatabase, QImage, QPainter, QPaintEvent, QPixmap, QPixmapCache, QResizeEvent
 from PySide6.QtWidgets import (
     QApplication,
     QButtonGroup,
@@ -56,6 +58,7 @@ from PySide6.QtWidgets import (
 from simlab.core.episode import Episode
 from simlab.core.events import Event
 from simlab.core.family import RGB, FamilyViews, hex_colour
+from simlab.gui import frame_thread
 from simlab.gui.dialogue import ERROR_COLOUR, MUTED_COLOUR, OK_COLOUR, pil_to_qimage
 from simlab.gui.playback import PlaybackModel
 from simlab.gui.scroll_bars import KeptScrollBar
@@ -86,6 +89,7 @@ MIN_PICTURE_WIDTH = 240  # narrower, a wall's letters and a board's numbers cann
 MIN_PANEL_WIDTH = MIN_PICTURE_WIDTH + 30  # such a picture, the panel's margins and its coloured edge
 GRID_SPACING = 6
 ROW_SLACK = 120  # px a row keeps when a turn needs less (a line or two of message): see AgentPanels._steady
+PictureKey = tuple[str, str, int, str, int]  # episode, role, the observation's turn, mode, playback turn or -1
 SCALED_CACHE_KB = 64 * 1024  # Qt's pixmap cache, least recently used first out: a few hundred panel pictures
 MEASURES_KEPT = 4096  # a label's measures kept (per text and width); past them it starts again
 MEASURES_CHANGE = (QEvent.Type.FontChange, QEvent.Type.StyleChange, QEvent.Type.ContentsRectChange)
@@ -479,6 +483,24 @@ class PanelPictures:
     pixmaps: tuple[QPixmap, ...]
 
 
+@dataclass(frozen=True)
+class DrawnPictures:
+    """What :func:`draw_pictures` drew, before pixmaps are made of its images (on the GUI thread only)."""
+
+    found: AgentPictures
+    images: tuple[QImage, ...]
+
+
+def draw_pictures(
+    views: FamilyViews | None, info: RoleTurn, episode: Episode, turn: int, annotated: bool
+) -> DrawnPictures:
+    """The pictures of the role's shown observation at the playback's ``turn``, as QImages: no widget or pixmap
+    is touched, so it may run on the frame thread (for a family whose images are drawn without VTK)."""
+    assert info.observation is not None
+    found = agent_pictures(views, info.observation, episode, turn, annotated, _digests(info.calls))
+    return DrawnPictures(found, tuple(pil_to_qimage(picture.image) for picture in found.pictures))
+
+
 def _caption(picture: AgentPicture) -> tuple[str, str, str]:
     """What a picture's caption says after its name (what the picture is), in which colour, and its tooltip."""
     if not picture.sent:
@@ -783,7 +805,8 @@ class AgentPanels(QWidget):
         self._mode = remembered if remembered in MODES else AS_SENT
         self._views: FamilyViews | None = None
         self._turn = 0
-        self._cache: dict[tuple[str, str, int, str, int], PanelPictures] = {}
+        self._cache: dict[PictureKey, PanelPictures] = {}
+        self._coming: dict[PictureKey, Future[DrawnPictures]] = {}  # the next turn's, drawn on the frame thread
         self._cache_size = cache_size
         self._index: EpisodeIndex | None = None
         self._panels: dict[str, AgentPanel] = {}
@@ -915,6 +938,7 @@ class AgentPanels(QWidget):
         self._laid_out = None  # new panels: in no grid yet, whatever their keys
         self._layouts.clear()
         self._cache.clear()
+        self._forget_coming()
         self._index = EpisodeIndex(episode) if episode is not None else None
         self._views = views_of(episode) if episode is not None else None
         self._placeholder.setVisible(self._index is None)
@@ -944,11 +968,12 @@ class AgentPanels(QWidget):
             if self._only is not None and role not in self._only:
                 continue  # not even rendered: another role's pictures stay out of the process's caches too
             info = self._index.role_turn(role, turn, as_told=self._only is not None)
-            panel.show_turn(info, self._pictures(info))
+            panel.show_turn(info, self._pictures(info, turn))
             panel.lay_out_now()  # the grid asks their heights next
         self._lay_out()
         for panel in self._shown_panels():  # again where the grid gave their pictures another width (else at once)
             panel.lay_out_now()
+        self._draw_ahead(turn + 1)
 
     # ---- the grid -----------------------------------------------------------------------------------------
     def resizeEvent(self, event: QResizeEvent) -> None:
@@ -1111,19 +1136,54 @@ class AgentPanels(QWidget):
             for panel in panels:
                 panel.fit_pictures(cell, height - GRID_SPACING)
 
-    def _pictures(self, info: RoleTurn) -> PanelPictures | None:
-        """The pictures of the role's shown observation in the current mode (cached: stepping back is free)."""
+    def _picture_key(self, info: RoleTurn, turn: int) -> PictureKey | None:
+        """What the pictures of the role's shown observation at ``turn`` are kept by (None: it has none)."""
         if info.observation is None or self._index is None:
             return None
-        annotated = self.mode == ANNOTATED
-        follow = annotated and self._views is not None and self._views.images_follow_turn
-        episode = self._index.episode
-        key = (episode.episode_id, info.role, info.observation.turn, self.mode, self._turn if follow else -1)
+        follow = self.mode == ANNOTATED and self._views is not None and self._views.images_follow_turn
+        return (self._index.episode.episode_id, info.role, info.observation.turn, self.mode, turn if follow else -1)
+
+    def _pictures(self, info: RoleTurn, turn: int) -> PanelPictures | None:
+        """The pictures of the role's shown observation at ``turn`` in the current mode (cached: stepping back is
+        free; drawn ahead on the frame thread, stepping on mostly is)."""
+        key = self._picture_key(info, turn)
+        if key is None or self._index is None:
+            return None
         cached = self._cache.get(key)
         if cached is None:
-            found = agent_pictures(self._views, info.observation, episode, self._turn, annotated, _digests(info.calls))
-            cached = PanelPictures(found, tuple(pil_to_pixmap(p.image) for p in found.pictures))
+            coming = self._coming.pop(key, None)
+            if coming is not None and not coming.cancel():  # begun, or made: taken (waited for)
+                drawn = coming.result()
+            else:
+                drawn = draw_pictures(self._views, info, self._index.episode, turn, self.mode == ANNOTATED)
+            cached = PanelPictures(drawn.found, tuple(QPixmap.fromImage(image) for image in drawn.images))
             if len(self._cache) >= self._cache_size:
                 self._cache.pop(next(iter(self._cache)))
             self._cache[key] = cached
         return cached
+
+    def _draw_ahead(self, turn: int) -> None:
+        """Have the frame thread draw the pictures the shown panels will need at ``turn`` (the next one), when
+        the family draws them without VTK; those asked for another turn before and not begun are dropped."""
+        views, index = self._views, self._index
+        if views is None or not views.images_without_vtk or index is None or turn > index.episode.last_turn:
+            self._forget_coming()
+            return
+        wanted: dict[PictureKey, RoleTurn] = {}
+        for role in self.roles():
+            if self._only is None or role in self._only:
+                info = index.role_turn(role, turn, as_told=self._only is not None)
+                key = self._picture_key(info, turn)
+                if key is not None and key not in self._cache:
+                    wanted[key] = info
+        self._forget_coming(keep=wanted)
+        annotated = self.mode == ANNOTATED
+        for key, info in wanted.items():
+            if key not in self._coming:
+                job = partial(draw_pictures, views, info, index.episode, turn, annotated)
+                self._coming[key] = frame_thread.submit(job)
+
+    def _forget_coming(self, keep: Mapping[PictureKey, object] | None = None) -> None:
+        """Drop the pictures asked of the frame thread but those of ``keep`` (a job not begun is not run)."""
+        for key in [key for key in self._coming if keep is None or key not in keep]:
+            self._coming.pop(key).cancel()

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from PySide6.QtCore import QEvent
-from PySide6.QtGui import QFont, QTextDocumentFragment
+from PySide6.QtGui import QFont, QImage, QTextDocumentFragment
 from PySide6.QtWidgets import QApplication, QLabel
 
 from simlab.core.episode import Episode
 from simlab.core.recording import load_run
-from simlab.gui import agent_panels
+from simlab.gui import agent_panels, frame_thread
 from simlab.gui.agent_panels import ANNOTATED, AS_SENT, MIN_PICTURE_WIDTH, AgentPanels, EpisodeIndex
 from simlab.gui.playback import PlaybackModel
 from simlab.render.episode_pictures import agent_pictures
@@ -335,3 +337,42 @@ def test_a_settled_label_measures_as_qt_does_whatever_changed(qtbot):
             settled.setText(text)
             plain.setText(text)
             assert measures(settled) == measures(plain)
+
+
+def _images(widget: AgentPanels) -> dict[str, list[bytes]]:
+    """Every shown panel's pictures, as their pixels."""
+    out = {}
+    for role in widget.roles():
+        images = [
+            pixmap.toImage().convertToFormat(QImage.Format.Format_RGB32) for pixmap in widget.panel(role).pixmaps()
+        ]
+        out[role] = [bytes(image.constBits()) for image in images]
+    return out
+
+
+def test_the_next_turns_pictures_are_drawn_ahead_and_shown_as_drawn_afresh(panels, episode, qtbot):
+    """A family drawing its pictures without VTK (blocks) has the next turn's drawn on the frame thread after a
+    step; the step to that turn takes them, and the panels show what they show drawn at that turn afresh."""
+    widget, playback = panels
+    playback.seek(2)
+    coming = dict(widget._coming)
+    assert coming and {key[2] for key in coming} <= {3} and {key[1] for key in coming} <= set(widget.roles())
+    frame_thread.drain()
+    assert all(future.done() for future in coming.values())
+    playback.seek(3)
+    assert all(widget._cache.get(key) is not None for key in coming)  # taken from the frame thread
+    stepped = _images(widget)
+    again = PlaybackModel()
+    fresh = AgentPanels(again)
+    qtbot.addWidget(fresh)
+    again.set_episode(episode)
+    again.seek(3)
+    assert stepped == _images(fresh) and any(stepped.values())
+
+
+def test_a_family_drawing_with_vtk_asks_nothing_of_the_frame_thread(panels):
+    widget, playback = panels
+    assert widget._views is not None
+    widget._views = dataclasses.replace(widget._views, images_without_vtk=False)
+    playback.seek(2)
+    assert widget._coming == {}

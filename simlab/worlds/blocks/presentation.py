@@ -38,6 +38,7 @@ def persona(episode: Episode, role: str) -> str:
 
 VIEWS = FamilyViews(
     observation_images=from_observation(observation_images),
+    images_without_vtk=True,  # Pillow's drawing: the app draws a step's next turn's on its frame thread
     turn_pictures=turn_pictures,
     scene=blocks_scene,
     cameras=lambda _episode: CAMERAS,

@@ -55,6 +55,7 @@ LAYERS = (
 
 VIEWS = FamilyViews(
     observation_images=from_observation(observation_images),
+    images_without_vtk=True,  # Pillow's drawing: the app draws a step's next turn's on its frame thread
     turn_pictures=turn_pictures,
     scene=boards_scene,
     cameras=boards_cameras,

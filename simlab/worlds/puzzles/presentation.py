@@ -46,6 +46,7 @@ def _module_of(observation: Mapping[str, Any]) -> dict[str, Image.Image]:
 
 VIEWS = FamilyViews(
     observation_images=from_observation(observation_images),
+    images_without_vtk=True,  # Pillow's drawing: the app draws a step's next turn's on its frame thread
     turn_pictures=turn_pictures,
     images_follow_turn=False,
     annotated_images=from_observation(annotated_images),
