@@ -89,7 +89,7 @@ class WorldView(QWidget):
         self._layout(self._camera_row)
         self.canvas.clicked.connect(self._on_click)
         playback.episodeChanged.connect(self._on_episode)
-        playback.turnChanged.connect(lambda _turn: self.redraw())
+        playback.turnChanged.connect(self._on_turn)  # connected first of all: its 3D render starts the step
 
     def _layout(self, cameras: QHBoxLayout) -> None:
         bar = QHBoxLayout()
@@ -203,6 +203,11 @@ class WorldView(QWidget):
             self.redraw()  # the view renders the empty scene at its next paint (a grab's too)
         self._on_episode(self.playback.episode)
 
+    def _on_turn(self, _turn: int) -> None:
+        """Draw the turn, and render a 3D scene now: the rendering overlaps the other panels' updates."""
+        self.redraw()
+        self.canvas.widget.render_ahead()  # not shown (a family without a scene, a person playing): nothing
+
     def redraw(self) -> None:
         """Draw the scene of the current turn (nothing when there is no episode or no views for it).
 
@@ -218,7 +223,6 @@ class WorldView(QWidget):
         elif episode is not None and self.views is not None and self.views.scene is not None:
             items = self._scene_items(episode, self.views)
         self.canvas.show(items)
-        self.canvas.widget.render_ahead()  # the turn's first slot: the rendering overlaps the other panels' work
         if self.inspection is None:
             self._selected = ""  # nothing there to inspect (or nothing drawn): the selection is cleared
         self.selection.setText(_inspection_html(self.inspection) if self.inspection is not None else SELECT_HINT)
