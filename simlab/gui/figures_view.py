@@ -241,6 +241,7 @@ class FiguresPanel(QWidget):
         self._shown: list[ShownFigure] = []
         self._cursor: tuple[str | None, str | None, int] = (None, None, 0)
         self._cursor_items: list[pg.GraphicsObject] = []
+        self._turn_line: pg.InfiniteLine | None = None  # among the cursor items, on a figure over turns
         self._picked: str | None = None  # the figure last chosen, chosen again when other runs are shown
         self.highlighted: list[tuple[str, float | str, float]] = []
         """The points marked as the open episode's: (series label, x, y) as in the CSV."""
@@ -349,7 +350,11 @@ class FiguresPanel(QWidget):
         :meth:`set_runs`; None for an episode of no run shown) at ``turn``. A figure over turns shows the turn
         as a vertical line while an episode is open; the points computed from that episode are marked.
         ``episode_id`` None: no episode is open, nothing is marked."""
+        same_episode = self._cursor[:2] == (run_name, episode_id)
         self._cursor = (run_name, episode_id, turn)
+        if same_episode and self._turn_line is not None:  # a step: only the line moves (the marks are the
+            self._turn_line.setValue(turn)  # episode's); new items repainted the whole plot, 10 ms a step
+            return
         self._draw_cursor()
 
     def figure_names(self) -> list[str]:
@@ -487,7 +492,7 @@ class FiguresPanel(QWidget):
     def _draw(self) -> None:
         item = self.plot.getPlotItem()
         item.clear()
-        self._cursor_items, self.no_data_note = [], None
+        self._cursor_items, self._turn_line, self.no_data_note = [], None, None
         shown = self.current()
         self.export_button.setEnabled(shown is not None)
         self.combo.setEnabled(shown is not None)
@@ -535,7 +540,7 @@ class FiguresPanel(QWidget):
         item = self.plot.getPlotItem()
         for old in self._cursor_items:
             item.removeItem(old)
-        self._cursor_items, self.highlighted = [], []
+        self._cursor_items, self._turn_line, self.highlighted = [], None, []
         shown = self.current()
         run_name, episode_id, turn = self._cursor
         if shown is None or episode_id is None:
@@ -550,6 +555,7 @@ class FiguresPanel(QWidget):
                 labelOpts={"position": 0.95, "color": "#ffffff", "fill": pg.mkBrush(CURSOR_COLOUR)},
             )
             self._cursor_items.append(line)
+            self._turn_line = line
         series = shown.data.series
         marked = [
             (k, j)

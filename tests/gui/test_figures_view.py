@@ -161,8 +161,10 @@ def test_the_turn_line_follows_the_open_episode(qtbot, panel, runs):
     assert cursor_lines(panel) == []
     panel.set_cursor("rooms", episode, 2)
     assert cursor_lines(panel) == [2]
+    items = list(panel.plot.getPlotItem().items)
     panel.set_cursor("rooms", episode, 3)
     assert cursor_lines(panel) == [3]
+    assert list(panel.plot.getPlotItem().items) == items  # a step moves the line: no item made or removed
     panel.select("rooms_words_vs_accuracy")  # per lineup, not per turn: no line
     assert cursor_lines(panel) == []
     panel.select("rooms_objects_per_turn")
