@@ -938,7 +938,7 @@ class AgentPanels(QWidget):
         self._laid_out = None  # new panels: in no grid yet, whatever their keys
         self._layouts.clear()
         self._cache.clear()
-        self._forget_coming()
+        self._drop_coming()
         self._index = EpisodeIndex(episode) if episode is not None else None
         self._views = views_of(episode) if episode is not None else None
         self._placeholder.setVisible(self._index is None)
@@ -1156,18 +1156,22 @@ class AgentPanels(QWidget):
                 drawn = coming.result()
             else:
                 drawn = draw_pictures(self._views, info, self._index.episode, turn, self.mode == ANNOTATED)
-            cached = PanelPictures(drawn.found, tuple(QPixmap.fromImage(image) for image in drawn.images))
-            if len(self._cache) >= self._cache_size:
-                self._cache.pop(next(iter(self._cache)))
-            self._cache[key] = cached
+            cached = self._keep(key, drawn)
         return cached
+
+    def _keep(self, key: PictureKey, drawn: DrawnPictures) -> PanelPictures:
+        """Keep ``drawn`` (pixmaps made of it) for ``key``, the oldest kept going first past ``cache_size``."""
+        if len(self._cache) >= self._cache_size:
+            self._cache.pop(next(iter(self._cache)))
+        kept = self._cache[key] = PanelPictures(drawn.found, tuple(QPixmap.fromImage(image) for image in drawn.images))
+        return kept
 
     def _draw_ahead(self, turn: int) -> None:
         """Have the frame thread draw the pictures the shown panels will need at ``turn`` (the next one), when
         the family draws them without VTK; those asked for another turn before and not begun are dropped."""
         views, index = self._views, self._index
         if views is None or not views.images_without_vtk or index is None or turn > index.episode.last_turn:
-            self._forget_coming()
+            self._forget_coming(keep={})
             return
         wanted: dict[PictureKey, RoleTurn] = {}
         for role in self.roles():
@@ -1183,7 +1187,21 @@ class AgentPanels(QWidget):
                 job = partial(draw_pictures, views, info, index.episode, turn, annotated)
                 self._coming[key] = frame_thread.submit(job)
 
-    def _forget_coming(self, keep: Mapping[PictureKey, object] | None = None) -> None:
-        """Drop the pictures asked of the frame thread but those of ``keep`` (a job not begun is not run)."""
-        for key in [key for key in self._coming if keep is None or key not in keep]:
-            self._coming.pop(key).cancel()
+    def _forget_coming(self, keep: Mapping[PictureKey, object]) -> None:
+        """Stop waiting for the pictures asked of the frame thread but those of ``keep``: those not begun are not
+        drawn, those drawn are kept with the others (their observation may come back), those being drawn are left
+        to finish: taken when asked for, or kept at a later call."""
+        for key in [key for key in self._coming if key not in keep]:
+            coming = self._coming[key]
+            if coming.cancel():
+                del self._coming[key]
+            elif coming.done():
+                del self._coming[key]
+                if coming.exception() is None:  # else drawn again when asked for, and said there
+                    self._keep(key, coming.result())
+
+    def _drop_coming(self) -> None:
+        """Cancel every picture asked of the frame thread (another episode: none will be asked for)."""
+        for coming in self._coming.values():
+            coming.cancel()
+        self._coming.clear()
