@@ -76,7 +76,7 @@ from simlab.core.judging import JUDGMENTS_DIR, Judge
 from simlab.core.reading import resolved
 from simlab.core.recording import INDEX_FILE, Run, load_episode
 from simlab.gui.background import collector_paused
-from simlab.gui.plots import CURSOR_COLOUR, whole_turn_step
+from simlab.gui.plots import CURSOR_COLOUR, cache_still_items, whole_turn_step
 from simlab.render.formatting import esc
 from simlab.worlds import get_family
 
@@ -510,6 +510,7 @@ class FiguresPanel(QWidget):
         _DRAW[data.kind](item, data)
         self.legend.setText(_legend_html(data))
         self._set_ranges(item, data)
+        cache_still_items(item)  # a step moves the turn line over them: 8 ms a step painted afresh
         self._draw_cursor()
 
     def _set_ranges(self, item: pg.PlotItem, data: FigureData) -> None:

@@ -186,7 +186,7 @@ class MetricPlots(QWidget):
         low, high = spec.y_range if spec.y_range is not None else (0.0, top)
         span = high - low
         plot.setYRange(low, high + span * (LEGEND_HEADROOM if spec.y_range else 2 * LEGEND_HEADROOM), padding=0.02)
-        _cache_still_items(plot)
+        cache_still_items(plot)
 
     @staticmethod
     def _draw(plot: TurnPlot, label: str, colour: str, values: list[float | None], steps: bool) -> None:
@@ -230,14 +230,14 @@ class MetricPlots(QWidget):
         self._on_turn(self._playback.turn)
 
 
-def _cache_still_items(plot: TurnPlot) -> None:
-    """Let Qt keep a picture of each item that stands still while the cursor moves (the axes with their grid,
-    the curves, their markers, the legend) and paint the strips a step uncovers from it: pyqtgraph paints each
-    of them in Python, every item under the strips, at every step."""
+def cache_still_items(plot: pg.PlotItem) -> None:
+    """Let Qt keep a picture of each item of ``plot`` that stands still while a turn cursor moves (the axes with
+    their grid, the legend, every item added so far: call it before adding the cursor) and paint the strips a
+    step uncovers from it: pyqtgraph paints each of them in Python, every item under the strips, at every step."""
     items: list[QGraphicsItem] = [plot.getAxis(side) for side in ("left", "bottom")]
     if plot.legend is not None:
         items.append(plot.legend)
-    for data in plot.listDataItems():
-        items.extend((data.curve, data.scatter))
+    for item in plot.items:
+        items.extend((item.curve, item.scatter) if isinstance(item, pg.PlotDataItem) else (item,))
     for item in items:
         item.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)

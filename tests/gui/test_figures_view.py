@@ -173,6 +173,28 @@ def test_the_turn_line_follows_the_open_episode(qtbot, panel, runs):
     assert cursor_lines(panel) == []
 
 
+def test_the_turn_line_moved_over_cached_items_paints_what_a_fresh_paint_shows(qtbot, panel, runs):
+    """The figure's items stand still while a step moves the turn line: Qt paints them from its pictures of
+    them, and each turn shows exactly what painting every item afresh shows."""
+    [(_name, recorded)] = show(qtbot, panel, ("rooms", runs["rooms"]))
+    episode = recorded.summaries[0]["episode_id"]
+    panel.select("rooms_objects_per_turn")
+    scene = panel.plot.scene()
+    still = [item for item in scene.items() if item.cacheMode() != item.CacheMode.NoCache]
+    assert still, "nothing is cached: the test would compare a paint with itself"
+    for turn in (2, 0, 3, 1):
+        panel.set_cursor("rooms", episode, turn)
+        QApplication.processEvents()
+        cached = panel.plot.grab().toImage()
+        for item in still:
+            item.setCacheMode(item.CacheMode.NoCache)
+        QApplication.processEvents()
+        fresh = panel.plot.grab().toImage()
+        for item in still:
+            item.setCacheMode(item.CacheMode.DeviceCoordinateCache)
+        assert cached == fresh, f"turn {turn}"
+
+
 def test_a_budget_of_turns_is_no_turn_of_the_open_episode(qtbot, panel, runs):
     [(_name, recorded)] = show(qtbot, panel, ("puzzles", runs["puzzles"]))
     panel.select("puzzles_success_by_budget")

@@ -120,14 +120,15 @@ def test_a_cursor_moved_over_cached_items_paints_what_a_fresh_paint_shows(plots,
     """The still items (axes and grid, curves, markers, legend) are painted from Qt's pictures of them as the
     cursor moves: each turn shows exactly what painting every item afresh shows."""
     widget, playback = plots
-    assert _still_items(widget), "nothing is cached: the test would compare a paint with itself"
+    still = _still_items(widget)
+    assert still, "nothing is cached: the test would compare a paint with itself"
     for turn in (3, 1, episode.last_turn, 0):
         playback.seek(turn)
         cached = _painted(widget)
-        for item in _still_items(widget):
+        for item in still:
             item.setCacheMode(item.CacheMode.NoCache)
         fresh = _painted(widget)
-        for item in _still_items(widget):
+        for item in still:  # cached again for the next turn
             item.setCacheMode(item.CacheMode.DeviceCoordinateCache)
         assert cached == fresh, f"turn {turn}"
 
