@@ -36,6 +36,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from benchmarks import repaint
 from benchmarks.gui import STEP_AGENTS, bench_step, step_run
+from simlab.gui import frame_thread
 from simlab.gui.main_window import MainWindow
 
 FAMILIES = ("blocks", *STEP_AGENTS)
@@ -130,6 +131,7 @@ def profile_steps(
         if window.playback.turn >= window.playback.last_turn:
             window.playback.first()
             app.processEvents()
+        frame_thread.drain()  # as bench_step: the pictures drawn ahead are made, nothing else runs
         if counter is not None:
             counter.on = True
         elif timer is not None:
@@ -143,6 +145,7 @@ def profile_steps(
             counter.on = False
             counter.end_step()
         if timer is not None:
+            frame_thread.drain()
             timer.phase = "base"
             window.world.redraw()  # as bench_step's baseline
             repaint(window.world.stack.currentWidget())
@@ -304,6 +307,7 @@ def cpu_step(app: QApplication, window: MainWindow, family: str, passes: int = 1
             window.playback.first()
             app.processEvents()
         for what in spent:
+            frame_thread.drain()
             wall, cpu = time.perf_counter(), time.process_time()
             if what == "step":
                 QTest.keyClick(window, Qt.Key.Key_Right)
