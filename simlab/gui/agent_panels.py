@@ -31,7 +31,6 @@ from __future__ import annotations
 import bisect
 import html
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
@@ -806,7 +805,7 @@ class AgentPanels(QWidget):
         self._views: FamilyViews | None = None
         self._turn = 0
         self._cache: dict[PictureKey, PanelPictures] = {}
-        self._coming: dict[PictureKey, Future[DrawnPictures]] = {}  # the next turn's, drawn on the frame thread
+        self._ahead: frame_thread.Ahead[PictureKey, DrawnPictures] = frame_thread.Ahead()  # the next turn's
         self._cache_size = cache_size
         self._index: EpisodeIndex | None = None
         self._panels: dict[str, AgentPanel] = {}
@@ -938,7 +937,7 @@ class AgentPanels(QWidget):
         self._laid_out = None  # new panels: in no grid yet, whatever their keys
         self._layouts.clear()
         self._cache.clear()
-        self._drop_coming()
+        self._ahead.drop()
         self._index = EpisodeIndex(episode) if episode is not None else None
         self._views = views_of(episode) if episode is not None else None
         self._placeholder.setVisible(self._index is None)
@@ -1151,8 +1150,8 @@ class AgentPanels(QWidget):
             return None
         cached = self._cache.get(key)
         if cached is None:
-            coming = self._coming.pop(key, None)
-            if coming is not None and not coming.cancel():  # begun, or made: taken (waited for)
+            coming = self._ahead.take(key)  # drawn ahead (or being drawn: waited for)
+            if coming is not None:
                 drawn = coming.result()
             else:
                 drawn = draw_pictures(self._views, info, self._index.episode, turn, self.mode == ANNOTATED)
@@ -1168,40 +1167,16 @@ class AgentPanels(QWidget):
 
     def _draw_ahead(self, turn: int) -> None:
         """Have the frame thread draw the pictures the shown panels will need at ``turn`` (the next one), when
-        the family draws them without VTK; those asked for another turn before and not begun are dropped."""
+        the family draws them without VTK; those drawn for another turn and not taken are kept all the same."""
         views, index = self._views, self._index
-        if views is None or not views.images_without_vtk or index is None or turn > index.episode.last_turn:
-            self._forget_coming(keep={})
-            return
-        wanted: dict[PictureKey, RoleTurn] = {}
-        for role in self.roles():
-            if self._only is None or role in self._only:
-                info = index.role_turn(role, turn, as_told=self._only is not None)
-                key = self._picture_key(info, turn)
-                if key is not None and key not in self._cache:
-                    wanted[key] = info
-        self._forget_coming(keep=wanted)
-        annotated = self.mode == ANNOTATED
-        for key, info in wanted.items():
-            if key not in self._coming:
-                job = partial(draw_pictures, views, info, index.episode, turn, annotated)
-                self._coming[key] = frame_thread.submit(job)
-
-    def _forget_coming(self, keep: Mapping[PictureKey, object]) -> None:
-        """Stop waiting for the pictures asked of the frame thread but those of ``keep``: those not begun are not
-        drawn, those drawn are kept with the others (their observation may come back), those being drawn are left
-        to finish: taken when asked for, or kept at a later call."""
-        for key in [key for key in self._coming if key not in keep]:
-            coming = self._coming[key]
-            if coming.cancel():
-                del self._coming[key]
-            elif coming.done():
-                del self._coming[key]
-                if coming.exception() is None:  # else drawn again when asked for, and said there
-                    self._keep(key, coming.result())
-
-    def _drop_coming(self) -> None:
-        """Cancel every picture asked of the frame thread (another episode: none will be asked for)."""
-        for coming in self._coming.values():
-            coming.cancel()
-        self._coming.clear()
+        wanted: dict[PictureKey, Callable[[], DrawnPictures]] = {}
+        if views is not None and views.images_without_vtk and index is not None and turn <= index.episode.last_turn:
+            annotated = self.mode == ANNOTATED
+            for role in self.roles():
+                if self._only is None or role in self._only:
+                    info = index.role_turn(role, turn, as_told=self._only is not None)
+                    key = self._picture_key(info, turn)
+                    if key is not None and key not in self._cache:
+                        wanted[key] = partial(draw_pictures, views, info, index.episode, turn, annotated)
+        for key, drawn in self._ahead.want(wanted).items():
+            self._keep(key, drawn)

@@ -16,13 +16,14 @@ One thread, so jobs run in the order they were asked for. Jobs run with Python's
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 from simlab.gui.background import collector_paused
 
 T = TypeVar("T")
+K = TypeVar("K", bound=Hashable)
 
 _executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="simlab-frames")  # its thread starts at a job
 
@@ -40,3 +41,43 @@ def submit(job: Callable[[], T]) -> Future[T]:
 def drain() -> None:
     """Wait until every job asked for so far has run (a benchmark times a gesture with nothing else running)."""
     _executor.submit(lambda: None).result()
+
+
+class Ahead(Generic[K, T]):
+    """Jobs asked of the frame thread before their results are wanted (the next turn's pictures), by key. A
+    result is taken when its key is wanted; the jobs no longer wanted are not run if not begun."""
+
+    def __init__(self) -> None:
+        self._jobs: dict[K, Future[T]] = {}
+
+    def asked(self) -> dict[K, Future[T]]:
+        """The jobs asked for and not taken, by key."""
+        return dict(self._jobs)
+
+    def take(self, key: K) -> Future[T] | None:
+        """The job asked for ``key``, begun or done (None when there is none, or it had not begun: it is not
+        run, and the caller, which wants it now, does the work itself rather than wait behind other jobs)."""
+        job = self._jobs.pop(key, None)
+        return None if job is None or job.cancel() else job
+
+    def want(self, jobs: Mapping[K, Callable[[], T]]) -> dict[K, T]:
+        """Ask for ``jobs`` (those asked for already are not asked again) and forget the others: those not begun
+        are not run, those still running are left to finish (taken, or returned by a later call); returns the
+        results of those done, made for nothing unless the caller keeps them."""
+        done: dict[K, T] = {}
+        for key in [key for key in self._jobs if key not in jobs]:
+            job = self._jobs[key]
+            if job.cancel() or job.done():
+                del self._jobs[key]
+                if not job.cancelled() and job.exception() is None:
+                    done[key] = job.result()
+        for key, make in jobs.items():
+            if key not in self._jobs:
+                self._jobs[key] = submit(make)
+        return done
+
+    def drop(self) -> None:
+        """Forget every job (another episode): those not begun are not run."""
+        for job in self._jobs.values():
+            job.cancel()
+        self._jobs.clear()

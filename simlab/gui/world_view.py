@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import html
 from concurrent.futures import Future
-from dataclasses import dataclass
 from functools import partial
 
 from PySide6.QtCore import QPoint, QRect, Qt
@@ -85,7 +84,8 @@ class WorldView(QWidget):
         self._layers_seen: set[str] = set()  # layer names shown before: their tick is the person's choice
         self._selected = ""  # the key of the inspected item, "" when nothing is selected
         self.inspection: Inspection | None = None
-        self._ahead: _Ahead | None = None  # the next turn's pictures, drawn before they are asked for
+        # the next turn's pictures, drawn before they are asked for, by episode, its events, turn and size
+        self._ahead: frame_thread.Ahead[tuple[str, int, int, tuple[int, int]], QImage] = frame_thread.Ahead()
         self._layout(self._camera_row)
         self.canvas.clicked.connect(self._on_click)
         playback.episodeChanged.connect(self._on_episode)
@@ -131,9 +131,7 @@ class WorldView(QWidget):
 
     # ---- following the playback ----------------------------------------------------------------------
     def _on_episode(self, episode: Episode | None) -> None:
-        if self._ahead is not None:  # another episode's next turn: no one will ask for it
-            self._ahead.picture.cancel()
-            self._ahead = None
+        self._ahead.drop()  # another episode's next turn (or another family's): no one will ask for it
         views = self.views = views_of(episode) if episode is not None else None
         has_scene = views is not None and views.scene is not None
         controls = has_scene and not self.hidden_for_players  # no camera or overlay to choose while hidden
@@ -252,20 +250,15 @@ class WorldView(QWidget):
         there next, before a step asks for them: stepping on, the picture is mostly made already."""
         assert self.views is not None
         size = (max(320, self.picture.width()), max(240, self.picture.height()))
-        turn, ahead = self.playback.turn, self._ahead
-        if ahead is not None and ahead.serves(self.views, episode, turn, size):
-            self.picture.show_soon(ahead.picture)
-            ahead = None
-        else:
-            self.picture.show_soon(frame_thread.submit(partial(_turn_picture, self.views, episode, turn, size)))
-        if ahead is not None and ahead.serves(self.views, episode, turn + 1, size):
-            return  # asked for already (the turn drawn again)
-        if ahead is not None:
-            ahead.picture.cancel()  # not begun: another turn's, no one will ask for it
-        self._ahead = None
-        if turn < episode.last_turn:
-            picture = frame_thread.submit(partial(_turn_picture, self.views, episode, turn + 1, size))
-            self._ahead = _Ahead(self.views, episode, len(episode.events), turn + 1, size, picture)
+        turn, views = self.playback.turn, self.views
+        events = len(episode.events)  # a live episode grows: its pictures with it
+        picture = self._ahead.take((episode.episode_id, events, turn, size))
+        if picture is None:
+            picture = frame_thread.submit(partial(_turn_picture, views, episode, turn, size))
+        self.picture.show_soon(picture)
+        following = (episode.episode_id, events, turn + 1, size)
+        job = partial(_turn_picture, views, episode, turn + 1, size)
+        self._ahead.want({following: job} if turn < episode.last_turn else {})
 
     def set_camera(self, name: str) -> None:
         """Move the camera to a preset of the current family."""
@@ -413,23 +406,6 @@ class PictureView(QWidget):
         if self._error:
             painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap, self._error)
         painter.drawImage(drawn.topLeft(), self._image)
-
-
-@dataclass(frozen=True)
-class _Ahead:
-    """A turn's pictures asked for before the turn was shown, with what they were drawn from."""
-
-    views: FamilyViews
-    episode: Episode
-    events: int  # how many events the episode had (a live one grows)
-    turn: int
-    size: tuple[int, int]
-    picture: Future[QImage]
-
-    def serves(self, views: FamilyViews, episode: Episode, turn: int, size: tuple[int, int]) -> bool:
-        """Whether the pictures are of ``turn`` of this very episode as it is now, by these views, at ``size``."""
-        same = views is self.views and episode is self.episode and len(episode.events) == self.events
-        return same and (turn, size) == (self.turn, self.size) and not self.picture.cancelled()
 
 
 def _turn_picture(views: FamilyViews, episode: Episode, turn: int, size: tuple[int, int]) -> QImage:

@@ -360,7 +360,7 @@ def test_the_next_turns_pictures_are_drawn_ahead_and_shown_as_drawn_afresh(panel
     step; the step to that turn takes them, and the panels show what they show drawn at that turn afresh."""
     widget, playback = panels
     playback.seek(2)
-    coming = dict(widget._coming)
+    coming = widget._ahead.asked()
     assert coming and {key[2] for key in coming} <= {3} and {key[1] for key in coming} <= set(widget.roles())
     frame_thread.drain()
     assert all(future.done() for future in coming.values())
@@ -380,4 +380,4 @@ def test_a_family_drawing_with_vtk_asks_nothing_of_the_frame_thread(panels):
     assert widget._views is not None
     widget._views = dataclasses.replace(widget._views, images_without_vtk=False)
     playback.seek(2)
-    assert widget._coming == {}
+    assert widget._ahead.asked() == {}

@@ -105,16 +105,38 @@ def test_the_next_turns_picture_is_drawn_ahead_and_a_step_to_it_shows_it(qtbot, 
     world, playback = window.world, window.playback
     assert playback.last_turn >= 2
     frame_thread.drain()
-    ahead = world._ahead
-    assert ahead is not None and ahead.turn == 1 and ahead.picture.done()  # made while nothing was asked
+    [(key, ahead)] = world._ahead.asked().items()
+    assert key[2] == 1 and ahead.done()  # made while nothing was asked
     playback.seek(1)
-    assert world.picture._coming is ahead.picture  # taken, not drawn again
+    assert world.picture._coming is ahead  # taken, not drawn again
     stepped = _pixels(world.picture.image())
-    following = world._ahead
-    assert following is not None and following.turn == 2
+    [(following_key, following)] = world._ahead.asked().items()
+    assert following_key[2] == 2
     world.redraw()  # the same turn drawn afresh: the same picture; the next turn's still coming
-    assert world.picture._coming is not ahead.picture and world._ahead is following
+    assert world.picture._coming is not ahead and world._ahead.asked() == {following_key: following}
     assert (_pixels(world.picture.image()) == stepped).all()
     playback.seek(0)  # a step back: drawn afresh, and the turn after it asked for
-    assert world.picture._coming is not following.picture
-    assert world._ahead is not None and world._ahead.turn == 1
+    assert world.picture._coming is not following
+    assert [key[2] for key in world._ahead.asked()] == [1]
+
+
+def test_jobs_asked_ahead_are_taken_made_dropped_or_handed_back():
+    """A job not begun when it is wanted now is not run (the caller does the work); one no longer wanted and
+    done is handed back; one not begun when no longer wanted is not run."""
+    ahead: frame_thread.Ahead[str, str] = frame_thread.Ahead()
+    busy = threading.Event()
+    frame_thread.submit(busy.wait)  # the frame thread is held: what follows waits in its queue
+    made: list[str] = []
+
+    def make(name: str) -> str:
+        made.append(name)
+        return name
+
+    assert ahead.want({"a": lambda: make("a"), "b": lambda: make("b")}) == {}
+    assert ahead.take("a") is None  # not begun: not run
+    assert ahead.want({"c": lambda: make("c")}) == {}  # "b" not begun either: dropped
+    busy.set()
+    frame_thread.drain()
+    assert made == ["c"]
+    assert ahead.want({}) == {"c": "c"}  # made for nothing: handed back to be kept
+    assert ahead.asked() == {}
