@@ -27,7 +27,7 @@ from PySide6.QtGui import QCursor
 from PySide6.QtWidgets import QToolTip, QWidget
 from vtkmodules.util.numpy_support import vtk_to_numpy
 
-from simlab.gui.offscreen_view import OffscreenPlotter, PaintedView
+from simlab.gui.offscreen_view import OffscreenPlotter, PaintedView, waits_for_render
 from simlab.render.scene import (
     CameraPose,
     FlatMerged,
@@ -82,6 +82,7 @@ class SceneCanvas(QObject):
         """The Qt widget to put in a layout."""
         return self.plotter.interactor
 
+    @waits_for_render
     def show(self, items: list[SceneItem]) -> None:
         """Draw ``items``, replacing what is on screen; unchanged items stay as they are. An item that looks as
         before keeps its actor (moved by a user transform, or given its new mesh: an editor's drag), and an actor
@@ -220,6 +221,7 @@ class SceneCanvas(QObject):
             for each in faces:
                 each.light(renderer, lights)
 
+    @waits_for_render
     def clear(self) -> None:
         """Remove every item (the next :meth:`show` adds all of them afresh)."""
         self.plotter.clear_actors()
@@ -230,6 +232,7 @@ class SceneCanvas(QObject):
         self.items = []
         self.widget.request()
 
+    @waits_for_render
     def in_view(self, items: list[SceneItem]) -> list[SceneItem]:
         """The items whose bounding box reaches into the camera's view (the rest cannot change the picture,
         so leaving them out spares a repaint when only they moved)."""
@@ -244,6 +247,7 @@ class SceneCanvas(QObject):
         """How many drawn items are of ``kind``."""
         return sum(1 for item in self.items if item.kind == kind)
 
+    @waits_for_render
     def set_camera(self, pose: CameraPose) -> None:
         set_camera(self.plotter, pose)
         self.widget.request()
@@ -253,6 +257,7 @@ class SceneCanvas(QObject):
         """The VTK render window (there is one until :meth:`close`)."""
         return self.plotter.ren_win
 
+    @waits_for_render
     def set_draft(self, scale: float) -> None:
         """Render at 1/``scale`` of the widget's resolution without multisampling or order-independent
         translucency (translucent items blended in drawing order), the frame stretched to the widget (a draft
@@ -287,16 +292,19 @@ class SceneCanvas(QObject):
         """A Qt widget position as VTK display pixels (origin bottom left, device pixels; a draft's fewer)."""
         return self.widget.display_point(position)
 
+    @waits_for_render
     def key_at(self, x: int, y: int) -> str:
         """The key of the pickable item under display point (x, y), or ''."""
         actor = self._pick(x, y)
         return self._keys.get(_address(actor), "") if actor is not None else ""
 
+    @waits_for_render
     def tooltip_at(self, x: int, y: int) -> str:
         """The tooltip of the item under display point (x, y), or ''."""
         actor = self._pick(x, y)
         return self._tooltips.get(_address(actor), "") if actor is not None else ""
 
+    @waits_for_render
     def surface_point(self, x: int, y: int) -> tuple[str, Point] | None:
         """The pickable item under (x, y) and the world point hit on its surface, or None."""
         picker = vtk.vtkCellPicker()
@@ -307,6 +315,7 @@ class SceneCanvas(QObject):
         px, py, pz = picker.GetPickPosition()
         return (key, (px, py, pz)) if key else None
 
+    @waits_for_render
     def plane_point(self, x: int, y: int, height: float = 0.0) -> Point | None:
         """Where the ray under (x, y) meets the horizontal plane at ``height`` (the floor), or None when it
         runs parallel or away from it."""
@@ -350,6 +359,7 @@ class SceneCanvas(QObject):
         else:
             QToolTip.hideText()
 
+    @waits_for_render
     def close(self) -> None:
         """Release the render window and its GL context (the widget paints white from then on)."""
         self._hover.stop()

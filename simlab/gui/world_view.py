@@ -202,9 +202,11 @@ class WorldView(QWidget):
         self._on_episode(self.playback.episode)
 
     def _on_turn(self, _turn: int) -> None:
-        """Draw the turn, and render a 3D scene now: the rendering overlaps the other panels' updates."""
+        """Draw the turn, and render a 3D scene now: the rendering overlaps the other panels' updates. Beside the
+        GUI thread when the family's panels draw their pictures without VTK (nothing else in a step uses it)."""
         self.redraw()
-        self.canvas.widget.render_ahead()  # not shown (a family without a scene, a person playing): nothing
+        beside = self.views is not None and self.views.images_without_vtk
+        self.canvas.widget.render_ahead(beside)  # not shown (a family without a scene, a person playing): nothing
 
     def redraw(self) -> None:
         """Draw the scene of the current turn (nothing when there is no episode or no views for it).

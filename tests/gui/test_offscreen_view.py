@@ -5,6 +5,8 @@ whole window through OpenGL at every frame)."""
 
 from __future__ import annotations
 
+from threading import get_ident
+
 import numpy as np
 import pytest
 import pyvista as pv
@@ -13,6 +15,7 @@ from PySide6.QtGui import QImage, QMouseEvent, QWheelEvent
 from PySide6.QtOpenGLWidgets import QOpenGLWidget
 from PySide6.QtWidgets import QApplication, QWidget
 
+from simlab.gui import offscreen_view
 from simlab.gui.editor import EditorWindow
 from simlab.gui.scene_canvas import SceneCanvas
 from simlab.render.scene import CameraPose, SceneItem
@@ -67,18 +70,69 @@ def test_a_step_renders_the_3d_view_before_the_other_panels_update_and_paints_th
     QApplication.processEvents()
     before = grabbed(canvas)
     order: list[str] = []
+    threads: list[int] = []
     window = canvas.plotter.render_window
-    tag = window.AddObserver("StartEvent", lambda *_args: order.append("render"))
+    tag = window.AddObserver("StartEvent", lambda *_args: (order.append("render"), threads.append(get_ident())))
     win.playback.turnChanged.connect(lambda _turn: order.append("last slot"))  # connected last: called last
     win.playback.seek(5)
     assert order == ["render", "last slot"]
     QApplication.processEvents()  # the frame: the view's paint reads the frame back
     assert order == ["render", "last slot"]
+    assert threads != [get_ident()]  # blocks' panels draw without VTK: rendered beside the GUI thread
     window.RemoveObserver(tag)
     painted = grabbed(canvas)
     assert (painted != before).any(axis=2).sum() > 500  # blocks placed by turn 5
     assert np.abs(painted - rendered(canvas)).max() <= 1
     win.close()
+
+
+def test_what_may_use_vtk_waits_for_the_render_in_flight_beside_the_gui_thread(qtbot, tmp_path):
+    """While a step's scene renders on the render thread, the GUI thread uses no VTK: the plotter (any attribute),
+    the canvas, the view's paint and the events that run the app's code from outside the step wait for it; the
+    GL context comes back to the GUI thread."""
+    win = shown_window(qtbot, tmp_path, DEMO_RUN)
+    win.open_episode_id(win.browser.visible_episode_ids()[0])
+    canvas = win.world.canvas
+    QApplication.processEvents()
+    context = canvas.plotter._context.context
+    home = context.thread()
+    for touch in (
+        lambda: canvas.plotter.renderer,
+        lambda: canvas.in_view(canvas.items),
+        lambda: canvas.widget.repaint(),
+        lambda: QApplication.sendEvent(
+            win.plots,
+            QMouseEvent(
+                QMouseEvent.Type.MouseMove,
+                QPointF(3, 3),
+                QPointF(3, 3),
+                Qt.MouseButton.NoButton,
+                Qt.MouseButton.NoButton,
+                Qt.KeyboardModifier.NoModifier,
+            ),
+        ),
+    ):
+        _step_to_a_render(win)
+        touch()
+        assert offscreen_view._in_flight is None
+        assert context.thread() is home
+    _step_to_a_render(win)
+    QApplication.processEvents()  # the step's frame: its paint waited
+    assert offscreen_view._in_flight is None and not canvas.widget._stale
+    win.close()
+
+
+def _step_to_a_render(win) -> None:
+    """Step on (from turn 0 at the end) until a step changed the scene: its render is then in flight."""
+    for _ in range(2 * win.playback.last_turn):
+        if win.playback.turn == win.playback.last_turn:
+            win.playback.first()
+            QApplication.processEvents()
+        win.playback.step()
+        if offscreen_view._in_flight is not None:
+            return  # begun, not waited for
+        QApplication.processEvents()
+    raise AssertionError("no step changed the scene")
 
 
 def test_a_mouse_drag_rotates_the_camera_and_the_wheel_zooms(canvas):
