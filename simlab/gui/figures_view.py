@@ -37,6 +37,7 @@ from PySide6.QtGui import QFontMetricsF
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
+    QGraphicsItem,
     QHBoxLayout,
     QLabel,
     QMessageBox,
@@ -76,7 +77,8 @@ from simlab.core.judging import JUDGMENTS_DIR, Judge
 from simlab.core.reading import resolved
 from simlab.core.recording import INDEX_FILE, Run, load_episode
 from simlab.gui.background import collector_paused
-from simlab.gui.plots import CURSOR_COLOUR, cache_still_items, whole_turn_step
+from simlab.gui.cursor_view import CURSOR_COLOUR
+from simlab.gui.plots import whole_turn_step
 from simlab.render.formatting import esc
 from simlab.worlds import get_family
 
@@ -510,7 +512,7 @@ class FiguresPanel(QWidget):
         _DRAW[data.kind](item, data)
         self.legend.setText(_legend_html(data))
         self._set_ranges(item, data)
-        cache_still_items(item)  # a step moves the turn line over them: 8 ms a step painted afresh
+        _cache_still_items(item)  # a step moves the turn line over them: 8 ms a step painted afresh
         self._draw_cursor()
 
     def _set_ranges(self, item: pg.PlotItem, data: FigureData) -> None:
@@ -706,3 +708,16 @@ def _legend_html(data: FigureData) -> str:
         f'<span style="color:{series_colour(k)}">{swatch}</span>&nbsp;{esc(series.label)}'
         for k, series in enumerate(data.series)
     )
+
+
+def _cache_still_items(plot: pg.PlotItem) -> None:
+    """Let Qt keep a picture of each item of ``plot`` that stands still while a turn line moves (the axes with
+    their grid, the legend, every item added so far: call it before adding the cursor) and paint the strips a
+    step uncovers from it: pyqtgraph paints each of them in Python, every item under the strips, at every step."""
+    items: list[QGraphicsItem] = [plot.getAxis(side) for side in ("left", "bottom")]
+    if plot.legend is not None:
+        items.append(plot.legend)
+    for item in plot.items:
+        items.extend((item.curve, item.scatter) if isinstance(item, pg.PlotDataItem) else (item,))
+    for item in items:
+        item.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)

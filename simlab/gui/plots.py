@@ -3,8 +3,9 @@
 The plots are whatever the episode's family declares (:attr:`~simlab.core.family.WorldFamily.plots`): each
 :class:`~simlab.core.family.PlotSpec` is one plot on the shared turn axis, its series drawn as lines with
 markers or as steps (a value per turn). A vertical cursor in each plot follows the playback; dragging it
-seeks (snapped to the nearest turn). Dragging the line moves only the line; dragging elsewhere pans, the
-wheel zooms. A family with no plots, or an unknown world, gets a note instead.
+seeks (snapped to the nearest turn); dragging elsewhere pans, the wheel zooms (the plots' view is a
+:class:`~simlab.gui.cursor_view.CursorView`, which draws the cursor itself). A family with no plots, or an unknown
+world, gets a note instead.
 """
 
 from __future__ import annotations
@@ -13,15 +14,14 @@ from collections.abc import Sequence
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QGraphicsItem, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from simlab.core.episode import Episode
 from simlab.core.errors import ConfigError
 from simlab.core.family import PlotSpec, hex_colour
+from simlab.gui.cursor_view import CursorView
 from simlab.gui.playback import PlaybackModel
 
-CURSOR_COLOUR = "#263238"
-CURSOR_HOVER_COLOUR = "#ffb300"
 TITLE_STYLE = {"color": "#20242a", "size": "10pt"}
 PLOT_MIN_HEIGHT = 100
 LEGEND_HEADROOM = 0.3  # share of the y range kept free above the data for the legend row
@@ -73,7 +73,6 @@ class MetricPlots(QWidget):
         self._playback = playback
         self.plots: list[TurnPlot] = []
         self._specs: tuple[PlotSpec, ...] = ()  # what self.plots draw
-        self.cursors: list[pg.InfiniteLine] = []
         self._series: dict[str, list[float | None]] = {}
         self.hidden_for_players = False
         self._layout = QVBoxLayout(self)
@@ -82,11 +81,12 @@ class MetricPlots(QWidget):
         self.note = QLabel("No episode loaded")
         self.note.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self._layout.addWidget(self.note)
-        self.view = pg.GraphicsLayoutWidget(self)
+        self.view = CursorView(self)
         self.view.setBackground("w")
         self.view.ci.setContentsMargins(0, 0, 0, 0)
         self.view.ci.setSpacing(2)
         self.view.hide()
+        self.view.turnDragged.connect(self._playback.seek)
         self._layout.addWidget(self.view)
         playback.episodeChanged.connect(self._on_episode)
         playback.turnChanged.connect(self._on_turn)
@@ -95,7 +95,7 @@ class MetricPlots(QWidget):
     # ---- public API ---------------------------------------------------------------------------------------
     def cursor_turn(self) -> int:
         """The turn the cursor lines stand on (0 without plots)."""
-        return round(self.cursors[0].value()) if self.cursors else 0
+        return round(self.view.turn) if self.view.turn is not None else 0
 
     def titles(self) -> list[str]:
         """The titles of the plots shown, top to bottom."""
@@ -126,22 +126,21 @@ class MetricPlots(QWidget):
         specs = tuple(family_plots(episode))
         if specs != self._specs:  # another family: other plots (one family's keep their widgets, see _fill)
             self._make_plots(specs)
-        self.cursors, self._series = [], {}
+        self._series = {}
         self.note.setVisible(not specs)
         self.note.setText("No episode loaded" if episode is None else f"{episode.world} declares no per-turn plots")
         if episode is None:
+            self.view.set_turn(None)
             return
         last = max(1, episode.last_turn)
-        for k, (spec, plot) in enumerate(zip(specs, self.plots, strict=True)):
+        for spec, plot in zip(specs, self.plots, strict=True):
             self._fill(plot, spec, episode)
-            self.cursors.append(self._cursor(plot, labelled=k == 0))
         if self.plots:
             self.plots[0].setXRange(0, last, padding=0.02)
         step = whole_turn_step(last)
         for plot in self.plots:  # turns are whole numbers: no 0.5 tick on a two-turn episode
             plot.getPlotItem().getAxis("bottom").setTickSpacing(major=step, minor=step)
-        for line in self.cursors:
-            line.setBounds((0, max(0, episode.last_turn)))
+        self.view.set_cursor_plots(self.plots, 0, max(0, episode.last_turn))
         if self.hidden_for_players:
             self.hide_for_players(True)
         self._on_turn(self._playback.turn)
@@ -176,7 +175,7 @@ class MetricPlots(QWidget):
 
     def _fill(self, plot: TurnPlot, spec: PlotSpec, episode: Episode) -> None:
         """Draw ``episode``'s series of ``spec`` in ``plot``, in place of whatever it showed."""
-        plot.getPlotItem().clear()  # curves, their legend entries and the cursor line
+        plot.getPlotItem().clear()  # curves and their legend entries
         top = 1.0
         for series in spec.series:
             values = series.values(episode)
@@ -186,7 +185,6 @@ class MetricPlots(QWidget):
         low, high = spec.y_range if spec.y_range is not None else (0.0, top)
         span = high - low
         plot.setYRange(low, high + span * (LEGEND_HEADROOM if spec.y_range else 2 * LEGEND_HEADROOM), padding=0.02)
-        cache_still_items(plot)
 
     @staticmethod
     def _draw(plot: TurnPlot, label: str, colour: str, values: list[float | None], steps: bool) -> None:
@@ -200,44 +198,5 @@ class MetricPlots(QWidget):
             pen = pg.mkPen(colour, width=2)
             plot.plot(xs, ys, name=label, pen=pen, symbol="o", symbolSize=4, symbolBrush=colour, symbolPen=None)
 
-    def _cursor(self, plot: TurnPlot, labelled: bool = False) -> pg.InfiniteLine:
-        label_opts = {"position": 0.12, "color": "#ffffff", "fill": pg.mkBrush(CURSOR_COLOUR), "movable": False}
-        line = pg.InfiniteLine(
-            label="turn {value:.0f}" if labelled else None,
-            labelOpts=label_opts if labelled else None,
-            pos=0,
-            angle=90,
-            movable=True,
-            pen=pg.mkPen(CURSOR_COLOUR, width=2),
-            hoverPen=pg.mkPen(CURSOR_HOVER_COLOUR, width=5),
-        )
-        line.setToolTip("Drag to change the turn")
-        line.setZValue(10)
-        line.sigDragged.connect(self._on_cursor_dragged)
-        line.sigPositionChangeFinished.connect(self._on_cursor_dragged)
-        plot.addItem(line, ignoreBounds=True)
-        return line
-
     def _on_turn(self, turn: int) -> None:
-        for line in self.cursors:
-            if line.value() != turn:
-                line.setValue(turn)  # sigPositionChanged only (it moves the label); seeking listens to drags
-
-    # ---- view -> model ------------------------------------------------------------------------------------
-    def _on_cursor_dragged(self, line: pg.InfiniteLine) -> None:
-        """Snap the dragged line to the nearest turn and seek there."""
-        self._playback.seek(round(line.value()))
-        self._on_turn(self._playback.turn)
-
-
-def cache_still_items(plot: pg.PlotItem) -> None:
-    """Let Qt keep a picture of each item of ``plot`` that stands still while a turn cursor moves (the axes with
-    their grid, the legend, every item added so far: call it before adding the cursor) and paint the strips a
-    step uncovers from it: pyqtgraph paints each of them in Python, every item under the strips, at every step."""
-    items: list[QGraphicsItem] = [plot.getAxis(side) for side in ("left", "bottom")]
-    if plot.legend is not None:
-        items.append(plot.legend)
-    for item in plot.items:
-        items.extend((item.curve, item.scatter) if isinstance(item, pg.PlotDataItem) else (item,))
-    for item in items:
-        item.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        self.view.set_turn(turn if self.plots else None)

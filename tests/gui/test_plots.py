@@ -4,11 +4,13 @@ a turn cursor that follows and drives playback."""
 from __future__ import annotations
 
 import pytest
-from PySide6.QtGui import QImage
+from PySide6.QtCore import QEvent, QPointF, Qt
+from PySide6.QtGui import QImage, QMouseEvent
 from PySide6.QtWidgets import QApplication
 
 from simlab.core.episode import Episode
 from simlab.core.recording import load_run
+from simlab.gui.cursor_view import CURSOR_COLOUR, CURSOR_HOVER_COLOUR
 from simlab.gui.playback import PlaybackModel
 from simlab.gui.plots import MetricPlots, whole_turn_step
 
@@ -34,18 +36,81 @@ def test_cursor_follows_seek(plots, episode):
     for turn in (5, 0, episode.last_turn):
         playback.seek(turn)
         assert widget.cursor_turn() == turn
-        assert all(line.value() == turn for line in widget.cursors)
+        xs = [widget.view.cursor_x(k) for k in range(len(widget.plots))]
+        box = widget.plots[0].getViewBox()
+        expected = widget.view.mapFromScene(box.mapViewToScene(QPointF(turn, 0))).x()
+        assert xs == [pytest.approx(expected, abs=0.5)] * len(widget.plots)  # the plots share the turn axis
 
 
-@pytest.mark.parametrize("signal", ["sigPositionChangeFinished", "sigDragged"])
-def test_moving_cursor_seeks_and_snaps(plots, signal):
+def _drag(widget: MetricPlots, plot: int, turns: list[float], release: bool = True) -> None:
+    """Press the left button on plot number ``plot``'s cursor, move through ``turns`` (the axis's values), and
+    release there."""
+    view = widget.view
+    box = widget.plots[plot].getViewBox()
+    area = view.mapFromScene(box.sceneBoundingRect()).boundingRect()
+    y = area.center().y()
+    x = view.cursor_x(plot)
+    assert x is not None
+    _mouse(view, QEvent.Type.MouseButtonPress, QPointF(x + 2, y), Qt.MouseButton.LeftButton)
+    for turn in turns:
+        at = QPointF(view.mapFromScene(box.mapViewToScene(QPointF(turn, 0))).x(), y)
+        _mouse(view, QEvent.Type.MouseMove, at, Qt.MouseButton.LeftButton)
+    if release:
+        _mouse(view, QEvent.Type.MouseButtonRelease, at, Qt.MouseButton.LeftButton)
+
+
+def _mouse(view, kind: QEvent.Type, at: QPointF, buttons: Qt.MouseButton) -> None:
+    button = Qt.MouseButton.NoButton if kind == QEvent.Type.MouseMove else Qt.MouseButton.LeftButton
+    held = Qt.MouseButton.NoButton if kind == QEvent.Type.MouseButtonRelease else buttons
+    event = QMouseEvent(kind, at, view.viewport().mapToGlobal(at), button, held, Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(view.viewport(), event)
+
+
+@pytest.mark.parametrize("release", [True, False])
+def test_dragging_the_cursor_seeks_and_snaps(plots, episode, release):
+    """Dragged (in the lower plot), the cursor seeks at each move, to the nearest turn within the episode; the
+    view does not pan meanwhile."""
     widget, playback = plots
-    line = widget.cursors[1]
-    line.setValue(3.4)
-    getattr(line, signal).emit(line)
-    assert playback.turn == 3
-    assert widget.cursor_turn() == 3
-    assert all(other.value() == 3 for other in widget.cursors)
+    playback.seek(5)
+    box = widget.plots[0].getViewBox()
+    shown = box.viewRange()
+    _drag(widget, 1, [4.4, 3.4], release)
+    assert playback.turn == 3 and widget.cursor_turn() == 3
+    assert box.viewRange() == shown
+    if release:
+        _drag(widget, 0, [episode.last_turn + 5])
+        assert playback.turn == episode.last_turn  # no further than the last turn
+
+
+def test_dragging_beside_the_cursor_pans_the_plots(plots):
+    widget, playback = plots
+    playback.seek(5)
+    view, box = widget.view, widget.plots[0].getViewBox()
+    shown = box.viewRange()[0]
+    area = view.mapFromScene(box.sceneBoundingRect()).boundingRect()
+    start = QPointF(area.left() + 30, area.center().y())
+    _mouse(view, QEvent.Type.MouseButtonPress, start, Qt.MouseButton.LeftButton)
+    for dx in (10, 40, 80):
+        _mouse(view, QEvent.Type.MouseMove, start + QPointF(dx, 0), Qt.MouseButton.LeftButton)
+    _mouse(view, QEvent.Type.MouseButtonRelease, start + QPointF(80, 0), Qt.MouseButton.LeftButton)
+    assert playback.turn == 5
+    assert box.viewRange()[0][0] < shown[0]  # dragged right: the plots show earlier turns
+
+
+def test_hovering_the_cursor_highlights_it(plots):
+    widget, playback = plots
+    playback.seek(4)
+    plain = _painted(widget)
+    view = widget.view
+    x = view.cursor_x(1)
+    assert x is not None
+    area = view.mapFromScene(widget.plots[1].getViewBox().sceneBoundingRect()).boundingRect()
+    at = QPointF(x + 2, area.center().y())
+    assert plain.pixelColor(round(x), round(at.y())).name() == CURSOR_COLOUR
+    _mouse(view, QEvent.Type.MouseMove, at, Qt.MouseButton.NoButton)
+    assert _painted(widget).pixelColor(round(x), round(at.y())).name() == CURSOR_HOVER_COLOUR
+    _mouse(view, QEvent.Type.MouseMove, at + QPointF(40, 0), Qt.MouseButton.NoButton)
+    assert _painted(widget).pixelColor(round(x), round(at.y())).name() == CURSOR_COLOUR
 
 
 def test_series(plots, episode):
@@ -113,26 +178,23 @@ def test_a_short_episode_has_no_half_turn_ticks(qtbot, record_rooms):
 def _painted(widget: MetricPlots) -> QImage:
     """What the plots show on the screen now, after the paints a change asked for."""
     QApplication.processEvents()
-    return widget.view.grab().toImage()
+    return widget.view.viewport().grab().toImage()
 
 
-def test_a_cursor_moved_over_cached_items_paints_what_a_fresh_paint_shows(plots, episode, qtbot):
-    """The still items (axes and grid, curves, markers, legend) are painted from Qt's pictures of them as the
-    cursor moves: each turn shows exactly what painting every item afresh shows."""
+def test_a_step_paints_the_kept_picture_and_the_cursor_as_a_fresh_paint_shows(plots, episode, qtbot):
+    """A step changes nothing in the plots' scene (the cursor is the view's own drawing): the view paints the
+    strips it uncovers from its picture of the scene, and each turn shows exactly what painting the whole scene
+    afresh shows."""
     widget, playback = plots
-    still = _still_items(widget)
-    assert still, "nothing is cached: the test would compare a paint with itself"
+    changes: list[object] = []
+    widget.view.scene().changed.connect(changes.append)
+    _painted(widget)
+    _painted(widget)  # the views' ranges settle at the first paint: the scene changes once more
+    changes.clear()
     for turn in (3, 1, episode.last_turn, 0):
         playback.seek(turn)
-        cached = _painted(widget)
-        for item in still:
-            item.setCacheMode(item.CacheMode.NoCache)
-        fresh = _painted(widget)
-        for item in still:  # cached again for the next turn
-            item.setCacheMode(item.CacheMode.DeviceCoordinateCache)
-        assert cached == fresh, f"turn {turn}"
-
-
-def _still_items(widget: MetricPlots) -> list:
-    """Every item of the plots' scene that Qt caches."""
-    return [i for i in widget.view.scene().items() if i.cacheMode() != i.CacheMode.NoCache]
+        kept = _painted(widget)
+        assert changes == [], f"turn {turn}: the scene changed"
+        widget.view._kept = None  # the next paint paints the whole scene afresh
+        widget.view.viewport().update()
+        assert _painted(widget) == kept, f"turn {turn}"
