@@ -116,12 +116,6 @@ def set_collapsed(widget: QWidget, collapsed: bool) -> None:
             widget.button.clearFocus()
 
 
-def set_style(widget: QWidget, sheet: str) -> None:
-    """Set ``widget``'s style sheet only when it differs: setting one re-polishes the widget even when equal."""
-    if widget.styleSheet() != sheet:
-        widget.setStyleSheet(sheet)
-
-
 def pil_to_pixmap(image: Image.Image) -> QPixmap:
     """A QPixmap holding a copy of ``image``."""
     return QPixmap.fromImage(pil_to_qimage(image))
@@ -705,7 +699,10 @@ class AgentPanel(QFrame):
             self.status.setText(f"Turn {info.turn}")
         else:
             self.status.setText(f"Did not act in turn {info.turn}; showing turn {info.shown_turn}")
-        set_style(self.status, f"color: {MUTED_COLOUR}; {GAP_ABOVE}" + ("" if info.acted else "; font-style: italic"))
+        if self.status.font().italic() == info.acted:  # by its font: a new style sheet re-polishes the label
+            font = self.status.font()  # against the app's, 0.2-0.4 ms, at nearly every step
+            font.setItalic(not info.acted)
+            self.status.setFont(font)
 
     def _set_message(self, info: RoleTurn) -> None:
         parts = [f"\u201c{text}\u201d" for text in info.said] + info.did

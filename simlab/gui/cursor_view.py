@@ -52,6 +52,7 @@ class CursorView(pg.GraphicsLayoutWidget):
         self.turn: float | None = None
         self._plots: list[pg.PlotItem] = []
         self._bounds = (0.0, 0.0)
+        self._axes: list[tuple[QRectF, float, float] | None] | None = None  # see _axis; None: to be measured
         self._kept: QPixmap | None = None  # the scene as painted, without the cursor
         self._stale = QRegion()  # the parts of the kept picture the scene changed since (viewport pixels)
         self._hovered = False
@@ -63,7 +64,7 @@ class CursorView(pg.GraphicsLayoutWidget):
     # ---- the cursor ---------------------------------------------------------------------------------------
     def set_cursor_plots(self, plots: Sequence[pg.PlotItem], low: float, high: float) -> None:
         """Draw the cursor in ``plots`` (none: no cursor), dragged within ``low``..``high``."""
-        self._plots, self._bounds = list(plots), (low, high)
+        self._plots, self._bounds, self._axes = list(plots), (low, high), None
         self.viewport().update()
 
     def set_turn(self, turn: float | None) -> None:
@@ -84,13 +85,26 @@ class CursorView(pg.GraphicsLayoutWidget):
         """Per cursor plot: the cursor's x and the plot area it spans (viewport pixels), or None out of view."""
         if self.turn is None:
             return []
+        if self._axes is None:  # measured once while the scene stands still: pyqtgraph's mapping is Python
+            self._axes = [self._axis(plot) for plot in self._plots]
         lines: list[tuple[float, QRectF] | None] = []
-        for plot in self._plots:
-            box = plot.getViewBox()
-            area = self.mapFromScene(box.sceneBoundingRect()).boundingRect().toRectF()
-            x = self.mapFromScene(box.mapViewToScene(QPointF(self.turn, 0))).x()
-            lines.append((float(x), area) if plot.isVisible() and area.left() <= x <= area.right() else None)
+        for axis in self._axes:
+            line = None
+            if axis is not None:
+                area, scale, offset = axis
+                x = scale * self.turn + offset
+                line = (x, area) if area.left() <= x <= area.right() else None
+            lines.append(line)
         return lines
+
+    def _axis(self, plot: pg.PlotItem) -> tuple[QRectF, float, float] | None:
+        """A plot's area (viewport pixels) and its turn axis's scale and offset there (None: hidden)."""
+        if not plot.isVisible():
+            return None
+        box, to_viewport = plot.getViewBox(), self.viewportTransform()
+        area = to_viewport.mapRect(box.sceneBoundingRect())
+        start, end = (to_viewport.map(box.mapViewToScene(QPointF(turn, 0))).x() for turn in (0.0, 1.0))
+        return area, end - start, start
 
     def _label(self, x: float, area: QRectF) -> tuple[QRectF, str]:
         """The "turn N" label's box beside the line and its text."""
@@ -133,6 +147,7 @@ class CursorView(pg.GraphicsLayoutWidget):
 
     # ---- painting -----------------------------------------------------------------------------------------
     def _scene_changed(self, rects: list[QRectF]) -> None:
+        self._axes = None  # a plot's range or place may have changed
         for rect in rects:
             shown = self.mapFromScene(rect).boundingRect()
             self._stale = self._stale.united(shown.adjusted(-SCENE_MARGIN, -SCENE_MARGIN, SCENE_MARGIN, SCENE_MARGIN))
@@ -165,7 +180,7 @@ class CursorView(pg.GraphicsLayoutWidget):
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
-        self._kept = None
+        self._kept, self._axes = None, None
 
     def setBackground(self, background: object) -> None:
         super().setBackground(background)

@@ -93,12 +93,14 @@ def test_director_message_and_idle_note(panels, episode):
     panel = widget.panel(message.role)
     assert message.data["text"] in panel.message_text()
     assert panel.shown_turn == message.turn
+    assert not panel.status.font().italic()
     idle = {"D1", "D2", "D3"} - {e.role for e in episode.events_of_turn(message.turn) if e.kind == "message"}
     for role in idle:
         idle_panel = widget.panel(role)
         assert idle_panel.message_text() == ""
         if idle_panel.shown_turn is not None:
             assert f"Did not act in turn {message.turn}" in idle_panel.status.text()
+            assert idle_panel.status.font().italic()  # an earlier turn's, told apart
 
 
 def test_sections_collapsed_by_default(panels):
