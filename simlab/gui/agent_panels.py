@@ -109,11 +109,20 @@ def set_collapsed(widget: QWidget, collapsed: bool) -> None:
     for the one layout pass the step's new texts ask for anyway, and repaints only what moved. A collapsed
     widget takes no room but the layout's spacing around it, so the layouts it sits in have none: each section
     carries its gap above it inside itself (``GAP``), and a collapsed one loses it with its height."""
-    widget.setMaximumHeight(0 if collapsed else QWIDGETSIZE_MAX)
+    height = 0 if collapsed else QWIDGETSIZE_MAX
+    if widget.maximumHeight() == height:
+        return  # as it was (most sections at most steps): nothing to set
+    widget.setMaximumHeight(height)
     if isinstance(widget, Collapsible):  # a collapsed section's toggle, out of sight, takes no keyboard focus
         widget.button.setFocusPolicy(Qt.FocusPolicy.NoFocus if collapsed else Qt.FocusPolicy.TabFocus)
         if collapsed and widget.button.hasFocus():
             widget.button.clearFocus()
+
+
+def set_tooltip(widget: QWidget, tip: str) -> None:
+    """Set ``widget``'s tooltip only when it differs: setting one sends the widget an event even when equal."""
+    if widget.toolTip() != tip:
+        widget.setToolTip(tip)
 
 
 def pil_to_pixmap(image: Image.Image) -> QPixmap:
@@ -365,8 +374,34 @@ class SettledLabel(QLabel):
 
     def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
         super().__init__(text, parent)
+        self._text = text
+        self._look: tuple[object, ...] | None = None  # what but the text its measures follow; None: to be asked
         self._heights: dict[tuple[object, ...], int] = {}
         self._hints: dict[tuple[object, ...], QSize] = {}
+
+    def setText(self, text: str) -> None:
+        self._text = text  # kept: asking Qt for it converts it at each of a step's some 60 measures
+        super().setText(text)
+
+    def clear(self) -> None:
+        self._text = ""
+        super().clear()
+
+    def setWordWrap(self, on: bool) -> None:
+        self._look = None
+        super().setWordWrap(on)
+
+    def setTextFormat(self, text_format: Qt.TextFormat) -> None:
+        self._look = None
+        super().setTextFormat(text_format)
+
+    def setIndent(self, indent: int) -> None:
+        self._look = None
+        super().setIndent(indent)
+
+    def setMargin(self, margin: int) -> None:
+        self._look = None
+        super().setMargin(margin)
 
     def heightForWidth(self, width: int) -> int:
         return self._measure(self._heights, width, lambda: super(SettledLabel, self).heightForWidth(width))
@@ -383,7 +418,9 @@ class SettledLabel(QLabel):
         """Qt's measure ``what`` of the label as it is now, kept per text: a step's layouts ask a label's height
         at the same widths again and again (some 60 times a step), and a QLabel lays its rich text out afresh at
         each, and whenever its text changed, though stepping back and forth shows the same texts again."""
-        key = (what, self.text(), self.wordWrap(), self.textFormat(), self.indent(), self.margin())
+        if self._look is None:
+            self._look = (self.wordWrap(), self.textFormat(), self.indent(), self.margin())
+        key = (what, self._text, self._look)
         if key not in kept:
             if len(kept) >= MEASURES_KEPT:
                 kept.clear()
@@ -709,7 +746,7 @@ class AgentPanel(QFrame):
         self._message_text = "\n".join(parts)
         lines = [f"<b>\u201c{html.escape(_shortened(t))}\u201d</b>" for t in info.said]
         lines += [f"<b><code>{html.escape(_shortened(t))}</code></b>" for t in info.did]
-        self.message.setToolTip(self._message_text if self._message_text != _shortened(self._message_text) else "")
+        set_tooltip(self.message, self._message_text if self._message_text != _shortened(self._message_text) else "")
         for ok, text in info.outcomes:
             lines.append(f'<span style="color:{OK_COLOUR if ok else ERROR_COLOUR}">\u2192 {html.escape(text)}</span>')
         self.message.setText("<br>".join(lines))
@@ -747,7 +784,7 @@ class AgentPanel(QFrame):
                 said = f' <span style="color:{colour}; font-weight:{weight}">\u00b7 {note}</span>' if note else ""
                 caption.setText(html.escape(picture.name) + said)
                 view.set_pixmap(pixmaps[k])
-                view.setToolTip(tip)
+                set_tooltip(view, tip)
             caption.setVisible(k < len(pixmaps))  # hidden, not collapsed (the pictures' spacing stays): a role
             view.setVisible(k < len(pixmaps))  # is mostly sent as many pictures at every turn
         self._set_no_pictures(shown)
