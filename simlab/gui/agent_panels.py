@@ -840,6 +840,7 @@ class AgentPanels(QWidget):
         self._turn = 0
         self._cache: dict[PictureKey, PanelPictures] = {}
         self._ahead: frame_thread.Ahead[PictureKey, DrawnPictures] = frame_thread.Ahead()  # the next turn's
+        self._after_frame = frame_thread.AfterFrame(self)  # the next turn's asked for once a step is painted
         self._cache_size = cache_size
         self._index: EpisodeIndex | None = None
         self._panels: dict[str, AgentPanel] = {}
@@ -1006,7 +1007,7 @@ class AgentPanels(QWidget):
         self._lay_out()
         for panel in self._shown_panels():  # again where the grid gave their pictures another width (else at once)
             panel.lay_out_now()
-        self._draw_ahead(turn + 1)
+        self._after_frame.call(lambda: self._draw_ahead(self._turn + 1))  # the turn shown then
 
     # ---- the grid -----------------------------------------------------------------------------------------
     def resizeEvent(self, event: QResizeEvent) -> None:
@@ -1201,10 +1202,12 @@ class AgentPanels(QWidget):
 
     def _draw_ahead(self, turn: int) -> None:
         """Have the frame thread draw the pictures the shown panels will need at ``turn`` (the next one), when
-        the family draws them without VTK; those drawn for another turn and not taken are kept all the same."""
+        the family draws them without VTK and the panels are shown; those drawn for another turn and not taken are
+        kept all the same."""
         views, index = self._views, self._index
         wanted: dict[PictureKey, Callable[[], DrawnPictures]] = {}
-        if views is not None and views.images_without_vtk and index is not None and turn <= index.episode.last_turn:
+        coming = index is not None and turn <= index.episode.last_turn and self.isVisible()  # hidden: none shown
+        if views is not None and views.images_without_vtk and index is not None and coming:
             annotated = self.mode == ANNOTATED
             for role in self.roles():
                 if self._only is None or role in self._only:

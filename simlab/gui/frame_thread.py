@@ -8,7 +8,11 @@ panel at the turn at once. Pillow resizes without Python's lock, so the two thre
 
 The 3D view is not rendered here: VTK's wrappers release Python's lock while VTK renders, and VTK's own garbage
 collector then takes a lock of its own and waits for Python's, while the GUI thread, holding Python's lock, makes
-a VTK object and waits for VTK's (seen: both test workers stuck for good). What runs here must not use VTK.
+a VTK object and waits for VTK's (seen: both test workers stuck for good). What runs here must not use VTK (the 3D
+view renders on a thread of its own, under rules that keep the GUI thread off VTK meanwhile: ``offscreen_view``).
+
+Jobs for a later turn (the next one's pictures) are asked for once the step's frame is painted
+(:class:`AfterFrame`), so they never slow the frame the person is waiting for.
 
 One thread, so jobs run in the order they were asked for. Jobs run with Python's cyclic collector held off (see
 ``background``): a collection in this thread could free a Qt object's wrapper and deadlock the GUI's.
@@ -16,9 +20,12 @@ One thread, so jobs run in the order they were asked for. Jobs run with Python's
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Hashable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Generic, TypeVar
+
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt
 
 from simlab.gui.background import collector_paused
 
@@ -36,6 +43,34 @@ def _run(job: Callable[[], T]) -> T:
 def submit(job: Callable[[], T]) -> Future[T]:
     """Run ``job`` on the frame thread, after the jobs asked for before it."""
     return _executor.submit(_run, job)
+
+
+AFTER_FRAME = QEvent.Type(QEvent.registerEventType())
+AFTER_FRAME_PRIORITY = Qt.EventPriority.LowEventPriority.value - 1
+
+
+class AfterFrame(QObject):
+    """Calls made on the GUI thread once the frame now being prepared is painted (:meth:`call`): a job asked for
+    a later turn (the next one's pictures) then runs beside the GUI thread while the person looks at this turn,
+    not while this turn's frame is made (seen: the first pass through an episode drew the next turn's pictures
+    during each step, 8-10 ms of CPU that software GL's threads waited for). Qt posts a window's paint request at
+    low priority; the calls are posted below it. A child of the widget they serve: deleted with it, its calls
+    still to come are dropped."""
+
+    def __init__(self, parent: QObject) -> None:
+        super().__init__(parent)
+        self._calls: deque[Callable[[], None]] = deque()
+
+    def call(self, call: Callable[[], None]) -> None:
+        """Call ``call`` after the frame, after the calls asked for before it."""
+        self._calls.append(call)
+        QCoreApplication.postEvent(self, QEvent(AFTER_FRAME), AFTER_FRAME_PRIORITY)
+
+    def event(self, event: QEvent) -> bool:
+        if event.type() == AFTER_FRAME and self._calls:
+            self._calls.popleft()()
+            return True
+        return bool(super().event(event))
 
 
 def drain() -> None:

@@ -86,6 +86,7 @@ class WorldView(QWidget):
         self.inspection: Inspection | None = None
         # the next turn's pictures, drawn before they are asked for, by episode, its events, turn and size
         self._ahead: frame_thread.Ahead[tuple[str, int, int, tuple[int, int]], QImage] = frame_thread.Ahead()
+        self._after_frame = frame_thread.AfterFrame(self)  # the next turn's asked for once a step is painted
         self._layout(self._camera_row)
         self.canvas.clicked.connect(self._on_click)
         playback.episodeChanged.connect(self._on_episode)
@@ -251,16 +252,25 @@ class WorldView(QWidget):
         frame thread while the other panels update (the view's paint waits for them). The next turn's are drawn
         there next, before a step asks for them: stepping on, the picture is mostly made already."""
         assert self.views is not None
-        size = (max(320, self.picture.width()), max(240, self.picture.height()))
-        turn, views = self.playback.turn, self.views
-        events = len(episode.events)  # a live episode grows: its pictures with it
-        picture = self._ahead.take((episode.episode_id, events, turn, size))
+        turn, views, size = self.playback.turn, self.views, self._picture_size()
+        picture = self._ahead.take(_picture_key(episode, turn, size))
         if picture is None:
             picture = frame_thread.submit(partial(_turn_picture, views, episode, turn, size))
         self.picture.show_soon(picture)
-        following = (episode.episode_id, events, turn + 1, size)
+        self._after_frame.call(self._draw_ahead)
+
+    def _picture_size(self) -> tuple[int, int]:
+        return max(320, self.picture.width()), max(240, self.picture.height())
+
+    def _draw_ahead(self) -> None:
+        """Have the frame thread draw the turn after the one shown, if any and the view shows pictures."""
+        episode, views, turn, size = self.playback.episode, self.views, self.playback.turn, self._picture_size()
+        hidden = self.hidden_for_players or not self.picture.isVisible()
+        if episode is None or views is None or views.scene is not None or hidden or turn >= episode.last_turn:
+            self._ahead.want({})  # none coming: those asked for before are dropped
+            return
         job = partial(_turn_picture, views, episode, turn + 1, size)
-        self._ahead.want({following: job} if turn < episode.last_turn else {})
+        self._ahead.want({_picture_key(episode, turn + 1, size): job})
 
     def set_camera(self, name: str) -> None:
         """Move the camera to a preset of the current family."""
@@ -408,6 +418,12 @@ class PictureView(QWidget):
         if self._error:
             painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap, self._error)
         painter.drawImage(drawn.topLeft(), self._image)
+
+
+def _picture_key(episode: Episode, turn: int, size: tuple[int, int]) -> tuple[str, int, int, tuple[int, int]]:
+    """What a turn's picture is drawn from: the episode as long as it is now (a live one grows, its pictures with
+    it), the turn and the size."""
+    return episode.episode_id, len(episode.events), turn, size
 
 
 def _turn_picture(views: FamilyViews, episode: Episode, turn: int, size: tuple[int, int]) -> QImage:

@@ -124,6 +124,7 @@ def test_pictures_are_drawn_once_per_observation_and_mode(qtbot, episode, monkey
         calls.append((observation.role, observation.turn, annotated))
         return agent_pictures(*args, **kwargs)
 
+    QApplication.processEvents()  # what earlier tests' panels asked for after their frames: not counted here
     monkeypatch.setattr(agent_panels, "agent_pictures", counting)
     playback = PlaybackModel()
     widget = AgentPanels(playback)
@@ -362,6 +363,8 @@ def test_the_next_turns_pictures_are_drawn_ahead_and_shown_as_drawn_afresh(panel
     step; the step to that turn takes them, and the panels show what they show drawn at that turn afresh."""
     widget, playback = panels
     playback.seek(2)
+    assert all(key[2] != 3 for key in widget._ahead.asked())  # asked once the step's frame is painted
+    QApplication.processEvents()
     coming = widget._ahead.asked()
     assert coming and {key[2] for key in coming} <= {3} and {key[1] for key in coming} <= set(widget.roles())
     frame_thread.drain()
@@ -382,4 +385,5 @@ def test_a_family_drawing_with_vtk_asks_nothing_of_the_frame_thread(panels):
     assert widget._views is not None
     widget._views = dataclasses.replace(widget._views, images_without_vtk=False)
     playback.seek(2)
+    QApplication.processEvents()
     assert widget._ahead.asked() == {}

@@ -10,8 +10,10 @@ from concurrent.futures import Future
 
 import numpy as np
 import pytest
+import shiboken6
 from PySide6.QtCore import QEvent, QObject
-from PySide6.QtGui import QImage
+from PySide6.QtGui import QImage, QPaintEvent
+from PySide6.QtWidgets import QApplication, QWidget
 
 from simlab.gui import frame_thread
 from simlab.gui.world_view import PictureView
@@ -104,12 +106,15 @@ def test_the_next_turns_picture_is_drawn_ahead_and_a_step_to_it_shows_it(qtbot, 
     window.open_episode_id(window.browser.visible_episode_ids()[0])
     world, playback = window.world, window.playback
     assert playback.last_turn >= 2
+    QApplication.processEvents()  # the first frame painted, the next turn's picture is asked for
     frame_thread.drain()
     [(key, ahead)] = world._ahead.asked().items()
     assert key[2] == 1 and ahead.done()  # made while nothing was asked
     playback.seek(1)
     assert world.picture._coming is ahead  # taken, not drawn again
     stepped = _pixels(world.picture.image())
+    assert world._ahead.asked() == {}  # the next turn's is asked for once this turn's frame is painted
+    QApplication.processEvents()
     [(following_key, following)] = world._ahead.asked().items()
     assert following_key[2] == 2
     world.redraw()  # the same turn drawn afresh: the same picture; the next turn's still coming
@@ -117,6 +122,7 @@ def test_the_next_turns_picture_is_drawn_ahead_and_a_step_to_it_shows_it(qtbot, 
     assert (_pixels(world.picture.image()) == stepped).all()
     playback.seek(0)  # a step back: drawn afresh, and the turn after it asked for
     assert world.picture._coming is not following
+    QApplication.processEvents()
     assert [key[2] for key in world._ahead.asked()] == [1]
 
 
@@ -140,3 +146,35 @@ def test_jobs_asked_ahead_are_taken_made_dropped_or_handed_back():
     assert made == ["c"]
     assert ahead.want({}) == {"c": "c"}  # made for nothing: handed back to be kept
     assert ahead.asked() == {}
+
+
+class _Painted(QWidget):
+    def __init__(self, order: list[str]) -> None:
+        super().__init__()
+        self.order = order
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        self.order.append("paint")
+
+
+def test_a_call_after_the_frame_runs_once_the_window_has_painted(qtbot):
+    """AfterFrame's calls run after the paint a change asked for (Qt posts paint requests at low priority),
+    in the order they were asked for; those of a deleted owner are dropped."""
+    order: list[str] = []
+    widget = _Painted(order)
+    qtbot.addWidget(widget)
+    widget.show()
+    qtbot.waitExposed(widget)
+    QApplication.processEvents()
+    order.clear()
+    after = frame_thread.AfterFrame(widget)
+    after.call(lambda: order.append("first"))
+    widget.update()
+    after.call(lambda: order.append("second"))
+    QApplication.processEvents()
+    assert order == ["paint", "first", "second"]
+    gone = QWidget()
+    frame_thread.AfterFrame(gone).call(lambda: order.append("gone"))
+    shiboken6.delete(gone)
+    QApplication.processEvents()
+    assert order == ["paint", "first", "second"]
