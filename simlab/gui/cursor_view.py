@@ -161,8 +161,7 @@ class CursorView(pg.GraphicsLayoutWidget):
             self._kept = QPixmap(size)
             self._kept.setDevicePixelRatio(ratio)
             self._stale = QRegion(viewport.rect())
-        if not self._stale.isEmpty():
-            self.scene().prepareForPaint()  # pyqtgraph's views settle their ranges before a paint
+        if not self._stale.isEmpty():  # (pyqtgraph's render settles its views' ranges first, as a paint does)
             painter = QPainter(self._kept)
             painter.setClipRegion(self._stale)
             bounds = self._stale.boundingRect()

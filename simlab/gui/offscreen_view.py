@@ -306,6 +306,8 @@ class _Context:
 
     def _serve(self) -> None:
         """Answer the render window's asks to make the context current, and whether it is."""
+        if self._observers:
+            return  # serving already
         self._observers = [
             self._window.AddObserver("WindowMakeCurrentEvent", self._make_current),
             self._window.AddObserver("WindowIsCurrentEvent", self._is_current),
@@ -327,15 +329,17 @@ class _Context:
         VTK renders without Python from there on. The context is made current once, and VTK told so instead of
         asking: an ask is a call into Python, which waits for the GUI thread to let go of Python's lock (up to
         5 ms each)."""
-        self.context.makeCurrent(self.surface)
-        self._stop_serving()
-        self._window.SetIsCurrent(True)
         renderer = self._window.GetRenderers().GetFirstRenderer()
-        tag = renderer.AddObserver("StartEvent", lambda *_args: begun.set(), LAST_OBSERVER)
+        tag = None
         try:
+            self.context.makeCurrent(self.surface)
+            self._stop_serving()
+            self._window.SetIsCurrent(True)
+            tag = renderer.AddObserver("StartEvent", lambda *_args: begun.set(), LAST_OBSERVER)
             self._window.Render()
-        finally:
-            renderer.RemoveObserver(tag)
+        finally:  # whatever failed, the context goes home and is served there again
+            if tag is not None:
+                renderer.RemoveObserver(tag)
             begun.set()  # also when the render failed before its start
             self._serve()
             self.context.doneCurrent()
