@@ -124,7 +124,8 @@ def test_pictures_are_drawn_once_per_observation_and_mode(qtbot, episode, monkey
         calls.append((observation.role, observation.turn, annotated))
         return agent_pictures(*args, **kwargs)
 
-    QApplication.processEvents()  # what earlier tests' panels asked for after their frames: not counted here
+    QApplication.processEvents()  # what earlier tests' panels asked for after their frames, and drew: not
+    frame_thread.drain()  # counted here
     monkeypatch.setattr(agent_panels, "agent_pictures", counting)
     playback = PlaybackModel()
     widget = AgentPanels(playback)
