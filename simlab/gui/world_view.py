@@ -250,7 +250,8 @@ class WorldView(QWidget):
     def _draw_pictures(self, episode: Episode) -> None:
         """A family without a 3D scene: its pictures of the turn, side by side, fitted to the view; drawn on the
         frame thread while the other panels update (the view's paint waits for them). The next turn's are drawn
-        there next, before a step asks for them: stepping on, the picture is mostly made already."""
+        there once this turn's frame is painted, before a step asks for them: stepping on, the picture is mostly
+        made already."""
         assert self.views is not None
         turn, views, size = self.playback.turn, self.views, self._picture_size()
         picture = self._ahead.take(_picture_key(episode, turn, size))
