@@ -320,7 +320,8 @@ class FamilyViews:
       them in place of, or after, the sent ones, each marked NOT SENT on the picture; None: a family with
       nothing to add (``images_follow_turn``: they change with the turn, not only per observation;
       ``images_without_vtk``: both are drawn without VTK, so the app draws the next turn's on a thread beside
-      the GUI's, see ``gui/frame_thread.py``);
+      the GUI's, see ``gui/frame_thread.py``, and, as nothing else in a step then uses VTK, renders a step's 3D
+      scene on a render thread of its own, see ``gui/offscreen_view.py``);
     * ``turn_pictures(episode, turn)`` are the 2D pictures exports show beside the scene for a turn (for a
       family without a scene, the app's world view draws them on a thread beside the GUI's: they must be
       drawn without VTK, see ``gui/frame_thread.py``), ``episode_pictures(episode)`` those shown once (each

@@ -998,10 +998,9 @@ class AgentPanels(QWidget):
         self._turn = turn
         if self._index is None:
             return
-        for role, panel in self._panels.items():
-            if self._only is not None and role not in self._only:
-                continue  # not even rendered: another role's pictures stay out of the process's caches too
+        for role in self._shown_roles():  # another's not even rendered: their pictures stay out of the caches
             info = self._index.role_turn(role, turn, as_told=self._only is not None)
+            panel = self._panels[role]
             panel.show_turn(info, self._pictures(info, turn))
             panel.lay_out_now()  # the grid asks their heights next
         self._lay_out()
@@ -1014,8 +1013,12 @@ class AgentPanels(QWidget):
         super().resizeEvent(event)
         self._reflow()
 
+    def _shown_roles(self) -> list[str]:
+        """The roles whose panels are shown (all but those a person playing a role may not see)."""
+        return [role for role in self._panels if self._only is None or role in self._only]
+
     def _shown_panels(self) -> list[AgentPanel]:
-        return [panel for role, panel in self._panels.items() if self._only is None or role in self._only]
+        return [self._panels[role] for role in self._shown_roles()]
 
     def _grid_area(self) -> tuple[int, int]:
         """The width and height the grid lays panels out in."""
@@ -1209,11 +1212,10 @@ class AgentPanels(QWidget):
         coming = index is not None and turn <= index.episode.last_turn and self.isVisible()  # hidden: none shown
         if views is not None and views.images_without_vtk and index is not None and coming:
             annotated = self.mode == ANNOTATED
-            for role in self.roles():
-                if self._only is None or role in self._only:
-                    info = index.role_turn(role, turn, as_told=self._only is not None)
-                    key = self._picture_key(info, turn)
-                    if key is not None and key not in self._cache:
-                        wanted[key] = partial(draw_pictures, views, info, index.episode, turn, annotated)
+            for role in self._shown_roles():
+                info = index.role_turn(role, turn, as_told=self._only is not None)
+                key = self._picture_key(info, turn)
+                if key is not None and key not in self._cache:
+                    wanted[key] = partial(draw_pictures, views, info, index.episode, turn, annotated)
         for key, drawn in self._ahead.want(wanted).items():
             self._keep(key, drawn)

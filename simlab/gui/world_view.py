@@ -47,6 +47,7 @@ BLIND_TEXT = (
     "agents' views). It comes back when the episode ends."
 )
 HIDDEN = "Hidden"
+TurnPictureKey = tuple[str, int, int, tuple[int, int]]  # episode, its events so far, turn, size: see _picture_key
 SELECT_HINT = "Click an object in the view to see what it is, who sees it and why."
 
 
@@ -84,8 +85,8 @@ class WorldView(QWidget):
         self._layers_seen: set[str] = set()  # layer names shown before: their tick is the person's choice
         self._selected = ""  # the key of the inspected item, "" when nothing is selected
         self.inspection: Inspection | None = None
-        # the next turn's pictures, drawn before they are asked for, by episode, its events, turn and size
-        self._ahead: frame_thread.Ahead[tuple[str, int, int, tuple[int, int]], QImage] = frame_thread.Ahead()
+        # the next turn's pictures, drawn before they are asked for
+        self._ahead: frame_thread.Ahead[TurnPictureKey, QImage] = frame_thread.Ahead()
         self._after_frame = frame_thread.AfterFrame(self)  # the next turn's asked for once a step is painted
         self._layout(self._camera_row)
         self.canvas.clicked.connect(self._on_click)
@@ -421,7 +422,7 @@ class PictureView(QWidget):
         painter.drawImage(drawn.topLeft(), self._image)
 
 
-def _picture_key(episode: Episode, turn: int, size: tuple[int, int]) -> tuple[str, int, int, tuple[int, int]]:
+def _picture_key(episode: Episode, turn: int, size: tuple[int, int]) -> TurnPictureKey:
     """What a turn's picture is drawn from: the episode as long as it is now (a live one grows, its pictures with
     it), the turn and the size."""
     return episode.episode_id, len(episode.events), turn, size
