@@ -31,11 +31,18 @@ class Episode:
     raw: list[dict[str, Any]] = field(default_factory=list)
     summary: dict[str, Any] = field(default_factory=dict)
     source: dict[str, Any] = field(default_factory=dict)
+    _last_turn: tuple[int, int, int] = field(default=(0, -1, 0), init=False, repr=False, compare=False)
 
     # ---- playback queries -------------------------------------------------------------------------
     @property
     def last_turn(self) -> int:
-        return max((e.turn for e in self.events), default=0)
+        """The latest turn of any event (0 without events). Kept while ``events`` is the same list, as long:
+        events are frozen and a live episode only appends, and every panel asks at every step (the timeline,
+        the status, the draw-ahead, the playback's bounds: a pass over the events each, several times a step)."""
+        events = self.events
+        if self._last_turn[:2] != (id(events), len(events)):
+            self._last_turn = (id(events), len(events), max((e.turn for e in events), default=0))
+        return self._last_turn[2]
 
     def events_of_turn(self, turn: int) -> list[Event]:
         return [e for e in self.events if e.turn == turn]

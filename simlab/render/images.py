@@ -18,14 +18,63 @@ from PIL import Image, ImageDraw, ImageFont
 
 from simlab.core.assets import asset_path
 
+TEXTS_KEPT = 4096
+"""Rendered texts (a mask of a few kilobytes each) and measures kept for all fonts together (:class:`KeptFont`)."""
+
+
+class KeptFont(ImageFont.FreeTypeFont):
+    """A FreeType font that keeps the texts it rendered and measured, by their arguments: Pillow lays out, hints
+    and renders every glyph of a text again at each ``draw.text`` (more than half the time a blocks director's
+    wall picture took), and pictures draw the same labels again and again. Its masks are the font's own, so a
+    picture is pixel for pixel what the plain font draws."""
+
+    def getmask2(
+        self,
+        text: str | bytes,
+        mode: str = "",
+        direction: str | None = None,
+        features: list[str] | None = None,
+        language: str | None = None,
+        stroke_width: float = 0,
+        anchor: str | None = None,
+        ink: int = 0,
+        start: tuple[float, float] | None = None,
+        *args: Any,
+        **kwargs: Any,
+    ) -> tuple[Any, tuple[int, int]]:
+        if mode == "RGBA" or features is not None or args:  # a colour font's mask has the ink, and its drawer
+            return super().getmask2(  # changes it
+                text, mode, direction, features, language, stroke_width, anchor, ink, start, *args, **kwargs
+            )
+        options = tuple(sorted(kwargs.items()))
+        arguments = (text, mode, direction, None, language, stroke_width, anchor, 0, start)
+        mask: tuple[Any, tuple[int, int]] = _kept(self, "getmask2", arguments, options)
+        return mask  # the same for any ink: a mask says only how much of it each pixel takes
+
+    def getbbox(self, text: str | bytes | bytearray, *args: Any, **kwargs: Any) -> tuple[float, float, float, float]:
+        """Pillow's measure, kept when called as ``textbbox`` calls it: (text, mode, direction, features...)."""
+        if isinstance(text, bytearray) or kwargs or (len(args) > 2 and args[2] is not None):  # args[2]: features
+            return super().getbbox(text, *args, **kwargs)
+        box: tuple[float, float, float, float] = _kept(self, "getbbox", (text, *args), ())
+        return box
+
+
+@lru_cache(maxsize=TEXTS_KEPT)
+def _kept(font: KeptFont, method: str, arguments: tuple[Any, ...], options: tuple[tuple[str, Any], ...]) -> Any:
+    """What Pillow's own ``method`` of ``font`` gives for ``arguments`` and keyword ``options``."""
+    return getattr(ImageFont.FreeTypeFont, method)(font, *arguments, **dict(options))
+
 
 @lru_cache(maxsize=64)
 def text_font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
-    """Pillow's built-in font at ``size`` pixels (needs no font files)."""
+    """Pillow's built-in font at ``size`` pixels (needs no font files), keeping what it renders."""
     try:
-        return ImageFont.load_default(size=max(8, size))
+        font = ImageFont.load_default(size=max(8, size))
     except (TypeError, OSError, ImportError):  # Pillow < 10.1 or built without FreeType
         return ImageFont.load_default()
+    if not isinstance(font, ImageFont.FreeTypeFont):
+        return font
+    return KeptFont(io.BytesIO(font.font_bytes), font.size, font.index, font.encoding, font.layout_engine)
 
 
 MONO_FONT = "fonts/DejaVuSansMono.ttf"
@@ -33,9 +82,10 @@ MONO_FONT = "fonts/DejaVuSansMono.ttf"
 misread (a serial number's 0 and O), the same on every machine."""
 
 
+@lru_cache(maxsize=64)
 def mono_font(size: int) -> ImageFont.FreeTypeFont:
-    """The shipped monospaced font at ``size`` pixels."""
-    return ImageFont.truetype(str(asset_path(MONO_FONT)), max(8, size))
+    """The shipped monospaced font at ``size`` pixels, keeping what it renders."""
+    return KeptFont(str(asset_path(MONO_FONT)), max(8, size))
 
 
 def draw_centred(

@@ -163,6 +163,22 @@ def test_messages_returns_only_message_events():
     assert [e.data["text"] for e in _episode().messages()] == ["place red"]
 
 
+def test_the_last_turn_follows_events_appended_or_replaced():
+    episode = _episode()
+    assert episode.last_turn == 5
+    episode.events.append(ev.message(7, "D1", "one more"))  # a live episode goes on
+    assert episode.last_turn == 7
+    episode.events = [e for e in episode.events if e.turn <= 2]  # another list altogether
+    assert episode.last_turn == 2
+    assert episode == _episode_until(2)  # what is kept of it is not part of the episode
+
+
+def _episode_until(turn: int) -> Episode:
+    episode = _episode()
+    episode.events = [e for e in episode.events if e.turn <= turn]
+    return episode
+
+
 def test_empty_episode_has_last_turn_zero():
     episode = Episode("e", "blocks", 0, {})
     assert episode.last_turn == 0
