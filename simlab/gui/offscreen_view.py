@@ -25,7 +25,7 @@ import numpy as np
 import pyvista as pv
 import shiboken6
 import vtk
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, QPoint, QRectF, QSize, Qt, QThread
+from PySide6.QtCore import QAbstractAnimation, QCoreApplication, QEvent, QObject, QPoint, QRectF, QSize, Qt, QThread
 from PySide6.QtGui import (
     QCursor,
     QEnterEvent,
@@ -500,9 +500,16 @@ class _WaitOnEvents(QObject):
     """The application's event filter while a render is in flight: events that may run code using VTK wait."""
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() in _WAITING_EVENTS:
+        if event.type() in _WAITING_EVENTS and not _qt_own_deletion(watched, event):
             wait_for_render()
         return False
+
+
+def _qt_own_deletion(watched: QObject, event: QEvent) -> bool:
+    """Whether ``event`` deletes one of Qt's animations, which runs none of the app's code: the main window
+    animates a dock it lays out again and deletes the animation after (an episode's first open resizes the
+    Plots dock: its paints waited for the first render, some 70 ms, instead of going on beside it)."""
+    return event.type() == QEvent.Type.DeferredDelete and isinstance(watched, QAbstractAnimation)
 
 
 _waiting = _WaitOnEvents()

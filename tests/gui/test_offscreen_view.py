@@ -10,7 +10,7 @@ from threading import get_ident
 import numpy as np
 import pytest
 import pyvista as pv
-from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QPropertyAnimation, Qt
 from PySide6.QtGui import QImage, QMouseEvent, QWheelEvent
 from PySide6.QtOpenGLWidgets import QOpenGLWidget
 from PySide6.QtWidgets import QApplication, QWidget
@@ -119,6 +119,22 @@ def test_what_may_use_vtk_waits_for_the_render_in_flight_beside_the_gui_thread(q
     _step_to_a_render(win)
     QApplication.processEvents()  # the step's frame: its paint waited
     assert offscreen_view._in_flight is None and not canvas.widget._stale
+    win.close()
+
+
+def test_qt_deleting_its_own_animation_goes_on_beside_the_render(qtbot, tmp_path):
+    """The main window deletes the animation of a dock it laid out again (an episode's first open resizes the
+    Plots dock): that runs none of the app's code, so it does not wait for the render in flight; deleting any
+    other object does."""
+    win = shown_window(qtbot, tmp_path, DEMO_RUN)
+    win.open_episode_id(win.browser.visible_episode_ids()[0])
+    QApplication.processEvents()
+    _step_to_a_render(win)
+    animation = QPropertyAnimation(win.plots, b"geometry")
+    QApplication.sendEvent(animation, QEvent(QEvent.Type.DeferredDelete))
+    assert offscreen_view._in_flight is not None
+    QApplication.sendEvent(QObject(), QEvent(QEvent.Type.DeferredDelete))
+    assert offscreen_view._in_flight is None
     win.close()
 
 
