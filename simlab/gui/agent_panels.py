@@ -487,9 +487,12 @@ class Collapsible(QWidget):
         return self.button.isChecked()
 
     def set_expanded(self, expanded: bool) -> None:
-        """Open or close the body."""
+        """Open or close the body (nothing to do when it is so already: a step closes every panel's disabled
+        sections again, and each call to the button crosses into Qt)."""
         if self.button.isChecked() != expanded:
             self.button.setChecked(expanded)
+            return
+        if self.body.isHidden() != expanded:
             return
         self.button.setArrowType(Qt.ArrowType.DownArrow if expanded else Qt.ArrowType.RightArrow)
         self.body.setVisible(expanded)

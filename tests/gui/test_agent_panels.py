@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from PySide6.QtCore import QEvent
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QFont, QImage, QTextDocumentFragment
 from PySide6.QtWidgets import QApplication, QLabel
 
@@ -111,7 +111,17 @@ def test_sections_collapsed_by_default(panels):
     assert not panel.observation_text.body.isVisible()
     panel.observation_text.button.click()
     assert panel.observation_text.body.isVisible()
+    assert panel.observation_text.button.arrowType() == Qt.ArrowType.DownArrow
     assert "board" in panel.observation_text.body.text().lower()
+    playback.seek(3)  # a step sets every section again: an open one stays open
+    assert panel.observation_text.body.isVisible() and panel.observation_text.expanded
+    panel.observation_text.button.click()
+    assert not panel.observation_text.body.isVisible()
+    assert panel.observation_text.button.arrowType() == Qt.ArrowType.RightArrow
+    panel.reasoning.set_expanded(True)  # opened, then disabled (nothing to show): closed again
+    panel.reasoning.set_title("No reasoning", enabled=False)
+    assert not panel.reasoning.expanded and not panel.reasoning.body.isVisible()
+    assert panel.reasoning.button.arrowType() == Qt.ArrowType.RightArrow
 
 
 def test_pictures_are_drawn_once_per_observation_and_mode(qtbot, episode, monkeypatch):
