@@ -17,8 +17,9 @@ meanwhile; the window keeps painting) and cached per run folder, until its index
 arrives after :meth:`FiguresPanel.set_runs` was called again is dropped.
 
 The open episode is linked through :meth:`FiguresPanel.set_cursor`: a figure over turns gets a vertical line
-at the current turn (:attr:`FigureData.x_is_turn`), and the points computed from the open episode
-(:attr:`FigurePoint.episodes`: a lineup's mean, a bar's bucket) are ringed or outlined.
+at the current turn (:attr:`FigureData.x_is_turn`), drawn by its view as the Plots dock's is
+(:class:`~simlab.gui.cursor_view.CursorView`) and dragged to another turn the same way, and the points computed
+from the open episode (:attr:`FigurePoint.episodes`: a lineup's mean, a bar's bucket) are ringed or outlined.
 """
 
 from __future__ import annotations
@@ -37,7 +38,6 @@ from PySide6.QtGui import QFontMetricsF
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
-    QGraphicsItem,
     QHBoxLayout,
     QLabel,
     QMessageBox,
@@ -77,7 +77,7 @@ from simlab.core.judging import JUDGMENTS_DIR, Judge
 from simlab.core.reading import resolved
 from simlab.core.recording import INDEX_FILE, Run, load_episode
 from simlab.gui.background import collector_paused
-from simlab.gui.cursor_view import CURSOR_COLOUR
+from simlab.gui.cursor_view import CursorView
 from simlab.gui.plots import whole_turn_step
 from simlab.render.formatting import esc
 from simlab.worlds import get_family
@@ -233,6 +233,7 @@ class FiguresPanel(QWidget):
     the figures of the latest :meth:`set_runs` are drawn (or could not be computed: the note says why)."""
 
     ready = Signal()
+    turnDragged = Signal(int)  # the turn line, on a figure over turns, dragged by the mouse to this turn
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -242,8 +243,7 @@ class FiguresPanel(QWidget):
         self._job: _Job | None = None
         self._shown: list[ShownFigure] = []
         self._cursor: tuple[str | None, str | None, int] = (None, None, 0)
-        self._cursor_items: list[pg.GraphicsObject] = []
-        self._turn_line: pg.InfiniteLine | None = None  # among the cursor items, on a figure over turns
+        self._cursor_items: list[pg.GraphicsObject] = []  # the open episode's marks
         self._picked: str | None = None  # the figure last chosen, chosen again when other runs are shown
         self.highlighted: list[tuple[str, float | str, float]] = []
         """The points marked as the open episode's: (series label, x, y) as in the CSV."""
@@ -278,18 +278,21 @@ class FiguresPanel(QWidget):
         self.progress.hide()
         self.note = QLabel()
         self.note.setWordWrap(True)
-        self.plot = pg.PlotWidget(background="w")
-        self.plot.setMinimumHeight(120)  # beside the dialogue on a 768-pixel screen, with the dialogue its share
-        self.plot.getPlotItem().showGrid(x=False, y=True, alpha=0.25)
+        self.view = CursorView()  # draws the turn line itself, over a picture it keeps of the figure
+        self.view.setBackground("w")
+        self.view.setMinimumHeight(120)  # beside the dialogue on a 768-pixel screen, with the dialogue its share
+        self.view.turnDragged.connect(self.turnDragged)
+        self.plot: pg.PlotItem = self.view.addPlot()
+        self.plot.showGrid(x=False, y=True, alpha=0.25)
         for side in ("left", "bottom"):
-            self.plot.getPlotItem().getAxis(side).setTextPen(TEXT_COLOUR)
+            self.plot.getAxis(side).setTextPen(TEXT_COLOUR)
         self.legend = QLabel()
         self.legend.setWordWrap(True)
         self.legend.setTextFormat(Qt.TextFormat.RichText)
         figure = QWidget()
         figure_layout = QVBoxLayout(figure)
         figure_layout.setContentsMargins(0, 0, 0, 0)
-        figure_layout.addWidget(self.plot, 1)
+        figure_layout.addWidget(self.view, 1)
         figure_layout.addWidget(self.legend)
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.addWidget(figure)
@@ -354,10 +357,14 @@ class FiguresPanel(QWidget):
         ``episode_id`` None: no episode is open, nothing is marked."""
         same_episode = self._cursor[:2] == (run_name, episode_id)
         self._cursor = (run_name, episode_id, turn)
-        if same_episode and self._turn_line is not None:  # a step: only the line moves (the marks are the
-            self._turn_line.setValue(turn)  # episode's); new items repainted the whole plot, 10 ms a step
+        if same_episode and self.view.turn is not None:  # a step: only the line moves (the marks are the
+            self.view.set_turn(turn)  # episode's): the view repaints the strips it leaves and enters
             return
         self._draw_cursor()
+
+    def turn_line(self) -> float | None:
+        """The turn the turn line stands on (None: no line, the figure is not over turns or no episode is open)."""
+        return self.view.turn
 
     def figure_names(self) -> list[str]:
         """The file stems of the figures the combo offers, in its order (the family's declared order)."""
@@ -492,9 +499,9 @@ class FiguresPanel(QWidget):
         self._draw()
 
     def _draw(self) -> None:
-        item = self.plot.getPlotItem()
+        item = self.plot
         item.clear()
-        self._cursor_items, self._turn_line, self.no_data_note = [], None, None
+        self._cursor_items, self.no_data_note = [], None
         shown = self.current()
         self.export_button.setEnabled(shown is not None)
         self.combo.setEnabled(shown is not None)
@@ -512,7 +519,6 @@ class FiguresPanel(QWidget):
         _DRAW[data.kind](item, data)
         self.legend.setText(_legend_html(data))
         self._set_ranges(item, data)
-        _cache_still_items(item)  # a step moves the turn line over them: 8 ms a step painted afresh
         self._draw_cursor()
 
     def _set_ranges(self, item: pg.PlotItem, data: FigureData) -> None:
@@ -540,25 +546,21 @@ class FiguresPanel(QWidget):
 
     def _draw_cursor(self) -> None:
         """The turn line and the open episode's marks on the figure shown."""
-        item = self.plot.getPlotItem()
+        item = self.plot
         for old in self._cursor_items:
             item.removeItem(old)
-        self._cursor_items, self._turn_line, self.highlighted = [], None, []
+        self._cursor_items, self.highlighted = [], []
         shown = self.current()
         run_name, episode_id, turn = self._cursor
+        if shown is None or episode_id is None or not shown.data.x_is_turn:
+            self.view.set_cursor_plots([], 0, 0)
+            self.view.set_turn(None)
+        else:  # dragged along the figure's turns: the app's playback keeps it within the open episode's
+            last = max((float(p.x) for s in shown.data.series for p in s.points), default=0.0)
+            self.view.set_cursor_plots([item], 0, last)
+            self.view.set_turn(turn)
         if shown is None or episode_id is None:
             return
-        if shown.data.x_is_turn:
-            line = pg.InfiniteLine(
-                pos=turn,
-                angle=90,
-                movable=False,
-                pen=pg.mkPen(CURSOR_COLOUR, width=2),
-                label="turn {value:.0f}",
-                labelOpts={"position": 0.95, "color": "#ffffff", "fill": pg.mkBrush(CURSOR_COLOUR)},
-            )
-            self._cursor_items.append(line)
-            self._turn_line = line
         series = shown.data.series
         marked = [
             (k, j)
@@ -708,16 +710,3 @@ def _legend_html(data: FigureData) -> str:
         f'<span style="color:{series_colour(k)}">{swatch}</span>&nbsp;{esc(series.label)}'
         for k, series in enumerate(data.series)
     )
-
-
-def _cache_still_items(plot: pg.PlotItem) -> None:
-    """Let Qt keep a picture of each item of ``plot`` that stands still while a turn line moves (the axes with
-    their grid, the legend, every item added so far: call it before adding the cursor) and paint the strips a
-    step uncovers from it: pyqtgraph paints each of them in Python, every item under the strips, at every step."""
-    items: list[QGraphicsItem] = [plot.getAxis(side) for side in ("left", "bottom")]
-    if plot.legend is not None:
-        items.append(plot.legend)
-    for item in plot.items:
-        items.extend((item.curve, item.scatter) if isinstance(item, pg.PlotDataItem) else (item,))
-    for item in items:
-        item.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)

@@ -129,6 +129,7 @@ class MainWindow(QMainWindow):
         self.agents = AgentPanels(self.playback, settings=self.settings)
         self.compare = CompareView(self.playback)
         self.figures = FiguresPanel()
+        self.figures.turnDragged.connect(self.playback.seek)
         self.search = SearchPanel()
         self.sweep = SweepPanel()  # reads the runs' columns only while shown
         self.validity = ValidityLauncher(self, self._say)

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pyqtgraph as pg
 import pytest
+from PySide6.QtCore import QEvent, QPointF, Qt
+from PySide6.QtGui import QImage, QMouseEvent
 from PySide6.QtWidgets import QApplication, QFileDialog
 
 from simlab.analysis.figures import bar_categories, write_figures, write_run_figures
@@ -63,7 +65,7 @@ def csv_rows(path: Path) -> dict[tuple[str, str], Row]:
 
 
 def plot_items(panel: FiguresPanel, kind: type) -> list:
-    return [item for item in panel.plot.getPlotItem().items if isinstance(item, kind)]
+    return [item for item in panel.plot.items if isinstance(item, kind)]
 
 
 def error_bars(panel: FiguresPanel) -> dict[tuple[float, float], float]:
@@ -80,7 +82,7 @@ def error_bars(panel: FiguresPanel) -> dict[tuple[float, float], float]:
 
 def category_ticks(panel: FiguresPanel) -> dict[int, str]:
     """The bottom axis' fixed ticks (bars), position -> text (pyqtgraph keeps them in ``_tickLevels``)."""
-    levels = panel.plot.getPlotItem().getAxis("bottom")._tickLevels
+    levels = panel.plot.getAxis("bottom")._tickLevels
     return dict(levels[0]) if levels else {}
 
 
@@ -102,7 +104,7 @@ def plotted(panel: FiguresPanel) -> dict[tuple[str, str], Row]:
                 assert ticks[round(x)] == tick_text(category)
                 out[(bars.opts["name"], category)] = (float(y), errors.get((float(x), float(y))))
         return out
-    for item in panel.plot.getPlotItem().listDataItems():
+    for item in panel.plot.listDataItems():
         xs, ys = item.getData()
         for x, y in zip(xs, ys, strict=True):
             number = int(x) if shown.data.kind == "line" and float(x).is_integer() else float(x)
@@ -123,7 +125,7 @@ def test_every_figure_holds_the_numbers_of_its_csv(qtbot, panel, runs, world, tm
         assert expected, f"{spec.name}: the test run should give points"
         assert plotted(panel) == expected, spec.name
         data = panel.current().data
-        item = panel.plot.getPlotItem()
+        item = panel.plot
         assert (item.getAxis("left").labelText, item.getAxis("bottom").labelText) == (data.y_label, data.x_label)
         if data.y_range is not None:
             low, high = item.viewRange()[1]
@@ -145,13 +147,14 @@ def test_two_runs_side_by_side_as_the_report_draws_them(qtbot, panel, runs, tmp_
         assert all(series.startswith(("A · ", "B · ")) for series, _x in expected)
         assert plotted(panel) == expected, name
     panel.select("blocks_removes_per_turn")
-    lines = panel.plot.getPlotItem().listDataItems()
+    lines = panel.plot.listDataItems()
     assert [item.name() for item in lines] == [s.label for s in panel.current().data.series]
     assert [item.opts["pen"].color().name() for item in lines] == list(SERIES_COLOURS[: len(lines)])
 
 
 def cursor_lines(panel: FiguresPanel) -> list[float]:
-    return [line.value() for line in plot_items(panel, pg.InfiniteLine) if line.angle == 90]
+    """The turn lines the figure's view draws (at most one)."""
+    return [turn] if (turn := panel.turn_line()) is not None else []
 
 
 def test_the_turn_line_follows_the_open_episode(qtbot, panel, runs):
@@ -161,10 +164,11 @@ def test_the_turn_line_follows_the_open_episode(qtbot, panel, runs):
     assert cursor_lines(panel) == []
     panel.set_cursor("rooms", episode, 2)
     assert cursor_lines(panel) == [2]
-    items = list(panel.plot.getPlotItem().items)
+    items = list(panel.plot.items)
     panel.set_cursor("rooms", episode, 3)
     assert cursor_lines(panel) == [3]
-    assert list(panel.plot.getPlotItem().items) == items  # a step moves the line: no item made or removed
+    assert list(panel.plot.items) == items  # a step moves the line: no item made or removed
+    assert not plot_items(panel, pg.InfiniteLine)  # the view draws the line: no item of the figure
     panel.select("rooms_words_vs_accuracy")  # per lineup, not per turn: no line
     assert cursor_lines(panel) == []
     panel.select("rooms_objects_per_turn")
@@ -173,26 +177,57 @@ def test_the_turn_line_follows_the_open_episode(qtbot, panel, runs):
     assert cursor_lines(panel) == []
 
 
-def test_the_turn_line_moved_over_cached_items_paints_what_a_fresh_paint_shows(qtbot, panel, runs):
-    """The figure's items stand still while a step moves the turn line: Qt paints them from its pictures of
-    them, and each turn shows exactly what painting every item afresh shows."""
+def test_the_turn_line_is_painted_over_the_kept_figure_as_a_fresh_paint_shows(qtbot, panel, runs):
+    """A step changes nothing in the figure's scene (the line is its view's own drawing): the view paints the
+    strips it uncovers from its picture of the figure, and each turn shows exactly what painting the whole
+    figure afresh shows."""
     [(_name, recorded)] = show(qtbot, panel, ("rooms", runs["rooms"]))
     episode = recorded.summaries[0]["episode_id"]
     panel.select("rooms_objects_per_turn")
-    scene = panel.plot.scene()
-    still = [item for item in scene.items() if item.cacheMode() != item.CacheMode.NoCache]
-    assert still, "nothing is cached: the test would compare a paint with itself"
+    panel.set_cursor("rooms", episode, 1)
+    changes: list[object] = []
+    _painted(panel)
+    _painted(panel)  # the view's ranges settle at the first paint
+    panel.view.scene().changed.connect(changes.append)
     for turn in (2, 0, 3, 1):
         panel.set_cursor("rooms", episode, turn)
-        QApplication.processEvents()
-        cached = panel.plot.grab().toImage()
-        for item in still:
-            item.setCacheMode(item.CacheMode.NoCache)
-        QApplication.processEvents()
-        fresh = panel.plot.grab().toImage()
-        for item in still:
-            item.setCacheMode(item.CacheMode.DeviceCoordinateCache)
-        assert cached == fresh, f"turn {turn}"
+        kept = _painted(panel)
+        assert changes == [], f"turn {turn}: the figure changed"
+        panel.view._kept = None  # the next paint paints the whole figure afresh
+        panel.view.viewport().update()
+        assert _painted(panel) == kept, f"turn {turn}"
+
+
+def test_dragging_the_turn_line_asks_for_the_turn_under_the_mouse(qtbot, panel, runs):
+    [(_name, recorded)] = show(qtbot, panel, ("rooms", runs["rooms"]))
+    episode = recorded.summaries[0]["episode_id"]
+    panel.select("rooms_objects_per_turn")
+    panel.set_cursor("rooms", episode, 1)
+    _painted(panel)
+    asked: list[int] = []
+    panel.turnDragged.connect(asked.append)
+    view, box = panel.view, panel.plot.getViewBox()
+    x = view.cursor_x(0)
+    assert x is not None
+    y = view.mapFromScene(box.sceneBoundingRect()).boundingRect().center().y()
+    to = QPointF(view.mapFromScene(box.mapViewToScene(QPointF(2.2, 0))).x(), y)
+    for kind, at in (
+        (QEvent.Type.MouseButtonPress, QPointF(x + 1, y)),
+        (QEvent.Type.MouseMove, to),
+        (QEvent.Type.MouseButtonRelease, to),
+    ):
+        button = Qt.MouseButton.NoButton if kind == QEvent.Type.MouseMove else Qt.MouseButton.LeftButton
+        held = Qt.MouseButton.NoButton if kind == QEvent.Type.MouseButtonRelease else Qt.MouseButton.LeftButton
+        global_at = view.viewport().mapToGlobal(at)
+        event = QMouseEvent(kind, at, global_at, button, held, Qt.KeyboardModifier.NoModifier)
+        QApplication.sendEvent(view.viewport(), event)
+    assert asked == [2, 2]
+
+
+def _painted(panel: FiguresPanel) -> QImage:
+    """What the figure's view shows on the screen now, after the paints a change asked for."""
+    QApplication.processEvents()
+    return panel.view.viewport().grab().toImage()
 
 
 def test_a_budget_of_turns_is_no_turn_of_the_open_episode(qtbot, panel, runs):
@@ -271,7 +306,7 @@ def test_a_run_with_nothing_to_draw_shows_empty_plots_that_say_so(qtbot, panel, 
     for name in panel.figure_names():
         panel.select(name)
         assert panel.no_data_note is not None and panel.no_data_note.textItem.toPlainText() == NO_DATA
-        assert panel.plot.getPlotItem().listDataItems() == []
+        assert panel.plot.listDataItems() == []
         assert not plot_items(panel, pg.BarGraphItem)
     show(qtbot, panel, ("boards", runs["boards"]))
     assert panel.no_data_note is None
