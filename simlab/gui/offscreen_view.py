@@ -475,9 +475,12 @@ def _render_beside(context: _Context, rendered: Callable[[], None]) -> None:
 
 
 def _render_job(context: _Context, home: QThread, begun: threading.Event, rendered: Callable[[], None]) -> None:
-    with collector_paused():
-        context.render_here(home, begun)
-        rendered()
+    try:
+        with collector_paused():
+            context.render_here(home, begun)
+            rendered()
+    finally:  # whatever failed before the render began, the GUI thread waiting for it to begin goes on
+        begun.set()
 
 
 def _render_thread() -> QThread:
