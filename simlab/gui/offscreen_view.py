@@ -340,7 +340,6 @@ class _Context:
         finally:  # whatever failed, the context goes home and is served there again
             if tag is not None:
                 renderer.RemoveObserver(tag)
-            begun.set()  # also when the render failed before its start
             self._serve()
             self.context.doneCurrent()
             self.context.moveToThread(home)
@@ -479,7 +478,7 @@ def _render_job(context: _Context, home: QThread, begun: threading.Event, render
         with collector_paused():
             context.render_here(home, begun)
             rendered()
-    finally:  # whatever failed before the render began, the GUI thread waiting for it to begin goes on
+    finally:  # whatever failed before the render began (the context home again), the GUI thread goes on
         begun.set()
 
 
