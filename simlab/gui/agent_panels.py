@@ -9,7 +9,9 @@ scrolls, each panel no taller than the dock), and redraws them when the
 public message and action at this turn in bold, and, collapsed by default, the observation text, the private
 reasoning and the conversation its model was sent (every call of the shown turn, re-asks included, as
 :mod:`simlab.render.model_calls` draws them; a role that called no model says so). A role that did not act at
-this turn gets a grey note and its last observation, dimmed.
+this turn gets a grey note and its last observation, dimmed. The status, message and pictures are painted by one
+:class:`~simlab.gui.turn_sheet.TurnSheet` (hovering tells more, its menu copies the message or a picture); the
+sections are widgets.
 
 The pictures have two modes, switched above the panels (and remembered in the settings given):
 
@@ -38,12 +40,11 @@ from typing import TypeVar
 
 from PIL import Image
 from PySide6.QtCore import QEvent, QSettings, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QFontDatabase, QImage, QPainter, QPaintEvent, QPixmap, QPixmapCache, QResizeEvent
+from PySide6.QtGui import QFontDatabase, QImage, QPainter, QPaintEvent, QPixmap, QResizeEvent
 from PySide6.QtWidgets import (
     QApplication,
     QButtonGroup,
     QFrame,
-    QGraphicsOpacityEffect,
     QGridLayout,
     QHBoxLayout,
     QLabel,
@@ -61,6 +62,15 @@ from simlab.gui import frame_thread
 from simlab.gui.dialogue import ERROR_COLOUR, MUTED_COLOUR, OK_COLOUR, pil_to_qimage
 from simlab.gui.playback import PlaybackModel
 from simlab.gui.scroll_bars import KeptScrollBar
+from simlab.gui.turn_sheet import (
+    GAP,
+    SheetPicture,
+    TurnContent,
+    TurnSheet,
+    picture_height,
+    picture_width,
+    scaled_to_width,
+)
 from simlab.render.episode_pictures import NOT_SENT_RGB, AgentPicture, AgentPictures, agent_pictures, views_of
 from simlab.render.formatting import episode_colours, episode_roles, event_line
 from simlab.render.model_calls import ModelCall, calls_html, model_calls
@@ -82,14 +92,11 @@ NO_PICTURES = "No pictures were sent"
 NOT_SENT_COLOUR = hex_colour(NOT_SENT_RGB)
 MODE_COLOUR = {AS_SENT: "#3b4048", ANNOTATED: NOT_SENT_COLOUR}  # a checked switch's: annotated as its marks
 
-DIMMED_OPACITY = 0.4
-MAX_UPSCALE = 1.25  # never blow a picture up by more than this: beyond it the pixels show
 MIN_PICTURE_WIDTH = 240  # narrower, a wall's letters and a board's numbers cannot be read: the dock scrolls
 MIN_PANEL_WIDTH = MIN_PICTURE_WIDTH + 30  # such a picture, the panel's margins and its coloured edge
 GRID_SPACING = 6
 ROW_SLACK = 120  # px a row keeps when a turn needs less (a line or two of message): see AgentPanels._steady
 PictureKey = tuple[str, str, int, str, int]  # episode, role, the observation's turn, mode, playback turn or -1
-SCALED_CACHE_KB = 64 * 1024  # Qt's pixmap cache, least recently used first out: a few hundred panel pictures
 MEASURES_KEPT = 4096  # a label's measures kept (per text and width); past them it starts again
 MEASURES_CHANGE = (QEvent.Type.FontChange, QEvent.Type.StyleChange, QEvent.Type.ContentsRectChange)
 MESSAGE_CHARS = 240  # a panel shows this much of a message; the dialogue and the tooltip show all of it
@@ -97,9 +104,6 @@ Measure = TypeVar("Measure", int, QSize)
 
 
 QWIDGETSIZE_MAX = (1 << 24) - 1  # Qt's "no maximum"
-GAP = 2  # pixels between the lines of a panel: panels sit side by side in a dock, every line of chrome is a
-# line of picture less
-GAP_ABOVE = f"padding-top: {GAP}px"  # a label's gap, in its style sheet: a parent's style sheet resets its margins
 
 
 def set_collapsed(widget: QWidget, collapsed: bool) -> None:
@@ -305,12 +309,7 @@ class ImageView(QWidget):
             self._resized(drawn)
 
     def _target_width(self, width: int) -> int:
-        widest = min(width, round(self._pixmap.width() * MAX_UPSCALE))
-        if self._max_height is not None:
-            widest = min(widest, self._max_height * self._pixmap.width() // max(1, self._pixmap.height()))
-        if self._max_width is not None:
-            widest = min(widest, self._max_width)
-        return max(1, widest)
+        return picture_width(self._pixmap, width, self._max_width, self._max_height)
 
     def hasHeightForWidth(self) -> bool:
         return True
@@ -318,7 +317,7 @@ class ImageView(QWidget):
     def heightForWidth(self, width: int) -> int:
         if self._pixmap.isNull():
             return 0
-        return round(self._target_width(width) * self._pixmap.height() / self._pixmap.width())
+        return picture_height(self._pixmap, self._target_width(width))
 
     def sizeHint(self) -> QSize:
         if self._pixmap.isNull():
@@ -342,18 +341,6 @@ class ImageView(QWidget):
             self._scaled.setDevicePixelRatio(ratio)
         painter = QPainter(self)
         painter.drawPixmap((self.width() - width) // 2, 0, self._scaled)
-
-
-def scaled_to_width(pixmap: QPixmap, width: int) -> QPixmap:
-    """``pixmap`` smoothly scaled to ``width`` pixels, kept in Qt's pixmap cache: stepping back and forth shows
-    the same pictures at the same sizes, and scaling one smoothly costs several milliseconds."""
-    key = f"simlab-scaled:{pixmap.cacheKey()}:{width}"
-    scaled = QPixmap()
-    if not QPixmapCache.find(key, scaled):
-        scaled = pixmap.scaledToWidth(width, Qt.TransformationMode.SmoothTransformation)
-        QPixmapCache.setCacheLimit(max(QPixmapCache.cacheLimit(), SCALED_CACHE_KB))
-        QPixmapCache.insert(key, scaled)
-    return scaled
 
 
 def _shortened(text: str) -> str:
@@ -552,8 +539,9 @@ def _digests(calls: Sequence[ModelCall]) -> dict[str, str]:
 
 
 class AgentPanel(QFrame):
-    """One role: title, status, what it said/did this turn, its observation pictures (each captioned) and
-    (collapsed) text, reasoning and the conversation its model was sent."""
+    """One role: title, then what it saw and did at the turn (status, message and action, the observation's
+    pictures under their captions: a :class:`~simlab.gui.turn_sheet.TurnSheet`), then its (collapsed)
+    observation text, reasoning and the conversation its model was sent."""
 
     sectionToggled = Signal()  # a section opened or closed: the panel's height changed
 
@@ -569,7 +557,6 @@ class AgentPanel(QFrame):
         self.role = role
         self._colours = dict(colours or {})
         self._shown_turn: int | None = None
-        self._message_text = ""
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.setObjectName("agentPanel")
         self.setStyleSheet(f"#agentPanel {{ border: 1px solid #d5d9df; border-left: 4px solid {colour}; }}")
@@ -577,47 +564,21 @@ class AgentPanel(QFrame):
             f'<span style="color:{colour}; font-size:11pt; font-weight:700">{html.escape(title)}</span>'
         )
         self.title.setWordWrap(True)
-        self.status = QLabel(self)
-        self.status.setStyleSheet(f"color: {MUTED_COLOUR}; {GAP_ABOVE}")
-        self.message = SettledLabel(parent=self)
-        self.message.setTextFormat(Qt.TextFormat.RichText)
-        self.message.setWordWrap(True)
-        self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.images = QWidget(self)
-        self._image_layout = QVBoxLayout(self.images)
-        self._image_layout.setContentsMargins(0, 0, 0, 0)
-        self._image_layout.setSpacing(GAP)
-        self.no_pictures = QLabel(self.images)  # "No pictures were sent", or those sent it cannot re-draw
-        self.no_pictures.setWordWrap(True)
-        self.no_pictures.setStyleSheet(f"color: {MUTED_COLOUR}; font-style: italic")
-        self.no_pictures.hide()  # hidden (not collapsed) beside pictures: see _set_no_pictures
-        self._image_layout.addWidget(self.no_pictures)
-        self._captions: list[SettledLabel] = []
-        self._image_views: list[ImageView] = []
-        self._pictures: tuple[AgentPicture, ...] = ()
-        self._caption_texts: list[str] = []
-        self._dim = QGraphicsOpacityEffect(self.images)
-        self._dim.setOpacity(1.0)
-        self.images.setGraphicsEffect(self._dim)
+        self.sheet = TurnSheet(self)
+        self._turn: WordedTurn | None = None
         self.observation_text = Collapsible("Observation text", self, monospace=True)
         self.reasoning = Collapsible("Private reasoning", self)
         self.reasoning.body.setStyleSheet(f"color: {MUTED_COLOUR}; font-style: italic")
         self.conversation = Collapsible("Conversation sent", self, rich=True)
         self.conversation.setToolTip("The messages this role's model was sent at the shown turn, and its replies")
         self._calls: list[ModelCall] = []
-        self._pictures_width: int | None = None
-        self.status.setWordWrap(True)
         layout = self._layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 6, 10, 6)
         layout.setSpacing(0)  # each widget below the title carries its GAP above it: see set_collapsed
         sections = self.sections = (self.observation_text, self.reasoning, self.conversation)
-        for widget in (self.title, self.status, self.message, self.images, *sections):
+        for widget in (self.title, self.sheet, *sections):
             layout.addWidget(widget)
-        self.message.setStyleSheet(GAP_ABOVE)
-        for label in (self.status, self.message):
-            label.setIndent(0)  # a label with a box in its style sheet is otherwise indented as a framed one
-        self._image_layout.setContentsMargins(0, GAP, 0, 0)
-        for collapsing in (self.message, *sections):  # they come and go with the turn: collapsed until needed
+        for collapsing in sections:  # they come and go with the turn: collapsed until needed
             set_collapsed(collapsing, True)
         layout.addStretch(1)  # a panel beside a taller one keeps its lines together at the top
         for section in sections:
@@ -629,21 +590,42 @@ class AgentPanel(QFrame):
         """The turn whose observation is displayed (None before the role's first observation)."""
         return self._shown_turn
 
+    @property
+    def acted(self) -> bool:
+        """Whether the role acted at the turn shown (else its status is in italics, its pictures dimmed)."""
+        return self.sheet.content.acted
+
+    def status_text(self) -> str:
+        """The status line: the turn, or that the role did not act or has observed nothing yet."""
+        return self.sheet.content.status
+
     def message_text(self) -> str:
         """The role's public message(s) and action(s) at the current turn, as plain text."""
-        return self._message_text
+        return self._turn.message if self._turn is not None else ""
+
+    def outcomes(self) -> list[str]:
+        """What the engine answered the role's actions or protocol errors at the turn, as plain text."""
+        return list(self._turn.outcomes) if self._turn is not None else []
+
+    def notes(self) -> str:
+        """The note above the pictures: that none were sent, or which cannot be re-drawn ("" when none)."""
+        return self.sheet.content.notes if self.sheet.content.pictures is not None else ""
 
     def pixmaps(self) -> list[QPixmap]:
         """The observation pictures currently shown."""
-        return [view.pixmap() for view in self._visible_views()]
+        return [picture.pixmap for picture in self.sheet.content.pictures or ()]
+
+    def picture_widths(self) -> list[int]:
+        """How wide each picture is drawn now, in pixels."""
+        return self.sheet.picture_widths()
 
     def pictures(self) -> list[AgentPicture]:
         """The pictures currently shown: names, images (as drawn, NOT SENT marks included), sent or not."""
-        return list(self._pictures)
+        return list(self._turn.shown.found.pictures) if self._turn is not None and self._turn.shown else []
 
     def captions(self) -> list[str]:
         """The captions of the pictures shown, as plain text."""
-        return list(self._caption_texts)
+        return list(self._turn.captions) if self._turn is not None else []
 
     def calls(self) -> list[ModelCall]:
         """The model calls whose conversation is shown (the role's, at the shown turn)."""
@@ -652,20 +634,13 @@ class AgentPanel(QFrame):
     @property
     def pictures_width(self) -> int | None:
         """How wide the pictures are drawn at most (None: as wide as the panel)."""
-        return self._pictures_width
+        return self.sheet.max_width
 
     def set_pictures_width(self, width: int | None) -> None:
-        """Draw the pictures at most ``width`` pixels wide (None: as wide as the panel); hidden ones too, so
-        the width is the panel's whatever pictures come back."""
-        self._pictures_width = width
-        for view in self._image_views:
-            view.set_max_width(width)
-        self._forget_heights()
-
-    def _forget_heights(self) -> None:
+        """Draw the pictures at most ``width`` pixels wide (None: as wide as the panel), whatever pictures
+        come next."""
+        self.sheet.set_max_width(width)
         # layouts cache heights for widths and refresh them only on the next event loop pass: the grid asks now
-        self._image_layout.invalidate()
-        self.images.updateGeometry()
         self._layout.invalidate()
 
     def fit_pictures(self, width: int, height: int) -> None:
@@ -674,34 +649,24 @@ class AgentPanel(QFrame):
         self.set_pictures_width(None)
         margins = self._layout.contentsMargins()
         inner = width - margins.left() - margins.right()
-        budget = height - (self.heightForWidth(width) - self._pictures_height(inner))
+        budget = height - (self.heightForWidth(width) - self.sheet.pictures_height(inner))
         low, high = min(MIN_PICTURE_WIDTH, inner), inner
         best = low
         while low <= high:  # the widest pictures that fit: their height grows with their width
             middle = (low + high) // 2
-            if self._pictures_height(middle) <= budget:
+            if self.sheet.pictures_height(middle) <= budget:
                 best, low = middle, middle + 1
             else:
                 high = middle - 1
         self.set_pictures_width(best if best < inner else None)
-
-    def _pictures_height(self, width: int) -> int:
-        return sum(view.heightForWidth(width) for view in self._visible_views())
-
-    def _visible_views(self) -> list[ImageView]:
-        if self.images.maximumHeight() == GAP:  # no observation: the pictures are out of sight (see _set_images)
-            return []
-        return [view for view in self._image_views if not view.isHidden()]
 
     # ---- drawing ------------------------------------------------------------------------------------------
     def show_turn(self, info: RoleTurn, pictures: PanelPictures | None) -> None:
         """Display ``info`` (what the role saw and did) with its observation's ``pictures``; the sections it
         leaves empty are collapsed."""
         self._shown_turn = info.shown_turn
-        self._set_status(info)
-        self._set_message(info)
-        self._set_images(pictures)
-        self._dim.setOpacity(1.0 if info.acted else DIMMED_OPACITY)
+        self._turn = word_turn(info, pictures)
+        self.sheet.set_content(self._turn.content)
         observation = info.observation
         self.observation_text.set_text(str(observation.data.get("text", "")) if observation is not None else "")
         set_collapsed(self.observation_text, observation is None)
@@ -714,8 +679,7 @@ class AgentPanel(QFrame):
         loop per level (Qt handles a layout request posted while it handles posted events a pass later): the
         step's frame then shows the turn's layout, not pictures cut short and sections where the last turn's
         message left them."""
-        inner = [self._image_layout, *(section.layout() for section in self.sections)]
-        for layout in (*inner, self._layout):
+        for layout in (*(section.layout() for section in self.sections), self._layout):
             if layout is not None:
                 layout.activate()
 
@@ -732,79 +696,68 @@ class AgentPanel(QFrame):
             self.conversation.set_title("No model calls", enabled=False)  # scripted, oracle, a person...
         set_collapsed(self.conversation, info.observation is None)
 
-    def _set_status(self, info: RoleTurn) -> None:
-        if info.observation is None:
-            self.status.setText(f"Nothing observed yet at turn {info.turn}")
-        elif info.acted:
-            self.status.setText(f"Turn {info.turn}")
-        else:
-            self.status.setText(f"Did not act in turn {info.turn}; showing turn {info.shown_turn}")
-        if self.status.font().italic() == info.acted:  # by its font: a new style sheet re-polishes the label
-            font = self.status.font()  # against the app's, 0.2-0.4 ms, at nearly every step
-            font.setItalic(not info.acted)
-            self.status.setFont(font)
 
-    def _set_message(self, info: RoleTurn) -> None:
-        parts = [f"\u201c{text}\u201d" for text in info.said] + info.did
-        self._message_text = "\n".join(parts)
-        lines = [f"<b>\u201c{html.escape(_shortened(t))}\u201d</b>" for t in info.said]
-        lines += [f"<b><code>{html.escape(_shortened(t))}</code></b>" for t in info.did]
-        set_tooltip(self.message, self._message_text if self._message_text != _shortened(self._message_text) else "")
-        for ok, text in info.outcomes:
-            lines.append(f'<span style="color:{OK_COLOUR if ok else ERROR_COLOUR}">\u2192 {html.escape(text)}</span>')
-        self.message.setText("<br>".join(lines))
-        set_collapsed(self.message, not lines)
+@dataclass(frozen=True)
+class WordedTurn:
+    """What a panel shows of one role's turn: the sheet's content, the pictures ``shown`` and, as plain text, the
+    role's message and action, the engine's answers and the pictures' captions."""
 
-    def _set_images(self, shown: PanelPictures | None) -> None:
-        """Each picture under its caption, and a plain note when the observation sent none (or some cannot be
-        re-drawn here). Before the role's first observation the pictures' area keeps only its gap and what it
-        holds stays as it is, out of sight: hiding the pictures there and showing them a step later made Qt lay
-        out the panel and the grid at once for each of them (a step back to turn 0 and on, in every episode)."""
-        self._pictures = shown.found.pictures if shown is not None else ()
-        self.images.setMaximumHeight(GAP if shown is None else QWIDGETSIZE_MAX)
-        if shown is None:
-            self._caption_texts = []
-            self._set_no_pictures(shown)
-            return
-        pixmaps = shown.pixmaps
-        while len(self._image_views) < len(pixmaps):
-            caption, view = SettledLabel(parent=self.images), ImageView(self.images)
-            view.set_max_width(self._pictures_width)
-            caption.setTextFormat(Qt.TextFormat.RichText)
-            caption.setWordWrap(True)  # a long caption wraps, never widening a panel
-            caption.setStyleSheet(f"color: {MUTED_COLOUR}")
-            self._image_layout.addWidget(caption)
-            self._image_layout.addWidget(view)
-            self._captions.append(caption)
-            self._image_views.append(view)
-        self._caption_texts = []
-        for k, (caption, view) in enumerate(zip(self._captions, self._image_views, strict=True)):
-            if k < len(pixmaps):
-                picture = self._pictures[k]
-                note, colour, tip = _caption(picture)
-                self._caption_texts.append(f"{picture.name} \u00b7 {note}" if note else picture.name)
-                weight = "400" if colour == MUTED_COLOUR else "700"
-                said = f' <span style="color:{colour}; font-weight:{weight}">\u00b7 {note}</span>' if note else ""
-                caption.setText(html.escape(picture.name) + said)
-                view.set_pixmap(pixmaps[k])
-                set_tooltip(view, tip)
-            caption.setVisible(k < len(pixmaps))  # hidden, not collapsed (the pictures' spacing stays): a role
-            view.setVisible(k < len(pixmaps))  # is mostly sent as many pictures at every turn
-        self._set_no_pictures(shown)
+    shown: PanelPictures | None
+    content: TurnContent
+    message: str
+    outcomes: tuple[str, ...]
+    captions: tuple[str, ...]
 
-    def _set_no_pictures(self, shown: PanelPictures | None) -> None:
-        """Say that the observation sent no picture, or which it sent that cannot be re-drawn here. Beside the
-        pictures, with nothing to say, the note is hidden (not collapsed); before any observation it stays as it
-        was, collapsed when shown: a role is mostly sent pictures at every turn or at none, so it is rarely shown
-        or hidden."""
-        notes = []
-        if shown is not None and not shown.found.sent:
-            notes.append(NO_PICTURES)
-        if shown is not None and shown.found.missing:
-            notes.append(f"Sent, but not re-drawn here: {', '.join(shown.found.missing)}")
-        self.no_pictures.setText("\n".join(notes))
-        set_collapsed(self.no_pictures, not notes)
-        self.no_pictures.setHidden(not notes and (bool(self._pictures) or self.no_pictures.isHidden()))
+
+def word_turn(info: RoleTurn, shown: PanelPictures | None) -> WordedTurn:
+    """What the sheet shows of ``info``: status, message and action in bold with the engine's answers, and
+    ``shown``'s pictures under their captions."""
+    message = "\n".join([f"\u201c{text}\u201d" for text in info.said] + info.did)
+    outcomes = tuple(f"\u2192 {text}" for _ok, text in info.outcomes)
+    lines = [f"<b>\u201c{html.escape(_shortened(t))}\u201d</b>" for t in info.said]
+    lines += [f"<b><code>{html.escape(_shortened(t))}</code></b>" for t in info.did]
+    for ok, text in info.outcomes:
+        lines.append(f'<span style="color:{OK_COLOUR if ok else ERROR_COLOUR}">\u2192 {html.escape(text)}</span>')
+    found = shown.found.pictures if shown is not None else ()
+    pictures = [_sheet_picture(p, x) for p, x in zip(found, shown.pixmaps, strict=True)] if shown is not None else None
+    content = TurnContent(
+        status=_status(info),
+        acted=info.acted,
+        message="<br>".join(lines),
+        message_tip=message if message != _shortened(message) else "",
+        pictures=tuple(picture for picture, _caption in pictures) if pictures is not None else None,
+        notes=_notes(shown),
+        copied="\n".join([message, *outcomes]).strip(),
+    )
+    return WordedTurn(shown, content, message, outcomes, tuple(caption for _p, caption in pictures or ()))
+
+
+def _sheet_picture(picture: AgentPicture, pixmap: QPixmap) -> tuple[SheetPicture, str]:
+    """``picture`` under its caption: its name, then what it is (checked as sent, or NOT SENT); and the caption
+    as plain text."""
+    note, colour, tip = _caption(picture)
+    weight = "400" if colour == MUTED_COLOUR else "700"
+    said = f' <span style="color:{colour}; font-weight:{weight}">\u00b7 {note}</span>' if note else ""
+    plain = f"{picture.name} \u00b7 {note}" if note else picture.name
+    return SheetPicture(html.escape(picture.name) + said, pixmap, tip), plain
+
+
+def _status(info: RoleTurn) -> str:
+    if info.observation is None:
+        return f"Nothing observed yet at turn {info.turn}"
+    if info.acted:
+        return f"Turn {info.turn}"
+    return f"Did not act in turn {info.turn}; showing turn {info.shown_turn}"
+
+
+def _notes(shown: PanelPictures | None) -> str:
+    """That the observation sent no picture, or which it sent that cannot be re-drawn here ("" when none)."""
+    notes = []
+    if shown is not None and not shown.found.sent:
+        notes.append(NO_PICTURES)
+    if shown is not None and shown.found.missing:
+        notes.append(f"Sent, but not re-drawn here: {', '.join(shown.found.missing)}")
+    return "\n".join(notes)
 
 
 @dataclass(frozen=True)
@@ -1005,7 +958,6 @@ class AgentPanels(QWidget):
             info = self._index.role_turn(role, turn, as_told=self._only is not None)
             panel = self._panels[role]
             panel.show_turn(info, self._pictures(info, turn))
-            panel.lay_out_now()  # the grid asks their heights next
         self._lay_out()
         for panel in self._shown_panels():  # again where the grid gave their pictures another width (else at once)
             panel.lay_out_now()

@@ -120,8 +120,7 @@ def assert_as_sent(panel: AgentPanel, observation: Event, given: Mapping[str, by
         assert picture.sent and not banded(picture.image)
         assert to_png_bytes(picture.image) == given[picture.name], f"{panel.role}'s {picture.name} is not as sent"
         assert np.array_equal(pixels(pixmap.toImage()), pixels(decoded(given[picture.name])))
-    assert panel.no_pictures.isVisibleTo(panel) == (not names)
-    assert (NO_PICTURES in panel.no_pictures.text()) == (not names)
+    assert (NO_PICTURES in panel.notes()) == (not names)
 
 
 def decoded(png: bytes) -> Image.Image:
@@ -166,7 +165,7 @@ def test_a_text_only_agent_was_sent_no_pictures_and_annotated_draws_them_marked(
     widget.set_mode(ANNOTATED)
     drawn = 0
     for panel, _observation, _given in every_panel(widget, playback, recording):
-        assert panel.no_pictures.text() == NO_PICTURES  # still true: the pictures below were never sent
+        assert panel.notes() == NO_PICTURES  # still true: the pictures below were never sent
         for picture, caption in zip(panel.pictures(), panel.captions(), strict=True):
             assert not picture.sent and banded(picture.image) and "NOT SENT" in caption
             drawn += 1
@@ -259,7 +258,7 @@ def test_boards_text_conditions_send_no_pictures_and_annotated_draws_them(
     programmer = widget.panel("programmer")
     names = [p.name for p in programmer.pictures()]
     assert ("target_level_1" in names) if sent is None else (sorted(names) == sent)  # layers: one picture a level
-    assert programmer.no_pictures.isVisibleTo(programmer) == (sent == [])
+    assert (programmer.notes() == NO_PICTURES) == (sent == [])
     widget.set_mode(ANNOTATED)
     not_sent = [p.name for p in programmer.pictures() if not p.sent]
     assert sorted(not_sent) == drawn

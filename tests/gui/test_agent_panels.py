@@ -93,14 +93,16 @@ def test_director_message_and_idle_note(panels, episode):
     panel = widget.panel(message.role)
     assert message.data["text"] in panel.message_text()
     assert panel.shown_turn == message.turn
-    assert not panel.status.font().italic()
+    assert panel.acted and panel.sheet.layout_at(panel.sheet.width()).items[0].font.italic() is False
     idle = {"D1", "D2", "D3"} - {e.role for e in episode.events_of_turn(message.turn) if e.kind == "message"}
     for role in idle:
         idle_panel = widget.panel(role)
         assert idle_panel.message_text() == ""
         if idle_panel.shown_turn is not None:
-            assert f"Did not act in turn {message.turn}" in idle_panel.status.text()
-            assert idle_panel.status.font().italic()  # an earlier turn's, told apart
+            assert f"Did not act in turn {message.turn}" in idle_panel.status_text()
+            status = idle_panel.sheet.layout_at(idle_panel.sheet.width()).items[0]  # drawn first, in italics:
+            assert not idle_panel.acted and status.font.italic()  # an earlier turn's, told apart
+            assert all(item.dimmed for item in idle_panel.sheet.layout_at(idle_panel.sheet.width()).items[1:])
 
 
 def test_sections_collapsed_by_default(panels):
@@ -244,7 +246,7 @@ def test_columns_follow_the_size(panels, qtbot, size, columns):
 
 
 def _picture_widths(widget: AgentPanels) -> list[int]:
-    return [view.shown_width() for role in widget.roles() for view in widget.panel(role)._visible_views()]
+    return [width for role in widget.roles() for width in widget.panel(role).picture_widths()]
 
 
 def test_two_columns_and_shrunk_pictures_fit_a_narrow_dock(panels, qtbot):

@@ -51,7 +51,7 @@ def open_and_step(name: str, qtbot, tmp_path: Path, monkeypatch) -> MainWindow:
         else:
             assert not window.world.picture.image().isNull()
         shown = [window.agents.panel(r) for r in window.agents.roles()]
-        assert turn == 0 or any(panel.pixmaps() or panel.no_pictures.text() for panel in shown), (
+        assert turn == 0 or any(panel.pixmaps() or panel.notes() for panel in shown), (
             f"{name}: no agent panel shows a picture, or says none was sent, at turn {turn}"
         )
     assert window.plots.titles() == [p.title for p in family.plots]

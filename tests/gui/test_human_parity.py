@@ -194,8 +194,8 @@ def test_while_a_person_plays_a_mistake_judged_against_the_target_is_shown_nowhe
     qtbot.waitUntil(lambda: result.data["message"] in dialogue.toPlainText(), timeout=WAIT_MS)
     assert mistake not in dialogue.toPlainText() and "MISTAKE" not in dialogue.toPlainText()
     window.playback.seek(result.turn)
-    shown = window.agents.panel(role).message  # the person's own panel: what was done, and its result as told
-    own = QTextDocumentFragment.fromHtml(shown.text()).toPlainText()
+    shown = window.agents.panel(role).sheet.content  # the person's own panel: what was done, its result as told
+    own = QTextDocumentFragment.fromHtml(shown.message).toPlainText()
     assert result.data["message"][:20] in own and "MISTAKE" not in own and mistake not in own
     scrubber = window.timeline.scrubber
     assert result.turn not in scrubber.error_turns() and "score" not in scrubber.tooltip_for_turn(result.turn)

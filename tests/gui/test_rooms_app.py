@@ -132,7 +132,8 @@ def test_a_wrong_answer_is_a_mistake_in_every_panel_and_next_error_finds_it(qtbo
     assert win.open_path(out) and win.open_episode_id(wrong["episode_id"])
     assert win.playback.next_error()  # the answer's turn is an error turn
     panel = win.agents.panel("answerer")
-    assert "MISTAKE [wrong answer]" in panel.message.text() and "ok:" not in panel.message.text()
+    shown = panel.sheet.content.message  # what the panel draws under the answer
+    assert "MISTAKE [wrong answer]" in shown and "ok:" not in shown
     assert "MISTAKE [wrong answer]" in win.dialogue.browser.toPlainText()
     assert win.timeline.label_text().endswith(f"of {wrong['turns']}")  # the browser and the timeline agree
     win.close()

@@ -19,6 +19,7 @@ from simlab.core.recording import load_run
 from simlab.gui.agent_panels import ROW_SLACK, AgentPanel, AgentPanels
 from simlab.gui.playback import PlaybackModel
 from simlab.gui.scene_canvas import SceneCanvas
+from simlab.gui.turn_sheet import GAP
 from simlab.render.scene import EDGE_DARKENING, CameraPose, SceneItem, darker, is_text
 from simlab.runner.batch import RunConfig, run
 from simlab.runner.demo import DEMO_RUN
@@ -139,8 +140,7 @@ def _grid_state(widget: AgentPanels) -> list[tuple[object, ...]]:
     for role in widget.roles():
         panel = widget.panel(role)
         row, column = widget._grid.getItemPosition(widget._grid.indexOf(panel))[:2]
-        views = panel._visible_views()
-        out.append((role, (row, column), widget.row_heights()[row], [v.shown_width() for v in views]))
+        out.append((role, (row, column), widget.row_heights()[row], panel.picture_widths()))
     return out
 
 
@@ -231,8 +231,9 @@ def demo_panels(qtbot) -> tuple[AgentPanels, PlaybackModel]:
     return widget, playback
 
 
-def _sections(panel: AgentPanel) -> list[QWidget]:
-    return [panel.message, *panel.sections]
+def _shown(panel: AgentPanel) -> list[bool]:
+    """Whether ``panel`` shows a message, and which of its sections are open (not collapsed)."""
+    return [panel.message_text() != "", *(section.height() > 0 for section in panel.sections)]
 
 
 def test_a_step_collapses_and_expands_sections_without_showing_or_hiding_a_widget(demo_panels, qtbot):
@@ -243,28 +244,34 @@ def test_a_step_collapses_and_expands_sections_without_showing_or_hiding_a_widge
     events = EventCounter((QEvent.Type.Show, QEvent.Type.Hide), inside=widget.scroll_area.widget())
     changed = 0
     for turn in (*range(5, 13), 4, 5, 0, 1, 2, 3, 4):  # turn 0: no role has observed yet
-        before = [section.height() for role in widget.roles() for section in _sections(widget.panel(role))]
+        before = [shown for role in widget.roles() for shown in _shown(widget.panel(role))]
         playback.seek(turn)
         qtbot.wait(1)
-        after = [section.height() for role in widget.roles() for section in _sections(widget.panel(role))]
-        changed += sum((b == 0) != (a == 0) for b, a in zip(before, after, strict=True))
+        after = [shown for role in widget.roles() for shown in _shown(widget.panel(role))]
+        changed += sum(b != a for b, a in zip(before, after, strict=True))
     events.remove()
-    assert changed >= 4  # directors' messages came and went
+    assert changed >= 4  # directors' messages came and went, sections closed at turn 0
     assert events.count == 0
 
 
 def test_collapsed_sections_take_no_room_and_leave_no_gap(demo_panels, qtbot):
     widget, playback = demo_panels
-    for turn in (2, 3, 4):  # D1 speaks at turn 2 only: its message is shown, then collapsed
+    for turn in (2, 3, 4):  # D1 speaks at turn 2 only: its message is shown, then not
         playback.seek(turn)
         qtbot.wait(1)
         panel = widget.panel("D1")
-        stack = [panel.title, panel.status, panel.message, panel.images, *panel.sections]
+        stack = [panel.title, panel.sheet, *panel.sections]
         for upper, lower in itertools.pairwise(stack):  # each gap is inside the widget below
             assert lower.y() == upper.geometry().bottom() + 1
-        collapsed = [section for section in _sections(panel) if section.maximumHeight() == 0]
+        collapsed = [section for section in panel.sections if section.maximumHeight() == 0]
         assert all(section.height() == 0 for section in collapsed)
-        assert (panel.message in collapsed) == (panel.message_text() == "")
+        sheet = panel.sheet
+        assert sheet.height() == sheet.heightForWidth(sheet.width())  # all it draws, and no more
+        items = sheet.layout_at(sheet.width()).items
+        texts = [item.text.text() for item in items if item.text is not None]
+        assert (sheet.content.message in texts) == (panel.message_text() != "")  # no message: no line
+        for upper, lower in itertools.pairwise(items):  # a gap between the lines, no more
+            assert lower.rect.top() - upper.rect.bottom() - 1 == GAP
 
 
 def test_a_picture_familys_step_lays_out_no_window(qtbot, tmp_path):
