@@ -23,9 +23,10 @@ from PySide6.QtCore import QEvent, QPoint, QPointF, QRect, QSize, Qt
 from PySide6.QtGui import (
     QColor,
     QContextMenuEvent,
+    QCursor,
     QFont,
     QGuiApplication,
-    QHelpEvent,
+    QMouseEvent,
     QPainter,
     QPaintEvent,
     QPalette,
@@ -36,7 +37,7 @@ from PySide6.QtGui import (
     QStaticText,
     QTransform,
 )
-from PySide6.QtWidgets import QMenu, QSizePolicy, QToolTip, QWidget
+from PySide6.QtWidgets import QMenu, QSizePolicy, QWidget
 
 from simlab.gui.dialogue import MUTED_COLOUR
 
@@ -277,6 +278,7 @@ class TurnSheet(QWidget):
         # resizeEvent; and the sheet fills what it paints, so the panel under it is not painted first
         self.setAttribute(Qt.WidgetAttribute.WA_StaticContents)
         self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
+        self.setMouseTracking(True)  # the tooltip follows the mouse: see mouseMoveEvent
 
     @property
     def content(self) -> TurnContent:
@@ -308,6 +310,8 @@ class TurnSheet(QWidget):
         new = self.layout_at(self.width())
         self.update(changed_region(old, new))
         self.updateGeometry()  # heights at other widths may differ though this one's does not
+        if self.underMouse():  # a step under a resting mouse: the tooltip of what is there now
+            self._tip_at(self.mapFromGlobal(QCursor.pos()))
 
     def layout_at(self, width: int) -> SheetLayout:
         """What the sheet draws at ``width``, kept per content and width."""
@@ -389,16 +393,17 @@ class TurnSheet(QWidget):
                 painter.setOpacity(1.0)
                 painter.drawPixmap(item.rect.topLeft(), scaled)
 
-    def event(self, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
-            item = self.layout_at(self.width()).at(event.pos())
-            if item is not None and item.tip:
-                QToolTip.showText(event.globalPos(), item.tip, self, item.rect)
-            else:
-                QToolTip.hideText()
-                event.ignore()
-            return True
-        return super().event(event)
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:
+        """Hovering tells what is under the mouse (Qt shows a widget's tooltip): set here, where the mouse moves,
+        not in an override of ``event``, which every event of a step would have gone through in Python."""
+        self._tip_at(event.position().toPoint())
+        super().mouseMoveEvent(event)
+
+    def _tip_at(self, point: QPoint) -> None:
+        item = self.layout_at(self.width()).at(point)
+        tip = item.tip if item is not None else ""
+        if tip != self.toolTip():
+            self.setToolTip(tip)
 
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:
         menu = self.context_menu(event.pos())

@@ -10,8 +10,8 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 from PySide6.QtCore import QEvent, QObject, QPoint
-from PySide6.QtGui import QColor, QGuiApplication, QHelpEvent, QImage, QPainter, QPalette, QPixmap, QRegion
-from PySide6.QtWidgets import QApplication, QToolTip, QWidget
+from PySide6.QtGui import QColor, QCursor, QGuiApplication, QImage, QPainter, QPalette, QPixmap, QRegion
+from PySide6.QtWidgets import QWidget
 
 from simlab.gui.turn_sheet import (
     DIMMED_OPACITY,
@@ -171,11 +171,12 @@ def test_changed_region_is_empty_for_the_same_drawing(sheet):
     assert changed_region(laid, sheet.layout_at(WIDTH)).isEmpty()
 
 
-def _tooltip_at(sheet: TurnSheet, point: QPoint) -> str:
-    """What hovering ``point`` shows ("" when nothing: the event is then left to the sheet's parents)."""
-    event = QHelpEvent(QEvent.Type.ToolTip, point, sheet.mapToGlobal(point))
-    QApplication.sendEvent(sheet, event)
-    return QToolTip.text() if event.isAccepted() else ""
+def _tooltip_at(qtbot, sheet: TurnSheet, point: QPoint) -> str:
+    """What hovering ``point`` shows: the mouse moved there."""
+    qtbot.mouseMove(sheet, point)
+    qtbot.waitUntil(lambda: sheet.mapFromGlobal(QCursor.pos()) == point)
+    qtbot.wait(50)  # the move's event delivered
+    return sheet.toolTip()
 
 
 def test_hovering_a_picture_or_a_shortened_message_tells_more(sheet, qtbot):
@@ -184,10 +185,13 @@ def test_hovering_a_picture_or_a_shortened_message_tells_more(sheet, qtbot):
         TurnContent(content.status, message=content.message, message_tip="all of it", pictures=content.pictures)
     )
     status, message, caption, picture = _items(sheet)
-    assert _tooltip_at(sheet, picture.rect.center()) == "tip 0"
-    assert _tooltip_at(sheet, caption.rect.center()) == "tip 0"
-    assert _tooltip_at(sheet, message.rect.center()) == "all of it"
-    assert _tooltip_at(sheet, status.rect.center()) == ""
+    assert _tooltip_at(qtbot, sheet, picture.rect.center()) == "tip 0"
+    assert _tooltip_at(qtbot, sheet, caption.rect.center()) == "tip 0"
+    assert _tooltip_at(qtbot, sheet, message.rect.center()) == "all of it"
+    assert _tooltip_at(qtbot, sheet, status.rect.center()) == ""
+    _tooltip_at(qtbot, sheet, picture.rect.center())
+    sheet.set_content(TurnContent("Turn 9", pictures=content.pictures))  # a step, the mouse resting: the message
+    assert sheet.toolTip() == ("tip 0" if _items(sheet)[-1].rect.contains(picture.rect.center()) else "")  # gone
 
 
 def test_the_menu_copies_the_message_and_the_picture_under_the_mouse_as_given(sheet):
