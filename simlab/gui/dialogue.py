@@ -484,8 +484,10 @@ class DialoguePane(QWidget):
 
     def _follow_turn(self, turn: int) -> None:
         """Bring ``turn``'s heading to the top unless its whole section is already in view with a line to spare
-        below, as an editor follows its cursor: a scroll repaints the whole dialogue (in a window holding a GL
-        view Qt cannot scroll by copying pixels), while a turn already in view needs only its highlight."""
+        below, as an editor follows its cursor: a turn already in view needs only its highlight. (Scrolling no
+        further than needed, the new turn's last line at the bottom, saved nothing: Qt scrolls by copying
+        pixels, but a turn's section is half the dock's height, and the old and new highlights repainted
+        nearly the whole view at every step instead of every other one.)"""
         if not self.turn_in_view(turn):
             self.browser.scrollToAnchor(f"turn-{turn}")
 
