@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from benchmarks import row, timed
+from benchmarks import paired, row, timed
 from simlab.testing import play
 from simlab.worlds import get_family
 from simlab.worlds.boards.api import execute
@@ -39,20 +39,19 @@ def bench_code() -> None:
         for p in placements:
             put(board, p.shape, p.colour, p.x, p.y)
 
-    interpreted = timed(lambda: execute(Board(), source, Rules()), 200)
-    row("code turn: 5 puts (interpreter)", interpreted, "the same puts called directly", timed(direct, 200), "us")
+    interpreted, called = paired(lambda: execute(Board(), source, Rules()), direct)
+    row("code turn: 5 puts (interpreter)", interpreted, "the same puts called directly", called, "us")
 
 
 def bench_statements() -> None:
-    seconds = timed(lambda: run_program(LOOP, {}, {}), 20)
-
     def native() -> None:
         total = 0
         for i in range(400):
             total = total + i * 2
             total = total - i
 
-    row("interpreter: 400-step loop", seconds, "the loop in Python", timed(native, 200))
+    seconds, plain = paired(lambda: run_program(LOOP, {}, {}), native)
+    row("interpreter: 400-step loop", seconds, "the loop in Python", plain)
     steps = run_program(LOOP, {}, {}).statements  # as the interpreter counts them against its limit
     print(f"{'':38} {steps / seconds:10.0f} statements/s")
 

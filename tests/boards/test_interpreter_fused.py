@@ -5,6 +5,7 @@ step or int limit falls inside such a loop, and around break and continue."""
 
 from __future__ import annotations
 
+import ast
 import textwrap
 from collections.abc import Callable
 from typing import Any
@@ -159,7 +160,8 @@ def int_loops(draw: st.DrawFn) -> str:
     """Names given values (whole numbers mostly), a loop of arithmetic over a range or a list, then the
     names' values noted: most loops run on registers, some meet a limit, a non-number or a name with none."""
     values = st.sampled_from(["0", "1", "-7", "500", "True", "'x'", "[1]", "big()"])
-    over = draw(st.sampled_from(["range({})", "range(1, {}, 2)", "list(range({}))"])).format(draw(st.integers(0, 12)))
+    overs = ["range({})", "range(1, {}, 2)", "range({}, -4, -1)", "list(range({}))"]
+    over = draw(st.sampled_from(overs)).format(draw(st.integers(0, 12)))
     body = draw(st.lists(_STATEMENTS, min_size=1, max_size=4))
     lines = [f"a = {draw(values)}", f"b = {draw(values)}", f"for i in {over}:", *(f"    {line}" for line in body)]
     return "\n".join([*lines, "note(a, b, i)"])
@@ -169,3 +171,49 @@ def int_loops(draw: st.DrawFn) -> str:
 @given(int_loops())
 def test_random_arithmetic_loops_give_the_generic_outcome(source: str) -> None:
     agree(source, SMALL)
+
+
+def _int_body(source: str, names: dict[str, int]) -> tuple[interpreter._IntBody, list[Any]]:
+    """The register form of the one loop in ``source`` and its registers as a run starts with ``names``."""
+    tree = ast.parse(textwrap.dedent(source))
+    loop = tree.body[0]
+    assert isinstance(loop, ast.For) and isinstance(loop.target, ast.Name)
+    compiler = interpreter._Compiler(tree, ("note",), DEFAULT_LIMITS)
+    steps = [compiler.step(node) for node in loop.body]
+    body = interpreter._IntBody.of(loop.target.id, loop.body, steps, DEFAULT_LIMITS.max_int)
+    assert body is not None
+    return body, [names.get(value) if is_name else value for is_name, value in body.leaves]
+
+
+@pytest.mark.parametrize(
+    ("source", "names", "over", "unchecked"),
+    [
+        # the benchmark's loop: at most 0 + 400 * (798 + 399), well within 10**6: no check at all
+        ("for i in range(400):\n    t = t + i * 2\n    t = t - i", {"t": 0}, range(400), True),
+        ("for i in range(400):\n    t = t + i * 2\n    t = t - i", {"t": 0}, range(900), False),  # 1.08e6 bound
+        ("for i in range(400):\n    t = t + i * 2\n    t = t - i", {"t": -999_000}, range(400), False),
+        ("for i in range(0, -50, -1):\n    t -= i * k", {"t": 7, "k": 3}, range(0, -50, -1), True),  # negative step
+        ("for i in range(5):\n    u = k * (i - 2)\n    t += u", {"t": 0, "k": 10**7}, range(5), False),  # u read
+        ("for i in range(5):\n    t = k * (i + 2)", {"k": 10**5}, range(5), True),  # set, 6e5 at most
+        ("for i in range(5):\n    t = k * (i + 20)", {"k": 10**5}, range(5), False),  # 2.4e6: checked
+        ("for i in range(5):\n    t = t * 2", {"t": 1}, range(5), False),  # doubles: not accumulation
+        ("for i in range(5):\n    t = t + t", {"t": 1}, range(5), False),  # reads what the loop assigns
+        ("for i in range(5):\n    i = i + 1\n    t = t + i", {"t": 0}, range(5), False),  # assigns its own name
+    ],
+)
+def test_a_loop_runs_unchecked_only_when_no_value_it_makes_can_pass_the_limit(
+    source: str, names: dict[str, int], over: range, unchecked: bool
+) -> None:
+    body, registers = _int_body(source, names)
+    assert body.unchecked_holds(over, registers) == unchecked
+    assert (body.chosen(over, registers) is body.unchecked) == unchecked
+
+
+@pytest.mark.parametrize(("passes", "ok"), [(833, True), (834, False)])
+def test_a_loop_just_within_the_limit_runs_unchecked_one_just_beyond_stops_as_generic(passes: int, ok: bool) -> None:
+    # t grows by 1200 a pass: 833 passes reach 999,600, within 10**6 (unchecked); 834 reach 1,000,800
+    source = f"t = 0\nfor i in range({passes}):\n    t = t + 1200\nnote(t)"
+    result = agree(source)
+    assert result[0] == ("done" if ok else "error")
+    if not ok:
+        assert result[1:3] == ("limit", 3)
