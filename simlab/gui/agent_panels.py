@@ -621,7 +621,8 @@ class AgentPanel(QFrame):
 
     def pictures(self) -> list[AgentPicture]:
         """The pictures currently shown: names, images (as drawn, NOT SENT marks included), sent or not."""
-        return list(self._turn.shown.found.pictures) if self._turn is not None and self._turn.shown else []
+        turn = self._turn
+        return list(turn.shown.found.pictures) if turn is not None and turn.shown is not None else []
 
     def captions(self) -> list[str]:
         """The captions of the pictures shown, as plain text."""

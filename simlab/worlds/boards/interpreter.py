@@ -1277,13 +1277,7 @@ def _int_statement(
     op, inner_op, low = shape.op, shape.inner, -top
     a, *others = [slot(leaf) for leaf in shape.leaves]
     if op is None:
-
-        def copy(registers: Registers) -> None:
-            registers[target] = registers[a]  # x = y: nothing computed, nothing to check (as in the generic closure)
-
-        return copy
-    if top < 0:  # unchecked: every value of the run is proven within the limit (see _IntBody.unchecked_holds)
-        return _unchecked_statement(op, inner_op, target, a, *others)
+        return _copy(target, a)
     if inner_op is None:
         (b,) = others
 
@@ -1317,8 +1311,19 @@ def _int_statement(
     return nested
 
 
-def _unchecked_statement(op: IntOperation, inner_op: IntOperation | None, target: int, *slots: int) -> IntStatement:
-    """The register closure of ``target = a OP b`` or ``a OP (b INNER c)`` (registers ``slots``), unchecked."""
+def _copy(target: int, a: int) -> IntStatement:
+    def copy(registers: Registers) -> None:
+        registers[target] = registers[a]  # x = y: nothing computed, nothing to check (as in the generic closure)
+
+    return copy
+
+
+def _unchecked_statement(shape: _Shape, slot: Callable[[_Leaf], int], target: int) -> IntStatement:
+    """The register closure of ``target = shape`` without any check: for runs where every value is proven within
+    the int limit (see _IntBody.unchecked_holds)."""
+    op, inner_op, slots = shape.op, shape.inner, [slot(leaf) for leaf in shape.leaves]
+    if op is None:
+        return _copy(target, slots[0])
     if inner_op is None:
         a, b = slots
 
@@ -1417,8 +1422,7 @@ class _IntBody:
         statements = tuple(closure(index, True) for index in range(len(shapes)))
         growth = _growths(shapes, slots, fixed)
         unchecked = tuple(
-            _int_statement(shape, slots.__getitem__, slots[True, target], -1, _storing(target, code), False)
-            for (target, shape), (_, code) in zip(shapes, steps, strict=True)
+            _unchecked_statement(shape, slots.__getitem__, slots[True, target]) for target, shape in shapes
         )
         return cls(tuple(slots), read_first, assigned, statements, provable, top, growth, unchecked)
 
