@@ -123,12 +123,6 @@ def set_collapsed(widget: QWidget, collapsed: bool) -> None:
             widget.button.clearFocus()
 
 
-def set_tooltip(widget: QWidget, tip: str) -> None:
-    """Set ``widget``'s tooltip only when it differs: setting one sends the widget an event even when equal."""
-    if widget.toolTip() != tip:
-        widget.setToolTip(tip)
-
-
 def pil_to_pixmap(image: Image.Image) -> QPixmap:
     """A QPixmap holding a copy of ``image``."""
     return QPixmap.fromImage(pil_to_qimage(image))
