@@ -195,6 +195,7 @@ run_dir, base_url = sys.argv[1:3]
 settings = AgentSettings(model="judge-model", base_url=base_url, api_key_env="JUDGE_KEY")
 outcome = judge_run(load_run(run_dir), [TEST_JUDGE], settings, concurrency=2)
 print(outcome.asked, outcome.cached)
+print(outcome.failure, outcome.problems, file=sys.stderr)
 """
 
 
@@ -231,7 +232,7 @@ def test_a_judge_run_killed_with_sigkill_resumes_without_asking_answered_items_a
         )  # fmt: skip
         asked_after = server.stats.served - before
     asked, cached = map(int, resumed.stdout.split())
-    assert (asked, cached) == (total - kept, kept) == (asked_after, kept)
+    assert (asked, cached) == (total - kept, kept) == (asked_after, kept), resumed.stderr
     records, problems = load_run_judgments(fresh.path)
     assert problems == [] and len(records) == total
     assert len({r.key() for r in records}) == total  # every request answered exactly once
