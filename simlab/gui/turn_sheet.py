@@ -124,11 +124,15 @@ class TurnContent:
     pictures: tuple[SheetPicture, ...] | None = None
     notes: str = ""
     copied: str = ""
-    key: tuple[object, ...] = field(init=False, repr=False)  # everything drawn: equal keys draw the same
+    # everything laid out (what is drawn and what hovering tells): equal keys are laid out the same
+    key: tuple[object, ...] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        pictures = None if self.pictures is None else tuple((p.caption, p.pixmap.cacheKey()) for p in self.pictures)
-        object.__setattr__(self, "key", (self.status, self.acted, self.message, pictures, self.notes))
+        pictures = None
+        if self.pictures is not None:
+            pictures = tuple((p.caption, p.pixmap.cacheKey(), p.tip) for p in self.pictures)
+        key = (self.status, self.acted, self.message, self.message_tip, pictures, self.notes)
+        object.__setattr__(self, "key", key)
 
 
 # ---- its layout (no widget) ---------------------------------------------------------------------------------
@@ -293,7 +297,7 @@ class TurnSheet(QWidget):
         """Show ``content``: only the places whose drawing changed are repainted (nothing when it draws the same),
         and the layouts above are asked for the sheet's heights again."""
         if content.key == self._content.key:
-            self._content = content  # the same drawing (its tooltips and copies may differ)
+            self._content = content  # the same layout (what "Copy message" copies may differ)
             return
         old = self.layout_at(self.width())
         self._content = content

@@ -164,11 +164,17 @@ def test_a_step_repaints_only_what_changed_and_shows_what_a_whole_paint_does(she
     assert np.array_equal(stepped, _on_screen(sheet))
 
 
-def test_changed_region_is_empty_for_the_same_drawing(sheet):
+def test_changed_region_is_empty_for_the_same_drawing_and_a_new_tip_is_laid_out(sheet):
     sheet.set_content(_content(7))
     laid = sheet.layout_at(WIDTH)
     sheet.set_content(_content(7))  # another object, the same drawing
     assert changed_region(laid, sheet.layout_at(WIDTH)).isEmpty()
+    long = "<b>" + "x" * 50 + "</b>"  # two long messages shortened alike: the tips tell them apart
+    sheet.set_content(TurnContent("Turn 7", message=long, message_tip="the first, whole"))
+    sheet.set_content(TurnContent("Turn 7", message=long, message_tip="the second, whole"))
+    message = _items(sheet)[1]
+    assert message.tip == "the second, whole"
+    assert changed_region(laid, sheet.layout_at(WIDTH)).contains(message.rect)  # the message is new
 
 
 def _tooltip_at(qtbot, sheet: TurnSheet, point: QPoint) -> str:
