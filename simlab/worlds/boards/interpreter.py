@@ -1367,6 +1367,13 @@ class _Growth:
         return max(abs(value) for extremes in reached for value in extremes)
 
 
+def _spans(sequence: range, registers: Registers) -> Callable[[int], tuple[int, int]]:
+    """The range of values a register the loop does not assign holds over a run: the loop's own name (register
+    0) between the range's ends, any other its value before the run."""
+    ends = (min(sequence[0], sequence[-1]), max(sequence[0], sequence[-1]))
+    return lambda slot: ends if slot == 0 else (registers[slot], registers[slot])
+
+
 def _corners(op: IntOperation | None, ranges: Sequence[tuple[int, int]]) -> tuple[int, int]:
     """The lowest and highest value of ``op`` over operands each within its range: +, - and * are at their
     extremes at the corners of the ranges' box (None: the one range itself)."""
@@ -1465,11 +1472,10 @@ class _IntBody:
             return self.unchecked
         if not self.provable:
             return self.statements
-        chosen, ends = list(self.statements), (sequence[0], sequence[-1])
+        chosen, span = list(self.statements), _spans(sequence, registers)
         for index, b, c, inner, proven in self.provable:
-            ys, zs = (ends if b == 0 else (registers[b],)), (ends if c == 0 else (registers[c],))
-            corners = [inner(y, z) for y in ys for z in zs]
-            if -self.top <= min(corners) and max(corners) <= self.top:
+            low, high = _corners(inner, [span(b), span(c)])
+            if -self.top <= low and high <= self.top:
                 chosen[index] = proven
         return chosen
 
@@ -1481,11 +1487,7 @@ class _IntBody:
         by)`` after any pass; each term is at most the largest value at the corners of its registers' ranges."""
         if self.growth is None:
             return False
-        ends = (min(sequence[0], sequence[-1]), max(sequence[0], sequence[-1]))
-
-        def span(slot: int) -> tuple[int, int]:
-            return ends if slot == 0 else (registers[slot], registers[slot])
-
+        span = _spans(sequence, registers)
         start: dict[int, int] = {}  # per target: the largest term it is set to
         per_pass: dict[int, int] = {}  # per target: the most its terms grow it by in a pass
         for growth in self.growth:
