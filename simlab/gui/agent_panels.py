@@ -597,10 +597,6 @@ class AgentPanel(QFrame):
         """The role's public message(s) and action(s) at the current turn, as plain text."""
         return self._turn.message if self._turn is not None else ""
 
-    def outcomes(self) -> list[str]:
-        """What the engine answered the role's actions or protocol errors at the turn, as plain text."""
-        return list(self._turn.outcomes) if self._turn is not None else []
-
     def notes(self) -> str:
         """The note above the pictures: that none were sent, or which cannot be re-drawn ("" when none)."""
         return self.sheet.content.notes if self.sheet.content.pictures is not None else ""
@@ -695,12 +691,11 @@ class AgentPanel(QFrame):
 @dataclass(frozen=True)
 class WordedTurn:
     """What a panel shows of one role's turn: the sheet's content, the pictures ``shown`` and, as plain text, the
-    role's message and action, the engine's answers and the pictures' captions."""
+    role's message and action and the pictures' captions."""
 
     shown: PanelPictures | None
     content: TurnContent
     message: str
-    outcomes: tuple[str, ...]
     captions: tuple[str, ...]
 
 
@@ -724,7 +719,7 @@ def word_turn(info: RoleTurn, shown: PanelPictures | None) -> WordedTurn:
         notes=_notes(shown),
         copied="\n".join([message, *outcomes]).strip(),
     )
-    return WordedTurn(shown, content, message, outcomes, tuple(caption for _p, caption in pictures or ()))
+    return WordedTurn(shown, content, message, tuple(caption for _p, caption in pictures or ()))
 
 
 def _sheet_picture(picture: AgentPicture, pixmap: QPixmap) -> tuple[SheetPicture, str]:
